@@ -1,0 +1,82 @@
+/* Impetus: the public C API.
+ *
+ * A model is loaded once from an MJCF file and never changes; a data holds
+ * one simulation's state and all its scratch memory. A headless user:
+ *
+ *   char err[1000];
+ *   imp_model* m = imp_load_xml("model.xml", err, sizeof err);
+ *   imp_data* d = imp_make_data(m);
+ *   for (int i = 0; i < 1000; i++) imp_step(m, d);
+ *   imp_free_data(d); imp_free_model(m);
+ */
+#ifndef IMPETUS_H
+#define IMPETUS_H
+
+#include "types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IMP_VERSION_STRING "0.1.0"
+
+/* ---- loading (model/) ---- */
+
+/* Load an MJCF file. On failure returns NULL and writes "file:line: message"
+   into err (errsz bytes). Warnings are kept on the model (m->warnings). */
+imp_model* imp_load_xml(const char* path, char* err, int errsz);
+
+/* Load MJCF text held in memory; relative include/meshdir paths resolve
+   against dir (NULL: the working directory). name is used in messages. */
+imp_model* imp_load_xml_string(const char* xml, const char* dir, const char* name,
+                               char* err, int errsz);
+
+/* Free a model made by a loader. NULL is allowed. */
+void imp_free_model(imp_model* m);
+
+/* ---- data (engine/data.c) ---- */
+
+/* Make a data for m, reset to the model's reference configuration.
+   All memory of a simulation is allocated here. */
+imp_data* imp_make_data(const imp_model* m);
+
+/* Free a data. NULL is allowed. */
+void imp_free_data(imp_data* d);
+
+/* Reset the state to qpos0, zero velocity, zero control, time 0. */
+void imp_reset_data(const imp_model* m, imp_data* d);
+
+/* Reset, then load keyframe key (0 <= key < nkey). */
+void imp_reset_data_keyframe(const imp_model* m, imp_data* d, int key);
+
+/* Copy the state and all computed quantities of src into dst (same model). */
+void imp_copy_data(const imp_model* m, imp_data* dst, const imp_data* src);
+
+/* ---- simulation (engine/step.c) ---- */
+
+/* Compute everything that depends on the state, up to qacc; no integration. */
+void imp_forward(const imp_model* m, imp_data* d);
+
+/* Advance the simulation by one time step m->opt.timestep. */
+void imp_step(const imp_model* m, imp_data* d);
+
+/* ---- names ---- */
+
+/* Id of the object of type with that name, or -1. */
+int imp_name2id(const imp_model* m, imp_obj_type type, const char* name);
+
+/* Name of object id of type ("" when unnamed), or NULL when id is out of range. */
+const char* imp_id2name(const imp_model* m, imp_obj_type type, int id);
+
+/* ---- errors and warnings (engine/error.c) ---- */
+
+/* Called on API misuse before abort(); replace to throw or log elsewhere. */
+void imp_set_error_handler(void (*handler)(const char* msg));
+
+/* Called for run-time warnings (NaN reset ...); default prints to stderr. */
+void imp_set_warning_handler(void (*handler)(const char* msg));
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,331 @@
+/* Impetus: the model and data structs.
+ *
+ * imp_model is immutable after loading: flat arrays named <object>_<field>,
+ * indexed with adr/num pairs, each with its dimension in a comment.
+ * imp_data holds the state and every scratch array of a step, carved out of
+ * one allocation made by imp_make_data, so stepping never calls malloc.
+ *
+ * Layout of qpos/qvel is MuJoCo's for the same file: joints in body
+ * depth-first order, then file order inside a body. Free joint: qpos =
+ * (x y z, qw qx qy qz), qvel = (world linear velocity, body-frame angular
+ * velocity). Ball joint: qpos = quaternion, qvel = child-frame angular
+ * velocity. Quaternions are (w, x, y, z). */
+#ifndef IMPETUS_TYPES_H
+#define IMPETUS_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define IMP_NGAIN 10 /* parameters of an actuator gain, bias or dynamics */
+
+typedef enum imp_joint_type {
+  IMP_JNT_FREE = 0, /* 7 qpos, 6 qvel */
+  IMP_JNT_BALL = 1, /* 4 qpos, 3 qvel */
+  IMP_JNT_SLIDE = 2,
+  IMP_JNT_HINGE = 3
+} imp_joint_type;
+
+typedef enum imp_geom_type {
+  IMP_GEOM_PLANE = 0,
+  IMP_GEOM_HFIELD = 1, /* reserved: not loaded yet */
+  IMP_GEOM_SPHERE = 2,
+  IMP_GEOM_CAPSULE = 3,
+  IMP_GEOM_ELLIPSOID = 4,
+  IMP_GEOM_CYLINDER = 5,
+  IMP_GEOM_BOX = 6,
+  IMP_GEOM_MESH = 7, /* reserved: convex meshes arrive with collision */
+  IMP_NGEOMTYPES
+} imp_geom_type;
+
+typedef enum imp_integrator {
+  IMP_INT_EULER = 0, /* semi-implicit Euler, joint damping implicit */
+  IMP_INT_RK4 = 1    /* accepted by the loader, stepped as Euler (warned) */
+} imp_integrator;
+
+typedef enum imp_disable_bit {
+  IMP_DSBL_CONTACT = 1 << 0,
+  IMP_DSBL_GRAVITY = 1 << 1,
+  IMP_DSBL_LIMIT = 1 << 2,
+  IMP_DSBL_PASSIVE = 1 << 3,
+  IMP_DSBL_ACTUATION = 1 << 4,
+  IMP_DSBL_EULERDAMP = 1 << 5
+} imp_disable_bit;
+
+typedef enum imp_trn_type { IMP_TRN_JOINT = 0 } imp_trn_type;
+typedef enum imp_dyn_type { IMP_DYN_NONE = 0 } imp_dyn_type;
+typedef enum imp_gain_type { IMP_GAIN_FIXED = 0 } imp_gain_type;
+typedef enum imp_bias_type { IMP_BIAS_NONE = 0, IMP_BIAS_AFFINE = 1 } imp_bias_type;
+
+typedef enum imp_obj_type {
+  IMP_OBJ_BODY = 0,
+  IMP_OBJ_JOINT,
+  IMP_OBJ_GEOM,
+  IMP_OBJ_SITE,
+  IMP_OBJ_CAMERA,
+  IMP_OBJ_LIGHT,
+  IMP_OBJ_ACTUATOR,
+  IMP_OBJ_KEY,
+  IMP_OBJ_MATERIAL,
+  IMP_OBJ_TEXTURE,
+  IMP_NOBJTYPES
+} imp_obj_type;
+
+typedef struct imp_option {
+  double timestep;   /* seconds */
+  double gravity[3]; /* m/s^2 */
+  int integrator;    /* imp_integrator */
+  int disableflags;  /* imp_disable_bit */
+} imp_option;
+
+typedef struct imp_visual {
+  double fovy;         /* free camera vertical field of view, degrees */
+  double znear, zfar;  /* clip planes, in units of the model extent */
+  double headlight_ambient[3], headlight_diffuse[3], headlight_specular[3];
+  int headlight_active;
+  int offwidth, offheight; /* offscreen buffer size */
+  float haze[4];           /* fog colour */
+} imp_visual;
+
+typedef struct imp_model {
+  /* sizes */
+  int nq;      /* generalized coordinates */
+  int nv;      /* degrees of freedom */
+  int nu;      /* actuators */
+  int nbody;   /* bodies, world included */
+  int njnt;    /* joints */
+  int ngeom;   /* geoms */
+  int nsite;   /* sites */
+  int ncam;    /* cameras */
+  int nlight;  /* lights */
+  int nmat;    /* materials */
+  int ntex;    /* textures */
+  int nkey;    /* keyframes */
+  int nM;      /* non-zeros of the tree-sparse mass matrix */
+  int nnames;  /* bytes in names */
+  int npaths;  /* bytes in paths */
+
+  imp_option opt;
+  imp_visual vis;
+  double extent;  /* model size, for the renderer */
+
+  /* bodies: body 0 is the world */
+  int* body_parentid;    /* nbody */
+  int* body_rootid;      /* nbody: top-level ancestor below the world */
+  int* body_jntnum;      /* nbody */
+  int* body_jntadr;      /* nbody: -1 when none */
+  int* body_dofnum;      /* nbody */
+  int* body_dofadr;      /* nbody: -1 when none */
+  int* body_geomnum;     /* nbody */
+  int* body_geomadr;     /* nbody: -1 when none */
+  double* body_pos;      /* nbody x 3: offset in the parent frame */
+  double* body_quat;     /* nbody x 4: orientation in the parent frame */
+  double* body_ipos;     /* nbody x 3: centre of mass in the body frame */
+  double* body_iquat;    /* nbody x 4: principal axes in the body frame */
+  double* body_mass;     /* nbody */
+  double* body_inertia;  /* nbody x 3: principal moments about the com */
+  double* body_subtreemass; /* nbody */
+
+  /* joints */
+  int* jnt_type;         /* njnt: imp_joint_type */
+  int* jnt_qposadr;      /* njnt */
+  int* jnt_dofadr;       /* njnt */
+  int* jnt_bodyid;       /* njnt */
+  int* jnt_limited;      /* njnt */
+  double* jnt_pos;       /* njnt x 3: anchor in the body frame */
+  double* jnt_axis;      /* njnt x 3: unit axis in the body frame */
+  double* jnt_stiffness; /* njnt */
+  double* jnt_range;     /* njnt x 2: radians or metres */
+
+  /* degrees of freedom */
+  int* dof_bodyid;       /* nv */
+  int* dof_jntid;        /* nv */
+  int* dof_parentid;     /* nv: previous dof on the path to the root, -1 */
+  int* dof_Madr;         /* nv: start of row i in qM (diagonal first) */
+  double* dof_armature;  /* nv */
+  double* dof_damping;   /* nv */
+
+  /* geoms */
+  int* geom_type;        /* ngeom: imp_geom_type */
+  int* geom_contype;     /* ngeom */
+  int* geom_conaffinity; /* ngeom */
+  int* geom_condim;      /* ngeom: 1, 3, 4 or 6 */
+  int* geom_bodyid;      /* ngeom */
+  int* geom_group;       /* ngeom */
+  int* geom_matid;       /* ngeom: -1 when none */
+  double* geom_size;     /* ngeom x 3 */
+  double* geom_pos;      /* ngeom x 3: in the body frame */
+  double* geom_quat;     /* ngeom x 4: in the body frame */
+  double* geom_friction; /* ngeom x 3: sliding, torsional, rolling */
+  double* geom_margin;   /* ngeom */
+  double* geom_gap;      /* ngeom */
+  double* geom_rbound;   /* ngeom: bounding-sphere radius, 0 for planes */
+  float* geom_rgba;      /* ngeom x 4 */
+
+  /* sites */
+  int* site_type;        /* nsite: imp_geom_type */
+  int* site_bodyid;      /* nsite */
+  int* site_group;       /* nsite */
+  int* site_matid;       /* nsite */
+  double* site_size;     /* nsite x 3 */
+  double* site_pos;      /* nsite x 3 */
+  double* site_quat;     /* nsite x 4 */
+  float* site_rgba;      /* nsite x 4 */
+
+  /* cameras */
+  int* cam_bodyid;       /* ncam */
+  int* cam_mode;         /* ncam: 0 fixed, 1 track, 2 trackcom, 3 targetbody, 4 targetbodycom */
+  int* cam_targetbodyid; /* ncam: -1 when none */
+  double* cam_pos;       /* ncam x 3 */
+  double* cam_quat;      /* ncam x 4: camera looks along its -z, y up */
+  double* cam_fovy;      /* ncam: degrees */
+
+  /* lights */
+  int* light_bodyid;       /* nlight */
+  int* light_mode;         /* nlight: as cam_mode */
+  int* light_targetbodyid; /* nlight */
+  int* light_directional;  /* nlight */
+  int* light_castshadow;   /* nlight */
+  int* light_active;       /* nlight */
+  double* light_pos;       /* nlight x 3 */
+  double* light_dir;       /* nlight x 3 */
+  float* light_attenuation;/* nlight x 3 */
+  float* light_cutoff;     /* nlight */
+  float* light_exponent;   /* nlight */
+  float* light_ambient;    /* nlight x 3 */
+  float* light_diffuse;    /* nlight x 3 */
+  float* light_specular;   /* nlight x 3 */
+
+  /* materials */
+  int* mat_texid;        /* nmat: -1 when none */
+  int* mat_texuniform;   /* nmat */
+  float* mat_texrepeat;  /* nmat x 2 */
+  float* mat_emission;   /* nmat */
+  float* mat_specular;   /* nmat */
+  float* mat_shininess;  /* nmat */
+  float* mat_reflectance;/* nmat */
+  float* mat_rgba;       /* nmat x 4 */
+
+  /* textures: kept as described; the renderer makes the pixels */
+  int* tex_type;         /* ntex: 0 2d, 1 cube, 2 skybox */
+  int* tex_builtin;      /* ntex: 0 none (file), 1 gradient, 2 checker, 3 flat */
+  int* tex_width;        /* ntex */
+  int* tex_height;       /* ntex */
+  int* tex_fileadr;      /* ntex: offset in paths, -1 when builtin */
+  float* tex_rgb1;       /* ntex x 3 */
+  float* tex_rgb2;       /* ntex x 3 */
+  float* tex_markrgb;    /* ntex x 3 */
+  int* tex_mark;         /* ntex: 0 none, 1 edge, 2 cross, 3 random */
+  float* tex_random;     /* ntex */
+
+  /* actuators */
+  int* actuator_trntype;    /* nu: imp_trn_type */
+  int* actuator_trnid;      /* nu: joint id */
+  int* actuator_dyntype;    /* nu: imp_dyn_type */
+  int* actuator_gaintype;   /* nu: imp_gain_type */
+  int* actuator_biastype;   /* nu: imp_bias_type */
+  int* actuator_ctrllimited;  /* nu */
+  int* actuator_forcelimited; /* nu */
+  double* actuator_gear;    /* nu x 6 */
+  double* actuator_gainprm; /* nu x IMP_NGAIN */
+  double* actuator_biasprm; /* nu x IMP_NGAIN */
+  double* actuator_ctrlrange;  /* nu x 2 */
+  double* actuator_forcerange; /* nu x 2 */
+
+  /* keyframes */
+  double* key_time;      /* nkey */
+  double* key_qpos;      /* nkey x nq */
+  double* key_qvel;      /* nkey x nv */
+  double* key_ctrl;      /* nkey x nu */
+
+  /* reference configuration */
+  double* qpos0;         /* nq: the configuration of the model file */
+  double* qpos_spring;   /* nq: joint spring rest positions */
+
+  /* names: offsets into names, one per object, "" when unnamed */
+  int* name_bodyadr;     /* nbody */
+  int* name_jntadr;      /* njnt */
+  int* name_geomadr;     /* ngeom */
+  int* name_siteadr;     /* nsite */
+  int* name_camadr;      /* ncam */
+  int* name_lightadr;    /* nlight */
+  int* name_actuatoradr; /* nu */
+  int* name_keyadr;      /* nkey */
+  int* name_matadr;      /* nmat */
+  int* name_texadr;      /* ntex */
+  char* names;           /* nnames: the model's name first */
+  char* paths;           /* npaths: texture and mesh file paths, resolved */
+
+  /* what the loader said: one warning a line, "file:line: message" */
+  int nwarning;
+  char* warnings;
+
+  void* buffer; /* the one allocation all arrays above live in */
+  size_t nbuffer;
+} imp_model;
+
+typedef struct imp_data {
+  /* arena for the scratch of a step: a stack inside the data's buffer */
+  size_t narena;  /* bytes */
+  size_t pstack;  /* bytes in use */
+  size_t maxuse_arena;
+
+  int nwarning_nan;   /* times the state went bad and was reset */
+  long long nstep;    /* steps taken since reset */
+
+  /* state */
+  double time;
+  double* qpos;  /* nq */
+  double* qvel;  /* nv */
+  double* ctrl;  /* nu */
+  double* qacc;  /* nv: acceleration of the last forward */
+  double* qfrc_applied; /* nv: user-applied generalized force */
+  double* xfrc_applied; /* nbody x 6: user-applied force, torque at com */
+
+  /* kinematics */
+  double* xpos;     /* nbody x 3 */
+  double* xquat;    /* nbody x 4 */
+  double* xmat;     /* nbody x 9 */
+  double* xipos;    /* nbody x 3: centre of mass */
+  double* ximat;    /* nbody x 9: principal axes */
+  double* xanchor;  /* njnt x 3 */
+  double* xaxis;    /* njnt x 3 */
+  double* geom_xpos;  /* ngeom x 3 */
+  double* geom_xmat;  /* ngeom x 9 */
+  double* site_xpos;  /* nsite x 3 */
+  double* site_xmat;  /* nsite x 9 */
+  double* cam_xpos;   /* ncam x 3 */
+  double* cam_xmat;   /* ncam x 9 */
+  double* light_xpos; /* nlight x 3 */
+  double* light_xdir; /* nlight x 3 */
+  double* subtree_com; /* nbody x 3 */
+
+  /* com-based spatial quantities, (angular; linear) about subtree_com of the root */
+  double* cdof;     /* nv x 6: motion subspace of each dof */
+  double* cinert;   /* nbody x 10: body inertia in the com frame */
+  double* cvel;     /* nbody x 6 */
+  double* cdof_dot; /* nv x 6 */
+  double* crb;      /* nbody x 10: composite inertia */
+
+  /* inertia */
+  double* qM;        /* nM: tree-sparse joint-space inertia */
+  double* qLD;       /* nM: L'DL factor, D on the diagonal */
+  double* qLDiagInv; /* nv */
+  double* qH;        /* nM: factor of M + h*damping, for implicit damping */
+  double* qHDiagInv; /* nv */
+
+  /* forces */
+  double* actuator_length;   /* nu */
+  double* actuator_velocity; /* nu */
+  double* actuator_force;    /* nu */
+  double* qfrc_actuator;     /* nv */
+  double* qfrc_passive;      /* nv */
+  double* qfrc_bias;         /* nv: Coriolis, centrifugal, gravity */
+  double* qfrc_smooth;       /* nv: passive + actuator + applied - bias */
+  double* qacc_smooth;       /* nv: M^-1 qfrc_smooth */
+  double* qfrc_constraint;   /* nv: from the contact stage (zero until contacts) */
+
+  void* buffer; /* the one allocation */
+  size_t nbuffer;
+} imp_data;
+
+#endif
