@@ -1,0 +1,316 @@
+/* Trajectory recording to CSV or NPY files (see record.h).
+ *
+ * A recording is complete or absent: rows go to "<path>.tmp", flushed after
+ * every row so a crash loses at most the row being written, and
+ * imp_recorder_close fsyncs it and renames it over path (rename is atomic on
+ * POSIX file systems). Everything a row needs is allocated in
+ * imp_recorder_open, so writing a row never calls malloc.
+ *
+ * NPY format, version 1.0: the magic "\x93NUMPY", the version bytes 1 0, the
+ * header length as a little-endian uint16, then a Python dict literal padded
+ * with spaces and ended by '\n' so that magic + version + length + dict is a
+ * multiple of 64 bytes. The number of rows is only known at the end, so the
+ * header is written first with the row count padded to the widest one a
+ * long long can hold, and rewritten in place (same length) at close. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "record.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+enum { REC_CSV = 0, REC_NPY = 1 };
+
+/* bytes before the dict in an NPY v1.0 file: magic (6), version (2), length (2) */
+#define NPY_PREFIX 10
+/* the widest row count a long long can print as */
+#define NPY_ROWS_WIDTH 20
+
+struct imp_recorder {
+  FILE* f;               /* the temporary file */
+  char* path;            /* final name */
+  char* tmppath;         /* path + ".tmp" */
+  int format;            /* REC_CSV or REC_NPY */
+  int nq, nv, nu;        /* sizes of the model the recorder was opened for */
+  int ncol;              /* 1 + nq + nv + nu */
+  double timestep;       /* m->opt.timestep at open, for the sidecar */
+  long long rows;        /* rows written */
+  int failed;            /* an I/O error happened: close removes the file */
+  int header_len;        /* NPY: total header bytes, a multiple of 64 */
+  double* row;           /* ncol: the row being written */
+  unsigned char* bytes;  /* NPY: 8 * ncol little-endian bytes of a row */
+};
+
+/* snprintf into err when there is room for a message */
+static void set_err(char* err, int errsz, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void set_err(char* err, int errsz, const char* fmt, ...) {
+  if (!err || errsz <= 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, (size_t)errsz, fmt, ap);
+  va_end(ap);
+}
+
+/* s followed by suffix, in a fresh allocation (NULL when out of memory) */
+static char* concat(const char* s, const char* suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  char* r = malloc(a + b + 1);
+  if (!r) return NULL;
+  memcpy(r, s, a);
+  memcpy(r + a, suffix, b + 1);
+  return r;
+}
+
+/* REC_CSV or REC_NPY from the extension of path (case-insensitive), or -1 */
+static int format_of(const char* path) {
+  const char* dot = strrchr(path, '.');
+  const char* slash = strrchr(path, '/');
+  if (!dot || (slash && dot < slash) || dot == path || dot[-1] == '/') return -1;
+  if (strcasecmp(dot, ".csv") == 0) return REC_CSV;
+  if (strcasecmp(dot, ".npy") == 0) return REC_NPY;
+  return -1;
+}
+
+/* name of column c ("time", "qpos_3" ...) into buf */
+static void column_name(const imp_recorder* r, int c, char* buf, size_t n) {
+  if (c == 0)
+    snprintf(buf, n, "time");
+  else if (c <= r->nq)
+    snprintf(buf, n, "qpos_%d", c - 1);
+  else if (c <= r->nq + r->nv)
+    snprintf(buf, n, "qvel_%d", c - 1 - r->nq);
+  else
+    snprintf(buf, n, "ctrl_%d", c - 1 - r->nq - r->nv);
+}
+
+/* Fill buf (header_len bytes) with the NPY header for rows rows, padded to
+   header_len; returns the unpadded length (which must not exceed it). */
+static int npy_header(const imp_recorder* r, long long rows, unsigned char* buf,
+                      int header_len) {
+  char dict[160];
+  int n = snprintf(dict, sizeof dict,
+                   "{'descr': '<f8', 'fortran_order': False, 'shape': (%lld, %d), }", rows,
+                   r->ncol);
+  int used = NPY_PREFIX + n + 1; /* + the final '\n' */
+  if (used > header_len) return used;
+  memcpy(buf, "\x93NUMPY", 6);
+  buf[6] = 1;
+  buf[7] = 0;
+  int dict_len = header_len - NPY_PREFIX;
+  buf[8] = (unsigned char)(dict_len & 0xff);
+  buf[9] = (unsigned char)((dict_len >> 8) & 0xff);
+  memcpy(buf + NPY_PREFIX, dict, (size_t)n);
+  memset(buf + NPY_PREFIX + n, ' ', (size_t)(header_len - used));
+  buf[header_len - 1] = '\n';
+  return used;
+}
+
+/* Total NPY header length that fits any row count: the header with a row
+   count of NPY_ROWS_WIDTH digits, rounded up to a multiple of 64. */
+static int npy_header_len(int ncol) {
+  char dict[160];
+  int n = snprintf(dict, sizeof dict,
+                   "{'descr': '<f8', 'fortran_order': False, 'shape': (%0*d, %d), }",
+                   NPY_ROWS_WIDTH, 0, ncol);
+  int used = NPY_PREFIX + n + 1;
+  return (used + 63) / 64 * 64;
+}
+
+/* write the CSV column header line */
+static int csv_header(imp_recorder* r) {
+  char name[32];
+  for (int c = 0; c < r->ncol; c++) {
+    column_name(r, c, name, sizeof name);
+    if (fprintf(r->f, c ? ",%s" : "%s", name) < 0) return -1;
+  }
+  if (fputc('\n', r->f) == EOF) return -1;
+  return fflush(r->f) == 0 ? 0 : -1;
+}
+
+/* free the recorder's memory (the file must already be closed) */
+static void destroy(imp_recorder* r) {
+  free(r->path);
+  free(r->tmppath);
+  free(r->row);
+  free(r->bytes);
+  free(r);
+}
+
+imp_recorder* imp_recorder_open(const char* path, const imp_model* m, char* err, int errsz) {
+  if (!path || !m) {
+    set_err(err, errsz, "recorder: no path or no model");
+    return NULL;
+  }
+  int format = format_of(path);
+  if (format < 0) {
+    set_err(err, errsz, "%s: unknown recording format (use .csv or .npy)", path);
+    return NULL;
+  }
+  imp_recorder* r = calloc(1, sizeof *r);
+  if (!r) {
+    set_err(err, errsz, "%s: out of memory", path);
+    return NULL;
+  }
+  r->format = format;
+  r->nq = m->nq;
+  r->nv = m->nv;
+  r->nu = m->nu;
+  r->ncol = 1 + m->nq + m->nv + m->nu;
+  r->timestep = m->opt.timestep;
+  r->path = concat(path, "");
+  r->tmppath = concat(path, ".tmp");
+  r->row = malloc(sizeof(double) * (size_t)r->ncol);
+  r->bytes = malloc(8 * (size_t)r->ncol);
+  if (!r->path || !r->tmppath || !r->row || !r->bytes) {
+    destroy(r);
+    set_err(err, errsz, "%s: out of memory", path);
+    return NULL;
+  }
+
+  r->f = fopen(r->tmppath, "wb");
+  if (!r->f) {
+    set_err(err, errsz, "%s: cannot create: %s", r->tmppath, strerror(errno));
+    destroy(r);
+    return NULL;
+  }
+
+  int rc;
+  if (format == REC_CSV) {
+    rc = csv_header(r);
+  } else {
+    r->header_len = npy_header_len(r->ncol);
+    unsigned char hdr[256];
+    if (r->header_len > (int)sizeof hdr) {
+      rc = -1;
+    } else {
+      npy_header(r, 0, hdr, r->header_len);
+      rc = fwrite(hdr, 1, (size_t)r->header_len, r->f) == (size_t)r->header_len &&
+                   fflush(r->f) == 0
+               ? 0
+               : -1;
+    }
+  }
+  if (rc != 0) {
+    set_err(err, errsz, "%s: cannot write: %s", r->tmppath, strerror(errno));
+    fclose(r->f);
+    remove(r->tmppath);
+    destroy(r);
+    return NULL;
+  }
+  return r;
+}
+
+/* the 8 little-endian bytes of x, whatever the host's byte order */
+static void put_f64le(unsigned char* out, double x) {
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  for (int i = 0; i < 8; i++) out[i] = (unsigned char)(u >> (8 * i));
+}
+
+int imp_recorder_write(imp_recorder* r, const imp_model* m, const imp_data* d) {
+  if (!r || r->failed) return -1;
+  if (!m || !d || m->nq != r->nq || m->nv != r->nv || m->nu != r->nu) {
+    r->failed = 1; /* a recording of a different model is not a recording */
+    return -1;
+  }
+  double* row = r->row;
+  row[0] = d->time;
+  memcpy(row + 1, d->qpos, sizeof(double) * (size_t)r->nq);
+  memcpy(row + 1 + r->nq, d->qvel, sizeof(double) * (size_t)r->nv);
+  memcpy(row + 1 + r->nq + r->nv, d->ctrl, sizeof(double) * (size_t)r->nu);
+
+  if (r->format == REC_CSV) {
+    /* %.17g round-trips every double exactly through strtod */
+    for (int c = 0; c < r->ncol; c++) {
+      if (fprintf(r->f, c ? ",%.17g" : "%.17g", row[c]) < 0) {
+        r->failed = 1;
+        return -1;
+      }
+    }
+    if (fputc('\n', r->f) == EOF) r->failed = 1;
+  } else {
+    for (int c = 0; c < r->ncol; c++) put_f64le(r->bytes + 8 * c, row[c]);
+    if (fwrite(r->bytes, 8, (size_t)r->ncol, r->f) != (size_t)r->ncol) r->failed = 1;
+  }
+  if (!r->failed && fflush(r->f) != 0) r->failed = 1;
+  if (r->failed) return -1;
+  r->rows++;
+  return 0;
+}
+
+/* Write the JSON sidecar to tmp; returns 0 or -1. */
+static int write_sidecar(const imp_recorder* r, const char* tmp) {
+  FILE* f = fopen(tmp, "wb");
+  if (!f) return -1;
+  char name[32];
+  fprintf(f, "{\"columns\": [");
+  for (int c = 0; c < r->ncol; c++) {
+    column_name(r, c, name, sizeof name);
+    fprintf(f, c ? ", \"%s\"" : "\"%s\"", name);
+  }
+  fprintf(f, "], \"nq\": %d, \"nv\": %d, \"nu\": %d, \"timestep\": %.17g, \"rows\": %lld}\n",
+          r->nq, r->nv, r->nu, r->timestep, r->rows);
+  int ok = !ferror(f) && fflush(f) == 0 && fsync(fileno(f)) == 0;
+  if (fclose(f) != 0) ok = 0;
+  return ok ? 0 : -1;
+}
+
+int imp_recorder_close(imp_recorder* r, char* err, int errsz) {
+  if (!r) {
+    set_err(err, errsz, "recorder: NULL");
+    return -1;
+  }
+  errno = 0;
+  int ok = !r->failed;
+  const char* what = r->failed ? "an earlier write failed" : "write";
+  if (ok && r->format == REC_NPY) {
+    /* rewrite the header in place with the final row count */
+    unsigned char hdr[256];
+    ok = npy_header(r, r->rows, hdr, r->header_len) <= r->header_len &&
+         fseek(r->f, 0, SEEK_SET) == 0 &&
+         fwrite(hdr, 1, (size_t)r->header_len, r->f) == (size_t)r->header_len;
+  }
+  if (ok) ok = fflush(r->f) == 0 && fsync(fileno(r->f)) == 0;
+  if (fclose(r->f) != 0) ok = 0;
+  r->f = NULL;
+
+  char* json = NULL;
+  char* jsontmp = NULL;
+  if (ok && r->format == REC_NPY) {
+    json = concat(r->path, ".json");
+    jsontmp = concat(r->path, ".json.tmp");
+    ok = json && jsontmp && write_sidecar(r, jsontmp) == 0;
+  }
+  if (ok) {
+    what = "rename";
+    ok = rename(r->tmppath, r->path) == 0;
+  }
+  if (ok && jsontmp) {
+    ok = rename(jsontmp, json) == 0;
+    if (!ok) remove(r->path); /* complete or absent: no data without its sidecar */
+  }
+  if (!ok) {
+    set_err(err, errsz, "%s: recording failed (%s)%s%s", r->path, what, errno ? ": " : "",
+            errno ? strerror(errno) : "");
+    remove(r->tmppath);
+    if (jsontmp) remove(jsontmp);
+  }
+  free(json);
+  free(jsontmp);
+  destroy(r);
+  return ok ? 0 : -1;
+}
+
+void imp_recorder_abort(imp_recorder* r) {
+  if (!r) return;
+  if (r->f) fclose(r->f);
+  remove(r->tmppath);
+  destroy(r);
+}
