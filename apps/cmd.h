@@ -1,0 +1,47 @@
+/* The subcommands of the impetus program and the helpers they share
+   (defined in impetus.c).
+   Exit status of every command: 0 success; 1 an error the user's files
+   caused (a model that does not load, an unknown keyframe, a file that
+   cannot be written); 2 bad usage (unknown option, missing or malformed
+   value); 3 `run` finished but the state went non-finite on the way. */
+#ifndef IMPETUS_APPS_CMD_H
+#define IMPETUS_APPS_CMD_H
+
+#include "impetus.h"
+
+enum { CLI_EXIT_ERROR = 1, CLI_EXIT_USAGE = 2, CLI_EXIT_NONFINITE = 3 };
+
+/* Each command gets its own arguments: argv[0] is the command's name. */
+int cmd_check(int argc, char** argv);
+int cmd_run(int argc, char** argv);
+int cmd_bench(int argc, char** argv);
+
+/* Print the usage of command name (NULL: the program) to stdout (to_stderr
+   0) or stderr (1). Returns 0 when name is a known command, else -1. */
+int cli_usage(const char* name, int to_stderr);
+
+/* True when arg is -h or --help. */
+int cli_is_help(const char* arg);
+
+/* Match argv[*i] against the option "--name", taking its value from
+   "--name=V" or from the next argument. Returns 1 and sets *value (advancing
+   *i past a separate value) when it matches, 0 when argv[*i] is another
+   argument, -1 (message printed) when the value is missing. */
+int cli_option(int argc, char** argv, int* i, const char* name, const char** value);
+
+/* Parse an integer option value >= min; -1 with a message on failure. */
+int cli_parse_ll(const char* opt, const char* s, long long min, long long* out);
+/* Parse a finite double option value; positive: must be > 0, else >= 0. */
+int cli_parse_double(const char* opt, const char* s, int positive, double* out);
+
+/* Load a model, printing the loader's error (returns NULL) or its warnings
+   to stderr. */
+imp_model* cli_load(const char* path);
+
+/* The model's name ("" when it has none). */
+const char* cli_model_name(const imp_model* m);
+
+/* Seconds on the monotonic clock. */
+double cli_now(void);
+
+#endif
