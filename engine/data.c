@@ -1,0 +1,139 @@
+/* imp_data: one allocation holding the state, every computed array and a
+   stack arena for the scratch of a step, so that stepping never allocates. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "mathx.h"
+
+#define IMP_ALIGN 64
+
+/* The data's arrays and their lengths in doubles, as an X-macro table so
+   sizing and pointer assignment cannot disagree. */
+#define IMP_DATA_ARRAYS(X)                                     \
+  X(qpos, m->nq) X(qvel, m->nv) X(ctrl, m->nu) X(qacc, m->nv)   \
+  X(qfrc_applied, m->nv) X(xfrc_applied, 6 * m->nbody)          \
+  X(xpos, 3 * m->nbody) X(xquat, 4 * m->nbody)                  \
+  X(xmat, 9 * m->nbody) X(xipos, 3 * m->nbody)                  \
+  X(ximat, 9 * m->nbody) X(xanchor, 3 * m->njnt)                \
+  X(xaxis, 3 * m->njnt) X(geom_xpos, 3 * m->ngeom)              \
+  X(geom_xmat, 9 * m->ngeom) X(site_xpos, 3 * m->nsite)         \
+  X(site_xmat, 9 * m->nsite) X(cam_xpos, 3 * m->ncam)           \
+  X(cam_xmat, 9 * m->ncam) X(light_xpos, 3 * m->nlight)         \
+  X(light_xdir, 3 * m->nlight) X(subtree_com, 3 * m->nbody)     \
+  X(cdof, 6 * m->nv) X(cinert, 10 * m->nbody)                   \
+  X(cvel, 6 * m->nbody) X(cdof_dot, 6 * m->nv)                  \
+  X(crb, 10 * m->nbody) X(qM, m->nM) X(qLD, m->nM)              \
+  X(qLDiagInv, m->nv) X(qH, m->nM) X(qHDiagInv, m->nv)          \
+  X(actuator_length, m->nu) X(actuator_velocity, m->nu)         \
+  X(actuator_force, m->nu) X(qfrc_actuator, m->nv)              \
+  X(qfrc_passive, m->nv) X(qfrc_bias, m->nv)                    \
+  X(qfrc_smooth, m->nv) X(qacc_smooth, m->nv)                   \
+  X(qfrc_constraint, m->nv)
+
+static size_t aligned_bytes(size_t ndouble) {
+  size_t b = ndouble * sizeof(double);
+  return (b + IMP_ALIGN - 1) / IMP_ALIGN * IMP_ALIGN;
+}
+
+/* Scratch a step needs at most: RNE and the integrator use a few arrays
+   per body and per dof; generous, and checked on every allocation. */
+static size_t arena_bytes(const imp_model* m) {
+  size_t n = 64 * (size_t)m->nbody + 32 * (size_t)m->nv + 4 * (size_t)m->nM + 4 * (size_t)m->nq +
+             4 * (size_t)m->nu;
+  return aligned_bytes(n) + 64 * IMP_ALIGN;
+}
+
+imp_data* imp_make_data(const imp_model* m) {
+  if (!m) imp_error("imp_make_data: model is NULL");
+  size_t total = 0;
+#define IMP_SIZE(name, n) total += aligned_bytes((size_t)(n));
+  IMP_DATA_ARRAYS(IMP_SIZE)
+#undef IMP_SIZE
+  size_t narena = arena_bytes(m);
+  total += narena;
+
+  imp_data* d = calloc(1, sizeof(imp_data));
+  if (!d) return NULL;
+  d->buffer = aligned_alloc(IMP_ALIGN, total);
+  if (!d->buffer) {
+    free(d);
+    return NULL;
+  }
+  memset(d->buffer, 0, total);
+  d->nbuffer = total;
+  char* p = d->buffer;
+#define IMP_ASSIGN(name, n)  \
+  d->name = (double*)p;      \
+  p += aligned_bytes((size_t)(n));
+  IMP_DATA_ARRAYS(IMP_ASSIGN)
+#undef IMP_ASSIGN
+  d->narena = narena;
+  imp_reset_data(m, d);
+  return d;
+}
+
+void imp_free_data(imp_data* d) {
+  if (!d) return;
+  free(d->buffer);
+  free(d);
+}
+
+void imp_reset_data(const imp_model* m, imp_data* d) {
+  if (!m || !d) imp_error("imp_reset_data: NULL argument");
+  /* everything but the arena goes back to zero */
+  memset(d->buffer, 0, d->nbuffer - d->narena);
+  imp_copy(d->qpos, m->qpos0, m->nq);
+  d->time = 0;
+  d->pstack = 0;
+  d->nstep = 0;
+  /* world frame and identity orientations, so an unstepped data is sane */
+  for (int b = 0; b < m->nbody; b++) {
+    d->xquat[4 * b] = 1;
+    d->xmat[9 * b] = d->xmat[9 * b + 4] = d->xmat[9 * b + 8] = 1;
+    d->ximat[9 * b] = d->ximat[9 * b + 4] = d->ximat[9 * b + 8] = 1;
+  }
+}
+
+void imp_reset_data_keyframe(const imp_model* m, imp_data* d, int key) {
+  if (key < 0 || key >= m->nkey)
+    imp_error("imp_reset_data_keyframe: key %d out of range (nkey %d)", key, m->nkey);
+  imp_reset_data(m, d);
+  d->time = m->key_time[key];
+  imp_copy(d->qpos, m->key_qpos + (size_t)key * m->nq, m->nq);
+  imp_copy(d->qvel, m->key_qvel + (size_t)key * m->nv, m->nv);
+  imp_copy(d->ctrl, m->key_ctrl + (size_t)key * m->nu, m->nu);
+}
+
+void imp_copy_data(const imp_model* m, imp_data* dst, const imp_data* src) {
+  (void)m;
+  if (dst->nbuffer != src->nbuffer) imp_error("imp_copy_data: datas of different models");
+  memcpy(dst->buffer, src->buffer, src->nbuffer - src->narena);
+  dst->time = src->time;
+  dst->nstep = src->nstep;
+  dst->nwarning_nan = src->nwarning_nan;
+}
+
+/* ---- arena ---- */
+
+static void* stack_alloc_bytes(imp_data* d, size_t bytes) {
+  size_t start = (d->pstack + IMP_ALIGN - 1) / IMP_ALIGN * IMP_ALIGN;
+  if (start + bytes > d->narena)
+    imp_error("arena exhausted: %zu bytes asked, %zu of %zu in use", bytes, d->pstack, d->narena);
+  d->pstack = start + bytes;
+  if (d->pstack > d->maxuse_arena) d->maxuse_arena = d->pstack;
+  return (char*)d->buffer + (d->nbuffer - d->narena) + start;
+}
+
+double* imp_stack_alloc(imp_data* d, int n) {
+  return stack_alloc_bytes(d, (size_t)(n > 0 ? n : 1) * sizeof(double));
+}
+
+int* imp_stack_alloc_int(imp_data* d, int n) {
+  return stack_alloc_bytes(d, (size_t)(n > 0 ? n : 1) * sizeof(int));
+}
+
+size_t imp_stack_mark(const imp_data* d) { return d->pstack; }
+
+void imp_stack_release(imp_data* d, size_t mark) { d->pstack = mark; }

@@ -1,0 +1,72 @@
+/* Internal interface of the engine: the pipeline stages, the scratch arena
+   and run-time error reporting. Not installed; apps and tests may use it.
+   Every stage has the form void imp_<stage>(const imp_model*, imp_data*)
+   and reads only what earlier stages of the same step wrote. */
+#ifndef IMPETUS_ENGINE_H
+#define IMPETUS_ENGINE_H
+
+#include <stddef.h>
+
+#include "impetus.h"
+
+/* ---- arena (data.c): a stack inside the data's buffer ---- */
+
+/* n doubles of scratch, 64-byte aligned; aborts through the error hook
+   when the arena is exhausted (a sizing bug, never user input). */
+double* imp_stack_alloc(imp_data* d, int n);
+/* n ints of scratch */
+int* imp_stack_alloc_int(imp_data* d, int n);
+/* current stack mark, to release everything allocated after it */
+size_t imp_stack_mark(const imp_data* d);
+void imp_stack_release(imp_data* d, size_t mark);
+
+/* ---- errors (error.c) ---- */
+
+/* Report API misuse or an internal bug through the error hook, then abort. */
+void imp_error(const char* fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* Report a run-time warning through the warning hook. */
+void imp_warning(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- kinematics.c ---- */
+
+/* Body, joint, geom, site, camera and light frames from qpos. */
+void imp_kinematics(const imp_model* m, imp_data* d);
+/* Subtree centres of mass, com-frame inertias cinert and motion axes cdof. */
+void imp_com_pos(const imp_model* m, imp_data* d);
+/* Body velocities cvel and the time derivatives cdof_dot, from qvel. */
+void imp_com_vel(const imp_model* m, imp_data* d);
+
+/* ---- inertia.c ---- */
+
+/* Joint-space inertia qM by the composite rigid body algorithm, plus armature. */
+void imp_crb(const imp_model* m, imp_data* d);
+/* Tree-sparse L'DL factorization of qM into qLD, qLDiagInv. */
+void imp_factor_m(const imp_model* m, imp_data* d);
+/* Factor an nM-sized tree-sparse matrix M into LD (may alias) and diaginv. */
+void imp_factor_sparse(const imp_model* m, double* LD, double* diaginv, const double* M);
+/* x = M^-1 y for a factor made by imp_factor_sparse (x may alias y). */
+void imp_solve_sparse(const imp_model* m, const double* LD, const double* diaginv,
+                      double* x, const double* y);
+/* res = M vec for the tree-sparse M (res may not alias vec). */
+void imp_mul_m(const imp_model* m, const double* M, double* res, const double* vec);
+
+/* ---- dynamics.c ---- */
+
+/* Joint springs and damping into qfrc_passive. */
+void imp_passive(const imp_model* m, imp_data* d);
+/* Actuator lengths, velocities, forces and qfrc_actuator from ctrl. */
+void imp_actuation(const imp_model* m, imp_data* d);
+/* Bias forces qfrc_bias = C(q, v) v + g(q) by recursive Newton-Euler. */
+void imp_rne(const imp_model* m, imp_data* d);
+/* qfrc_smooth and qacc_smooth = M^-1 qfrc_smooth. */
+void imp_smooth_acc(const imp_model* m, imp_data* d);
+
+/* ---- integrate.c ---- */
+
+/* qpos <- qpos (+) h qvel through each joint's kinematic map (exact for
+   ball and free joints at constant angular velocity). */
+void imp_integrate_pos(const imp_model* m, double* qpos, const double* qvel, double h);
+/* Semi-implicit Euler: qvel += h qacc, joint damping implicit; then qpos. */
+void imp_euler(const imp_model* m, imp_data* d);
+
+#endif

@@ -1,0 +1,134 @@
+/* Small dense linear algebra; see mathx.h. */
+#include "mathx.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "quat.h"
+
+void imp_zero(double* res, int n) {
+  if (n > 0) memset(res, 0, (size_t)n * sizeof(double));
+}
+
+void imp_copy(double* res, const double* v, int n) {
+  if (n > 0 && res != v) memmove(res, v, (size_t)n * sizeof(double));
+}
+
+void imp_scl(double* res, const double* v, double s, int n) {
+  for (int i = 0; i < n; i++) res[i] = v[i] * s;
+}
+
+void imp_add_scl(double* res, const double* v, double s, int n) {
+  for (int i = 0; i < n; i++) res[i] += v[i] * s;
+}
+
+double imp_dot(const double* v, const double* w, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s += v[i] * w[i];
+  return s;
+}
+
+double imp_max_abs(const double* v, int n) {
+  double m = 0;
+  for (int i = 0; i < n; i++) m = fmax(m, fabs(v[i]));
+  return m;
+}
+
+void imp_cross(double res[3], const double a[3], const double b[3]) {
+  res[0] = a[1] * b[2] - a[2] * b[1];
+  res[1] = a[2] * b[0] - a[0] * b[2];
+  res[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+double imp_norm3(const double v[3]) { return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
+
+double imp_normalize3(double v[3]) {
+  double n = imp_norm3(v);
+  if (n > IMP_MINVAL) {
+    v[0] /= n;
+    v[1] /= n;
+    v[2] /= n;
+  }
+  return n;
+}
+
+void imp_mat3_vec(double res[3], const double M[9], const double v[3]) {
+  for (int i = 0; i < 3; i++) res[i] = M[3 * i] * v[0] + M[3 * i + 1] * v[1] + M[3 * i + 2] * v[2];
+}
+
+void imp_mat3T_vec(double res[3], const double M[9], const double v[3]) {
+  for (int i = 0; i < 3; i++) res[i] = M[i] * v[0] + M[3 + i] * v[1] + M[6 + i] * v[2];
+}
+
+void imp_mat3_mat3(double res[9], const double A[9], const double B[9]) {
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      res[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] + A[3 * i + 2] * B[6 + j];
+}
+
+void imp_mat3T_mat3(double res[9], const double A[9], const double B[9]) {
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      res[3 * i + j] = A[i] * B[j] + A[3 + i] * B[3 + j] + A[6 + i] * B[6 + j];
+}
+
+/* One cyclic Jacobi sweep zeroes the three off-diagonal entries in turn,
+   accumulating the rotations in V (Golub & Van Loan, sec. 8.5). */
+static double jacobi_sweep(double a[9], double V[9]) {
+  static const int pairs[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+  double off = 0;
+  for (int k = 0; k < 3; k++) {
+    int p = pairs[k][0], q = pairs[k][1];
+    double apq = a[3 * p + q];
+    off += fabs(apq);
+    if (fabs(apq) < 1e-300) continue;
+    double theta = (a[3 * q + q] - a[3 * p + p]) / (2 * apq);
+    double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1));
+    double c = 1 / sqrt(t * t + 1), s = t * c;
+    for (int i = 0; i < 3; i++) { /* A <- A J, then J' A */
+      double aip = a[3 * i + p], aiq = a[3 * i + q];
+      a[3 * i + p] = c * aip - s * aiq;
+      a[3 * i + q] = s * aip + c * aiq;
+    }
+    for (int j = 0; j < 3; j++) {
+      double apj = a[3 * p + j], aqj = a[3 * q + j];
+      a[3 * p + j] = c * apj - s * aqj;
+      a[3 * q + j] = s * apj + c * aqj;
+    }
+    for (int i = 0; i < 3; i++) {
+      double vip = V[3 * i + p], viq = V[3 * i + q];
+      V[3 * i + p] = c * vip - s * viq;
+      V[3 * i + q] = s * vip + c * viq;
+    }
+  }
+  return off;
+}
+
+int imp_eig3(double eigval[3], double quat[4], const double A[9]) {
+  double a[9], V[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  memcpy(a, A, sizeof a);
+  double scale = fabs(a[0]) + fabs(a[4]) + fabs(a[8]) + 1e-300;
+  int sweeps = 0;
+  while (sweeps < 50 && jacobi_sweep(a, V) > 1e-17 * scale) sweeps++;
+  /* sort columns by decreasing eigenvalue */
+  int idx[3] = {0, 1, 2};
+  for (int i = 0; i < 2; i++)
+    for (int j = i + 1; j < 3; j++)
+      if (a[4 * idx[j]] > a[4 * idx[i]]) {
+        int t = idx[i];
+        idx[i] = idx[j];
+        idx[j] = t;
+      }
+  double R[9];
+  for (int j = 0; j < 3; j++) {
+    eigval[j] = a[4 * idx[j]];
+    for (int i = 0; i < 3; i++) R[3 * i + j] = V[3 * i + idx[j]];
+  }
+  /* keep a right-handed frame */
+  double c[3] = {R[0], R[3], R[6]}, d[3] = {R[1], R[4], R[7]}, e[3];
+  imp_cross(e, c, d);
+  if (e[0] * R[2] + e[1] * R[5] + e[2] * R[8] < 0)
+    for (int i = 0; i < 3; i++) R[3 * i + 2] = -R[3 * i + 2];
+  imp_mat2quat(quat, R);
+  return sweeps;
+}

@@ -1,0 +1,57 @@
+/* The pipeline of one step, top to bottom. Each stage lives in the file of
+   its name: kinematics.c, inertia.c, dynamics.c, integrate.c; the contact
+   stages (collision, constraints, contact solvers) arrive with their issues
+   and slot in between the smooth forces and the integration. */
+#include <math.h>
+
+#include "engine.h"
+#include "mathx.h"
+
+/* Values past this are treated as divergence, like non-finite ones. */
+#define IMP_MAXVAL 1e10
+
+void imp_forward(const imp_model* m, imp_data* d) {
+  /* position-dependent */
+  imp_kinematics(m, d);
+  imp_com_pos(m, d);
+  imp_crb(m, d);
+  imp_factor_m(m, d);
+  /* velocity-dependent */
+  imp_com_vel(m, d);
+  imp_passive(m, d);
+  imp_rne(m, d);
+  /* control-dependent */
+  imp_actuation(m, d);
+  /* acceleration without constraints */
+  imp_smooth_acc(m, d);
+  imp_zero(d->qfrc_constraint, m->nv);
+  imp_copy(d->qacc, d->qacc_smooth, m->nv);
+}
+
+static int is_bad(const double* v, int n) {
+  for (int i = 0; i < n; i++)
+    if (!isfinite(v[i]) || fabs(v[i]) > IMP_MAXVAL) return 1;
+  return 0;
+}
+
+/* Numerical trouble is reported once with the step number, and the
+   simulation resets instead of continuing with garbage. */
+static int check_state(const imp_model* m, imp_data* d, const char* what, const double* v, int n) {
+  if (!is_bad(v, n)) return 0;
+  int count = d->nwarning_nan + 1;
+  long long step = d->nstep;
+  if (count == 1)
+    imp_warning("%s is not finite or too large at step %lld, time %g: simulation reset", what,
+                step, d->time);
+  imp_reset_data(m, d);
+  d->nwarning_nan = count;
+  return 1;
+}
+
+void imp_step(const imp_model* m, imp_data* d) {
+  if (check_state(m, d, "qpos", d->qpos, m->nq) || check_state(m, d, "qvel", d->qvel, m->nv)) return;
+  imp_forward(m, d);
+  if (check_state(m, d, "qacc", d->qacc, m->nv)) return;
+  imp_euler(m, d);
+  d->nstep++;
+}
