@@ -1,0 +1,312 @@
+/* Tests of the impetus program (apps/) run as a user would: exit codes,
+   messages, and that bad input never leaves a file behind. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+#ifndef IMPETUS_BIN
+#error "IMPETUS_BIN: the path of the built impetus program"
+#endif
+#ifndef EXAMPLE_BIN
+#error "EXAMPLE_BIN: the path of the built example_headless program"
+#endif
+#ifndef IMP_TEST_TMPDIR
+#define IMP_TEST_TMPDIR "/tmp"
+#endif
+
+#define PENDULUM IMP_MODELS_DIR "/pendulum.xml"
+
+/* this test's scratch directory, and where the program's output goes */
+static char dir[4096], out_path[4200], err_path[4200];
+
+static void setup(void) {
+  snprintf(dir, sizeof dir, "%s/cli_XXXXXX", IMP_TEST_TMPDIR);
+  ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp failed");
+  snprintf(out_path, sizeof out_path, "%s/stdout.txt", dir);
+  snprintf(err_path, sizeof err_path, "%s/stderr.txt", dir);
+}
+
+static void teardown(void) {
+  char cmd[4300];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
+/* Run `IMPETUS_BIN args` (args already shell-quoted where needed) with
+   stdout and stderr captured; return its exit status (-1: killed). */
+static int run_prog(const char* prog, const char* args) {
+  char cmd[16384];
+  snprintf(cmd, sizeof cmd, "'%s' %s >'%s' 2>'%s' </dev/null", prog, args, out_path, err_path);
+  int st = system(cmd);
+  ck_assert_msg(st != -1, "system() failed for: %s", cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+#define impetus(args) run_prog(IMPETUS_BIN, (args))
+
+/* the file's text (static buffer, cut at 64 KiB) */
+static const char* text_of(const char* path) {
+  static char buf[65536];
+  buf[0] = '\0';
+  FILE* f = fopen(path, "rb");
+  if (!f) return buf;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = '\0';
+  fclose(f);
+  return buf;
+}
+
+static int exists(const char* path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+/* number of '\n' in the file */
+static int count_lines(const char* path) {
+  FILE* f = fopen(path, "rb");
+  if (!f) return -1;
+  int n = 0, c;
+  while ((c = fgetc(f)) != EOF) n += c == '\n';
+  fclose(f);
+  return n;
+}
+
+/* path of a file name in the scratch directory (one of 4 rotating buffers) */
+static const char* in_dir(const char* name) {
+  static char bufs[4][4300];
+  static int k = 0;
+  char* b = bufs[k++ % 4];
+  snprintf(b, sizeof bufs[0], "%s/%s", dir, name);
+  return b;
+}
+
+/* No file of any kind was left for a recording at path. */
+static void assert_nothing_at(const char* path) {
+  char p[4400];
+  ck_assert_msg(!exists(path), "%s exists", path);
+  snprintf(p, sizeof p, "%s.tmp", path);
+  ck_assert_msg(!exists(p), "%s exists", p);
+  snprintf(p, sizeof p, "%s.json", path);
+  ck_assert_msg(!exists(p), "%s exists", p);
+}
+
+START_TEST(usage_and_help) {
+  ck_assert_int_eq(impetus(""), 2);
+  ck_assert_msg(strstr(text_of(err_path), "usage: impetus") != NULL, "%s", text_of(err_path));
+  ck_assert_int_eq(impetus("--help"), 0);
+  ck_assert(strstr(text_of(out_path), "usage: impetus") != NULL);
+  ck_assert_int_eq(impetus("help"), 0);
+  ck_assert_int_eq(impetus("help run"), 0);
+  ck_assert(strstr(text_of(out_path), "--record") != NULL);
+  ck_assert_int_eq(impetus("run --help"), 0);
+  ck_assert_int_eq(impetus("bench -h"), 0);
+  ck_assert(strstr(text_of(out_path), "--ctrlnoise") != NULL);
+  ck_assert_int_eq(impetus("frobnicate"), 2);
+  ck_assert(strstr(text_of(err_path), "frobnicate") != NULL);
+  ck_assert(strstr(text_of(err_path), "usage: impetus") != NULL);
+  ck_assert_str_eq(text_of(out_path), "");
+  ck_assert_int_eq(impetus("help frobnicate"), 2);
+}
+END_TEST
+
+START_TEST(check_pendulum) {
+  ck_assert_int_eq(impetus("check '" PENDULUM "'"), 0);
+  const char* out = text_of(out_path);
+  const char* keys[] = {"model: pendulum\n", "nq: 1\n", "nv: 1\n", "nbody: 2\n", "njnt: 1\n",
+                        "nu: 0\n", "timestep: 0.001\n", "warnings: 0\n"};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    ck_assert_msg(strstr(out, keys[i]) != NULL, "no '%s' in:\n%s", keys[i], out);
+  ck_assert_int_eq(count_lines(out_path), 9); /* exactly the nine keys */
+}
+END_TEST
+
+START_TEST(check_missing_file) {
+  const char* missing = in_dir("no_such_model.xml");
+  char args[4400];
+  snprintf(args, sizeof args, "check '%s'", missing);
+  ck_assert_int_eq(impetus(args), 1);
+  ck_assert_msg(strstr(text_of(err_path), "no_such_model.xml") != NULL, "stderr: %s",
+                text_of(err_path));
+  ck_assert_str_eq(text_of(out_path), "");
+  ck_assert_int_eq(impetus("check"), 2);
+  ck_assert_int_eq(impetus("check --verbose '" PENDULUM "'"), 2);
+}
+END_TEST
+
+START_TEST(malformed_xml) {
+  const char* bad = in_dir("broken.xml");
+  FILE* f = fopen(bad, "w");
+  ck_assert(f != NULL);
+  fputs("<mujoco>\n  <worldbody>\n    <body>\n  </worldbody>\n", f); /* unbalanced */
+  fclose(f);
+  char args[4400];
+  snprintf(args, sizeof args, "check '%s'", bad);
+  ck_assert_int_eq(impetus(args), 1);
+  const char* err = text_of(err_path);
+  ck_assert_msg(strstr(err, "broken.xml:") != NULL, "want file:line: message, got: %s", err);
+  const char* rec = in_dir("broken.csv");
+  snprintf(args, sizeof args, "run '%s' --steps 10 --record '%s'", bad, rec);
+  ck_assert_int_eq(impetus(args), 1);
+  assert_nothing_at(rec);
+}
+END_TEST
+
+START_TEST(run_bad_arguments) {
+  static const char* const bad[] = {
+      "--steps",           "--steps abc",          "--steps -5",       "--steps 1e3",
+      "--steps 10 --dt 0", "--steps 10 --dt -1",   "--steps 10 --dt nan",
+      "--steps 10 --dt",   "--steps 10 --every 0", "--steps 10 --every x",
+      "--steps 10 --frob", "--steps 10 --record",  "",
+      "--steps 10 --dt 1e999",
+  };
+  const char* rec = in_dir("out.csv");
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char args[8800];
+    /* the recording first, so that every bad argument comes after it */
+    snprintf(args, sizeof args, "run --record '%s' '%s' %s", rec, PENDULUM, bad[i]);
+    ck_assert_msg(impetus(args) == 2, "'%s' should exit 2; stderr: %s", bad[i],
+                  text_of(err_path));
+    ck_assert_msg(text_of(err_path)[0] != '\0', "'%s': no message", bad[i]);
+    assert_nothing_at(rec);
+  }
+  ck_assert_int_eq(impetus("run --steps 10"), 2); /* no model */
+}
+END_TEST
+
+START_TEST(run_unknown_extension) {
+  const char* names[] = {"out.txt", "out", "out.csv.bak"};
+  for (int k = 0; k < 3; k++) {
+    const char* rec = in_dir(names[k]);
+    char args[8800];
+    snprintf(args, sizeof args, "run '%s' --steps 10 --record '%s'", PENDULUM, rec);
+    ck_assert_int_eq(impetus(args), 2);
+    ck_assert_msg(strstr(text_of(err_path), ".csv or .npy") != NULL, "%s", text_of(err_path));
+    assert_nothing_at(rec);
+  }
+}
+END_TEST
+
+START_TEST(run_errors_write_nothing) {
+  const char* rec = in_dir("out.npy");
+  char args[8800];
+  snprintf(args, sizeof args, "run '%s' --steps 10 --record '%s'", in_dir("none.xml"), rec);
+  ck_assert_int_eq(impetus(args), 1);
+  assert_nothing_at(rec);
+  snprintf(args, sizeof args, "run '%s' --steps 10 --key nosuchkey --record '%s'", PENDULUM,
+           rec);
+  ck_assert_int_eq(impetus(args), 1);
+  ck_assert(strstr(text_of(err_path), "nosuchkey") != NULL);
+  assert_nothing_at(rec);
+  const char* deep = in_dir("missing_dir/out.csv");
+  snprintf(args, sizeof args, "run '%s' --steps 10 --record '%s'", PENDULUM, deep);
+  ck_assert_int_eq(impetus(args), 1);
+  assert_nothing_at(deep);
+}
+END_TEST
+
+START_TEST(run_records_csv) {
+  const char* rec = in_dir("pend.csv");
+  char args[8800];
+  snprintf(args, sizeof args, "run '%s' --steps 100 --every 10 --key release --record '%s'",
+           PENDULUM, rec);
+  ck_assert_msg(impetus(args) == 0, "stderr: %s", text_of(err_path));
+  ck_assert(strstr(text_of(out_path), "steps: 100\n") != NULL);
+  ck_assert(strstr(text_of(out_path), "rows: 11\n") != NULL);
+  ck_assert_int_eq(count_lines(rec), 1 + 11); /* header, initial state, 10 more */
+  char tmp[4400];
+  snprintf(tmp, sizeof tmp, "%s.tmp", rec);
+  ck_assert(!exists(tmp));
+
+  FILE* f = fopen(rec, "r");
+  ck_assert(f != NULL);
+  char line[1024];
+  ck_assert(fgets(line, sizeof line, f) != NULL);
+  ck_assert_str_eq(line, "time,qpos_0,qvel_0\n");
+  double t = -1, q = 0, v = 1;
+  ck_assert(fgets(line, sizeof line, f) != NULL);
+  ck_assert_int_eq(sscanf(line, "%lf,%lf,%lf", &t, &q, &v), 3);
+  ck_assert(t == 0 && v == 0);
+  imp_assert_near(q, 0.785398163397448, 1e-15); /* the keyframe */
+  while (fgets(line, sizeof line, f)) ck_assert_int_eq(sscanf(line, "%lf,%lf,%lf", &t, &q, &v), 3);
+  fclose(f);
+  imp_assert_near(t, 0.1, 1e-12); /* 100 steps of 1 ms */
+}
+END_TEST
+
+START_TEST(run_records_npy_with_dt) {
+  const char* rec = in_dir("pend.npy");
+  char args[8800];
+  snprintf(args, sizeof args, "run '%s' --steps=7 --dt=0.01 --record='%s'", PENDULUM, rec);
+  ck_assert_msg(impetus(args) == 0, "stderr: %s", text_of(err_path));
+  ck_assert(strstr(text_of(out_path), "timestep: 0.01\n") != NULL);
+  struct stat st;
+  ck_assert_int_eq(stat(rec, &st), 0);
+  ck_assert_int_eq(st.st_size, 128 + 8 * 3 * 8); /* header, 8 rows of 3 doubles */
+  char json[4400];
+  snprintf(json, sizeof json, "%s.json", rec);
+  const char* side = text_of(json);
+  ck_assert_msg(strstr(side, "\"rows\": 8") != NULL, "%s", side);
+  ck_assert_msg(strstr(side, "\"timestep\": 0.01") != NULL, "%s", side);
+}
+END_TEST
+
+START_TEST(run_without_recording) {
+  ck_assert_int_eq(impetus("run '" PENDULUM "' --steps 0"), 0);
+  ck_assert(strstr(text_of(out_path), "steps: 0\n") != NULL);
+  ck_assert_int_eq(impetus("run '" PENDULUM "' --steps 50"), 0);
+  ck_assert(strstr(text_of(out_path), "time: 0.05\n") != NULL);
+  ck_assert(strstr(text_of(out_path), "nan_resets: 0\n") != NULL);
+}
+END_TEST
+
+START_TEST(bench_prints_speed) {
+  ck_assert_msg(impetus("bench '" PENDULUM "' --steps 200 --ctrlnoise 0.01") == 0, "%s",
+                text_of(err_path));
+  const char* out = text_of(out_path);
+  const char* keys[] = {"model: pendulum\n", "steps: 200\n", "timestep: 0.001\n",
+                        "steps_per_second: ", "realtime_factor: ", "ns_per_step: "};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    ck_assert_msg(strstr(out, keys[i]) != NULL, "no '%s' in:\n%s", keys[i], out);
+  ck_assert_int_eq(impetus("bench '" PENDULUM "' --steps 0"), 2);
+  ck_assert_int_eq(impetus("bench '" PENDULUM "' --ctrlnoise -1"), 2);
+  ck_assert_int_eq(impetus("bench"), 2);
+}
+END_TEST
+
+START_TEST(example_runs) {
+  ck_assert_msg(run_prog(EXAMPLE_BIN, "'" PENDULUM "'") == 0, "%s", text_of(err_path));
+  ck_assert_msg(strstr(text_of(out_path), "time 1") != NULL, "%s", text_of(out_path));
+  ck_assert_int_eq(run_prog(EXAMPLE_BIN, ""), 1);
+  ck_assert_int_eq(run_prog(EXAMPLE_BIN, "/nonexistent/model.xml"), 1);
+}
+END_TEST
+
+static Suite* cli_suite(void) {
+  Suite* s = suite_create("cli");
+  TCase* tc = tcase_create("cli");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, usage_and_help);
+  tcase_add_test(tc, check_pendulum);
+  tcase_add_test(tc, check_missing_file);
+  tcase_add_test(tc, malformed_xml);
+  tcase_add_test(tc, run_bad_arguments);
+  tcase_add_test(tc, run_unknown_extension);
+  tcase_add_test(tc, run_errors_write_nothing);
+  tcase_add_test(tc, run_records_csv);
+  tcase_add_test(tc, run_records_npy_with_dt);
+  tcase_add_test(tc, run_without_recording);
+  tcase_add_test(tc, bench_prints_speed);
+  tcase_add_test(tc, example_runs);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return imp_test_run_suite(cli_suite()); }

@@ -1,0 +1,353 @@
+/* Tests of engine/record.c: CSV and NPY recordings read back exactly, the
+   temporary file and the rename at close (complete or absent), errors. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "record.h"
+#include "test_util.h"
+
+#ifndef IMP_TEST_TMPDIR
+#define IMP_TEST_TMPDIR "/tmp"
+#endif
+
+static const char* const tiny_xml =
+    "<mujoco><worldbody><body><joint type=\"hinge\" axis=\"0 1 0\"/>"
+    "<geom type=\"capsule\" fromto=\"0 0 0 0 0 -1\" size=\".05\"/></body></worldbody></mujoco>";
+
+#define NROWS 5
+
+/* a fresh directory for one test's files */
+static void make_tmpdir(char* dir, size_t n) {
+  snprintf(dir, n, "%s/record_XXXXXX", IMP_TEST_TMPDIR);
+  ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp %s failed", dir);
+}
+
+static int exists(const char* path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+/* the whole file in a malloc'd buffer (NUL-terminated); *n its size */
+static char* slurp(const char* path, long* n) {
+  FILE* f = fopen(path, "rb");
+  ck_assert_msg(f != NULL, "cannot open %s", path);
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char* buf = malloc((size_t)size + 1);
+  ck_assert(buf != NULL);
+  ck_assert_int_eq(fread(buf, 1, (size_t)size, f), (size_t)size);
+  buf[size] = '\0';
+  fclose(f);
+  if (n) *n = size;
+  return buf;
+}
+
+/* Put awkward values in the state for row r: every one must survive exactly. */
+static void set_state(const imp_model* m, imp_data* d, int r, double* expect) {
+  d->time = r * 0.1; /* 0.30000000000000004 and friends */
+  for (int i = 0; i < m->nq; i++) d->qpos[i] = 1.0 / 3.0 + r * 1e-17 - r;
+  for (int i = 0; i < m->nv; i++) d->qvel[i] = r == 0 ? -0.0 : (r == 1 ? 1e-310 : -2.5e300 / r);
+  for (int i = 0; i < m->nu; i++) d->ctrl[i] = 0.1 * r;
+  int c = 0;
+  expect[c++] = d->time;
+  for (int i = 0; i < m->nq; i++) expect[c++] = d->qpos[i];
+  for (int i = 0; i < m->nv; i++) expect[c++] = d->qvel[i];
+  for (int i = 0; i < m->nu; i++) expect[c++] = d->ctrl[i];
+}
+
+/* bit-for-bit equality (so -0.0 and 0.0 differ) */
+static void assert_same_bits(double a, double b, int row, int col) {
+  ck_assert_msg(memcmp(&a, &b, sizeof a) == 0, "row %d column %d: read %.17g, wrote %.17g", row,
+                col, a, b);
+}
+
+START_TEST(csv_round_trip) {
+  imp_model* m = imp_test_load_string(tiny_xml);
+  imp_data* d = imp_make_data(m);
+  int ncol = 1 + m->nq + m->nv + m->nu;
+  ck_assert_int_eq(ncol, 3);
+  char dir[4096], path[4200], tmp[4300], err[500] = "";
+  make_tmpdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/traj.csv", dir);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+
+  imp_recorder* r = imp_recorder_open(path, m, err, sizeof err);
+  ck_assert_msg(r != NULL, "open: %s", err);
+  double expect[NROWS][3];
+  for (int k = 0; k < NROWS; k++) {
+    set_state(m, d, k, expect[k]);
+    ck_assert_int_eq(imp_recorder_write(r, m, d), 0);
+    ck_assert(!exists(path)); /* nothing at path until close */
+    ck_assert(exists(tmp));
+  }
+  ck_assert_msg(imp_recorder_close(r, err, sizeof err) == 0, "close: %s", err);
+  ck_assert(exists(path));
+  ck_assert(!exists(tmp));
+
+  char* text = slurp(path, NULL);
+  char* save = NULL;
+  char* line = strtok_r(text, "\n", &save);
+  ck_assert_str_eq(line, "time,qpos_0,qvel_0");
+  int rows = 0;
+  while ((line = strtok_r(NULL, "\n", &save)) != NULL) {
+    ck_assert_int_lt(rows, NROWS);
+    char* p = line;
+    for (int c = 0; c < ncol; c++) {
+      char* end = NULL;
+      double v = strtod(p, &end);
+      ck_assert_msg(end != p, "row %d column %d does not parse: '%s'", rows, c, p);
+      assert_same_bits(v, expect[rows][c], rows, c);
+      ck_assert_int_eq(*end, c + 1 < ncol ? ',' : '\0');
+      p = end + 1;
+    }
+    rows++;
+  }
+  ck_assert_int_eq(rows, NROWS);
+  free(text);
+  remove(path);
+  rmdir(dir);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
+/* read a little-endian double */
+static double get_f64le(const unsigned char* b) {
+  uint64_t u = 0;
+  for (int i = 0; i < 8; i++) u |= (uint64_t)b[i] << (8 * i);
+  double x;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+/* Check the NPY header of buf and return the offset of the data. */
+static long check_npy_header(const unsigned char* buf, long n, const char* shape) {
+  ck_assert_int_ge(n, 10);
+  ck_assert(memcmp(buf, "\x93NUMPY", 6) == 0);
+  ck_assert_int_eq(buf[6], 1);
+  ck_assert_int_eq(buf[7], 0);
+  long hlen = buf[8] | (buf[9] << 8);
+  long data = 10 + hlen;
+  ck_assert_int_eq(data % 64, 0);
+  ck_assert_int_le(data, n);
+  ck_assert_int_eq(buf[data - 1], '\n');
+  char dict[1024];
+  ck_assert_int_lt(hlen, (long)sizeof dict);
+  memcpy(dict, buf + 10, (size_t)hlen);
+  dict[hlen] = '\0';
+  ck_assert_msg(strstr(dict, "'descr': '<f8'") != NULL, "header: %s", dict);
+  ck_assert_msg(strstr(dict, "'fortran_order': False") != NULL, "header: %s", dict);
+  ck_assert_msg(strstr(dict, shape) != NULL, "header %s lacks %s", dict, shape);
+  /* after the dict's closing brace only spaces, then the newline */
+  char* brace = strrchr(dict, '}');
+  ck_assert(brace != NULL);
+  for (char* p = brace + 1; p < dict + hlen - 1; p++) ck_assert_int_eq(*p, ' ');
+  return data;
+}
+
+START_TEST(npy_round_trip) {
+  imp_model* m = imp_test_load_string(tiny_xml);
+  imp_data* d = imp_make_data(m);
+  int ncol = 1 + m->nq + m->nv + m->nu;
+  char dir[4096], path[4200], json[4300], err[500] = "";
+  make_tmpdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/traj.npy", dir);
+  snprintf(json, sizeof json, "%s.json", path);
+
+  imp_recorder* r = imp_recorder_open(path, m, err, sizeof err);
+  ck_assert_msg(r != NULL, "open: %s", err);
+  double expect[NROWS][3];
+  for (int k = 0; k < NROWS; k++) {
+    set_state(m, d, k, expect[k]);
+    ck_assert_int_eq(imp_recorder_write(r, m, d), 0);
+  }
+  ck_assert(!exists(path));
+  ck_assert_msg(imp_recorder_close(r, err, sizeof err) == 0, "close: %s", err);
+
+  long n = 0;
+  unsigned char* buf = (unsigned char*)slurp(path, &n);
+  char shape[64];
+  snprintf(shape, sizeof shape, "'shape': (%d, %d)", NROWS, ncol);
+  long data = check_npy_header(buf, n, shape);
+  ck_assert_int_eq(n - data, 8L * NROWS * ncol);
+  for (int k = 0; k < NROWS; k++)
+    for (int c = 0; c < ncol; c++)
+      assert_same_bits(get_f64le(buf + data + 8 * (k * ncol + c)), expect[k][c], k, c);
+  free(buf);
+
+  char* side = slurp(json, NULL);
+  ck_assert_msg(strstr(side, "\"columns\": [\"time\", \"qpos_0\", \"qvel_0\"]") != NULL, "%s",
+                side);
+  ck_assert_msg(strstr(side, "\"nq\": 1") && strstr(side, "\"nv\": 1") &&
+                    strstr(side, "\"nu\": 0") && strstr(side, "\"rows\": 5") &&
+                    strstr(side, "\"timestep\": "),
+                "%s", side);
+  free(side);
+  remove(path);
+  remove(json);
+  rmdir(dir);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(npy_no_rows) {
+  imp_model* m = imp_test_load_string(tiny_xml);
+  char dir[4096], path[4200], json[4300], err[500] = "";
+  make_tmpdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/empty.NPY", dir); /* the extension's case does not matter */
+  snprintf(json, sizeof json, "%s.json", path);
+  imp_recorder* r = imp_recorder_open(path, m, err, sizeof err);
+  ck_assert_msg(r != NULL, "open: %s", err);
+  ck_assert_int_eq(imp_recorder_close(r, err, sizeof err), 0);
+  long n = 0;
+  unsigned char* buf = (unsigned char*)slurp(path, &n);
+  ck_assert_int_eq(check_npy_header(buf, n, "'shape': (0, 3)"), n);
+  free(buf);
+  remove(path);
+  remove(json);
+  rmdir(dir);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(abort_leaves_nothing) {
+  imp_model* m = imp_test_load_string(tiny_xml);
+  imp_data* d = imp_make_data(m);
+  char dir[4096], path[4200], tmp[4300], err[500] = "";
+  make_tmpdir(dir, sizeof dir);
+  const char* ext[2] = {"csv", "npy"};
+  for (int k = 0; k < 2; k++) {
+    snprintf(path, sizeof path, "%s/aborted.%s", dir, ext[k]);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    imp_recorder* r = imp_recorder_open(path, m, err, sizeof err);
+    ck_assert_msg(r != NULL, "open: %s", err);
+    ck_assert_int_eq(imp_recorder_write(r, m, d), 0);
+    imp_recorder_abort(r);
+    ck_assert(!exists(path));
+    ck_assert(!exists(tmp));
+    snprintf(tmp, sizeof tmp, "%s.json", path);
+    ck_assert(!exists(tmp));
+  }
+  ck_assert_int_eq(rmdir(dir), 0); /* empty */
+  imp_recorder_abort(NULL);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(old_file_replaced_only_at_close) {
+  imp_model* m = imp_test_load_string(tiny_xml);
+  imp_data* d = imp_make_data(m);
+  char dir[4096], path[4200], err[500] = "";
+  make_tmpdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/traj.csv", dir);
+  FILE* f = fopen(path, "w");
+  ck_assert(f != NULL);
+  fputs("old\n", f);
+  fclose(f);
+
+  imp_recorder* r = imp_recorder_open(path, m, err, sizeof err);
+  ck_assert_msg(r != NULL, "open: %s", err);
+  ck_assert_int_eq(imp_recorder_write(r, m, d), 0);
+  char* text = slurp(path, NULL);
+  ck_assert_str_eq(text, "old\n"); /* a run in progress does not touch the old file */
+  free(text);
+  imp_recorder_abort(r);
+  text = slurp(path, NULL);
+  ck_assert_str_eq(text, "old\n"); /* nor does an aborted one */
+  free(text);
+
+  r = imp_recorder_open(path, m, err, sizeof err);
+  ck_assert(r != NULL);
+  ck_assert_int_eq(imp_recorder_write(r, m, d), 0);
+  ck_assert_int_eq(imp_recorder_close(r, err, sizeof err), 0);
+  text = slurp(path, NULL);
+  ck_assert_msg(strncmp(text, "time,qpos_0,qvel_0\n", 19) == 0, "%s", text);
+  free(text);
+  remove(path);
+  rmdir(dir);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(unwritable_directory) {
+  imp_model* m = imp_test_load_string(tiny_xml);
+  char dir[4096], path[4200], err[500] = "";
+  make_tmpdir(dir, sizeof dir);
+  /* a directory that does not exist (permissions do not stop root) */
+  snprintf(path, sizeof path, "%s/missing/traj.csv", dir);
+  imp_recorder* r = imp_recorder_open(path, m, err, sizeof err);
+  ck_assert(r == NULL);
+  ck_assert_msg(strstr(err, "missing/traj.csv") != NULL, "message: '%s'", err);
+  ck_assert(!exists(path));
+  rmdir(dir);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(unknown_extension) {
+  imp_model* m = imp_test_load_string(tiny_xml);
+  char dir[4096], path[4200], tmp[4300], err[500] = "";
+  make_tmpdir(dir, sizeof dir);
+  const char* names[3] = {"traj.txt", "traj", ".csv"};
+  for (int k = 0; k < 3; k++) {
+    err[0] = '\0';
+    snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    ck_assert(imp_recorder_open(path, m, err, sizeof err) == NULL);
+    ck_assert_msg(strstr(err, ".csv or .npy") != NULL, "message: '%s'", err);
+    ck_assert(!exists(path));
+    ck_assert(!exists(tmp));
+  }
+  ck_assert_int_eq(rmdir(dir), 0);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(write_for_another_model_fails) {
+  imp_model* m = imp_test_load_string(tiny_xml);
+  imp_model* m2 = imp_test_load_string(
+      "<mujoco><worldbody><body><joint type=\"ball\"/><geom size=\".1\"/></body>"
+      "</worldbody></mujoco>");
+  imp_data* d2 = imp_make_data(m2);
+  char dir[4096], path[4200], err[500] = "";
+  make_tmpdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/traj.csv", dir);
+  imp_recorder* r = imp_recorder_open(path, m, err, sizeof err);
+  ck_assert(r != NULL);
+  ck_assert_int_eq(imp_recorder_write(r, m2, d2), -1);
+  ck_assert_int_eq(imp_recorder_close(r, err, sizeof err), -1); /* the failure sticks */
+  ck_assert(!exists(path));
+  ck_assert_int_eq(rmdir(dir), 0);
+  imp_free_data(d2);
+  imp_free_model(m2);
+  imp_free_model(m);
+}
+END_TEST
+
+static Suite* record_suite(void) {
+  Suite* s = suite_create("record");
+  TCase* tc = tcase_create("record");
+  tcase_add_test(tc, csv_round_trip);
+  tcase_add_test(tc, npy_round_trip);
+  tcase_add_test(tc, npy_no_rows);
+  tcase_add_test(tc, abort_leaves_nothing);
+  tcase_add_test(tc, old_file_replaced_only_at_close);
+  tcase_add_test(tc, unwritable_directory);
+  tcase_add_test(tc, unknown_extension);
+  tcase_add_test(tc, write_for_another_model_fails);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return imp_test_run_suite(record_suite()); }
