@@ -68,5 +68,8 @@ void imp_smooth_acc(const imp_model* m, imp_data* d);
 void imp_integrate_pos(const imp_model* m, double* qpos, const double* qvel, double h);
 /* Semi-implicit Euler: qvel += h qacc, joint damping implicit; then qpos. */
 void imp_euler(const imp_model* m, imp_data* d);
+/* Classic fourth-order Runge-Kutta on (qpos, qvel), positions through the
+   kinematic map; d must hold a forward of the current state. */
+void imp_rk4(const imp_model* m, imp_data* d);
 
 #endif

@@ -59,3 +59,44 @@ void imp_euler(const imp_model* m, imp_data* d) {
   d->time += h;
   imp_stack_release(d, mark);
 }
+
+/* Runge-Kutta 4 (Butcher tableau c = 0, 1/2, 1/2, 1; b = 1/6, 1/3, 1/3, 1/6).
+   Stage i evaluates the dynamics at qvel_i = u0 + h sum_j a_ij acc_j and at
+   qpos_i = q0 (+) h sum_j a_ij qvel_j, so quaternions move on their manifold. */
+void imp_rk4(const imp_model* m, imp_data* d) {
+  static const double a[3] = {0.5, 0.5, 1.0}; /* the tableau is diagonal */
+  static const double b[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
+  const double h = m->opt.timestep, t0 = d->time;
+  const int nv = m->nv;
+  size_t mark = imp_stack_mark(d);
+  double* q0 = imp_stack_alloc(d, m->nq);
+  double* u0 = imp_stack_alloc(d, nv);
+  double* vel = imp_stack_alloc(d, 4 * nv); /* stage velocities */
+  double* acc = imp_stack_alloc(d, 4 * nv); /* stage accelerations */
+  double* dq = imp_stack_alloc(d, nv);
+  imp_copy(q0, d->qpos, m->nq);
+  imp_copy(u0, d->qvel, nv);
+  imp_copy(vel, u0, nv);
+  imp_copy(acc, d->qacc, nv);
+  for (int i = 1; i < 4; i++) {
+    imp_copy(d->qpos, q0, m->nq);
+    imp_scl(dq, vel + (i - 1) * nv, a[i - 1], nv);
+    imp_integrate_pos(m, d->qpos, dq, h);
+    imp_copy(d->qvel, u0, nv);
+    imp_add_scl(d->qvel, acc + (i - 1) * nv, a[i - 1] * h, nv);
+    imp_copy(vel + i * nv, d->qvel, nv);
+    d->time = t0 + a[i - 1] * h;
+    imp_forward(m, d);
+    imp_copy(acc + i * nv, d->qacc, nv);
+  }
+  imp_zero(dq, nv);
+  imp_copy(d->qvel, u0, nv);
+  for (int i = 0; i < 4; i++) {
+    imp_add_scl(dq, vel + i * nv, b[i], nv);
+    imp_add_scl(d->qvel, acc + i * nv, b[i] * h, nv);
+  }
+  imp_copy(d->qpos, q0, m->nq);
+  imp_integrate_pos(m, d->qpos, dq, h);
+  d->time = t0 + h;
+  imp_stack_release(d, mark);
+}

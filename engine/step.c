@@ -52,6 +52,9 @@ void imp_step(const imp_model* m, imp_data* d) {
   if (check_state(m, d, "qpos", d->qpos, m->nq) || check_state(m, d, "qvel", d->qvel, m->nv)) return;
   imp_forward(m, d);
   if (check_state(m, d, "qacc", d->qacc, m->nv)) return;
-  imp_euler(m, d);
+  if (m->opt.integrator == IMP_INT_RK4)
+    imp_rk4(m, d);
+  else
+    imp_euler(m, d);
   d->nstep++;
 }

@@ -39,7 +39,7 @@ typedef enum imp_geom_type {
 
 typedef enum imp_integrator {
   IMP_INT_EULER = 0, /* semi-implicit Euler, joint damping implicit */
-  IMP_INT_RK4 = 1    /* accepted by the loader, stepped as Euler (warned) */
+  IMP_INT_RK4 = 1    /* classic 4th-order Runge-Kutta, damping explicit */
 } imp_integrator;
 
 typedef enum imp_disable_bit {
