@@ -1,0 +1,664 @@
+/* Spec -> imp_model.
+ *
+ * First every cross-reference is resolved and checked (so errors carry the
+ * file and line of the element at fault), then all arrays are carved out of
+ * one allocation (m->buffer) and filled. Objects that belong to bodies
+ * (joints, geoms, sites, cameras, lights) are ordered by body id, then file
+ * order: bodies are numbered in depth-first preorder as they appear, so this
+ * is MuJoCo's order and joints give MuJoCo's qpos/qvel layout.
+ *
+ * The mass matrix is tree-sparse: row i holds (i,i), (i,parent(i)),
+ * (i,parent(parent(i))) ... so its length is the depth of dof i plus one and
+ * dof_Madr[i] is the sum of the lengths of the rows before it. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loader.h"
+#include "mathx.h"
+#include "quat.h"
+
+/* all model arrays: type, field, count */
+#define LD_ARRAYS(X)                                                                      \
+  X(int, body_parentid, nbody) X(int, body_rootid, nbody) X(int, body_jntnum, nbody)       \
+  X(int, body_jntadr, nbody) X(int, body_dofnum, nbody) X(int, body_dofadr, nbody)         \
+  X(int, body_geomnum, nbody) X(int, body_geomadr, nbody) X(double, body_pos, 3 * nbody)   \
+  X(double, body_quat, 4 * nbody) X(double, body_ipos, 3 * nbody)                          \
+  X(double, body_iquat, 4 * nbody) X(double, body_mass, nbody)                             \
+  X(double, body_inertia, 3 * nbody) X(double, body_subtreemass, nbody)                    \
+  X(int, jnt_type, njnt) X(int, jnt_qposadr, njnt) X(int, jnt_dofadr, njnt)                \
+  X(int, jnt_bodyid, njnt) X(int, jnt_limited, njnt) X(double, jnt_pos, 3 * njnt)          \
+  X(double, jnt_axis, 3 * njnt) X(double, jnt_stiffness, njnt)                             \
+  X(double, jnt_range, 2 * njnt) X(int, dof_bodyid, nv) X(int, dof_jntid, nv)              \
+  X(int, dof_parentid, nv) X(int, dof_Madr, nv) X(double, dof_armature, nv)                \
+  X(double, dof_damping, nv) X(int, geom_type, ngeom) X(int, geom_contype, ngeom)          \
+  X(int, geom_conaffinity, ngeom) X(int, geom_condim, ngeom) X(int, geom_bodyid, ngeom)    \
+  X(int, geom_group, ngeom) X(int, geom_matid, ngeom) X(double, geom_size, 3 * ngeom)      \
+  X(double, geom_pos, 3 * ngeom) X(double, geom_quat, 4 * ngeom)                           \
+  X(double, geom_friction, 3 * ngeom) X(double, geom_margin, ngeom)                        \
+  X(double, geom_gap, ngeom) X(double, geom_rbound, ngeom) X(float, geom_rgba, 4 * ngeom)  \
+  X(int, site_type, nsite) X(int, site_bodyid, nsite) X(int, site_group, nsite)            \
+  X(int, site_matid, nsite) X(double, site_size, 3 * nsite) X(double, site_pos, 3 * nsite) \
+  X(double, site_quat, 4 * nsite) X(float, site_rgba, 4 * nsite) X(int, cam_bodyid, ncam)  \
+  X(int, cam_mode, ncam) X(int, cam_targetbodyid, ncam) X(double, cam_pos, 3 * ncam)       \
+  X(double, cam_quat, 4 * ncam) X(double, cam_fovy, ncam) X(int, light_bodyid, nlight)     \
+  X(int, light_mode, nlight) X(int, light_targetbodyid, nlight)                            \
+  X(int, light_directional, nlight) X(int, light_castshadow, nlight)                       \
+  X(int, light_active, nlight) X(double, light_pos, 3 * nlight)                            \
+  X(double, light_dir, 3 * nlight) X(float, light_attenuation, 3 * nlight)                 \
+  X(float, light_cutoff, nlight) X(float, light_exponent, nlight)                          \
+  X(float, light_ambient, 3 * nlight) X(float, light_diffuse, 3 * nlight)                  \
+  X(float, light_specular, 3 * nlight) X(int, mat_texid, nmat) X(int, mat_texuniform, nmat) \
+  X(float, mat_texrepeat, 2 * nmat) X(float, mat_emission, nmat)                           \
+  X(float, mat_specular, nmat) X(float, mat_shininess, nmat)                               \
+  X(float, mat_reflectance, nmat) X(float, mat_rgba, 4 * nmat) X(int, tex_type, ntex)      \
+  X(int, tex_builtin, ntex) X(int, tex_width, ntex) X(int, tex_height, ntex)               \
+  X(int, tex_fileadr, ntex) X(float, tex_rgb1, 3 * ntex) X(float, tex_rgb2, 3 * ntex)      \
+  X(float, tex_markrgb, 3 * ntex) X(int, tex_mark, ntex) X(float, tex_random, ntex)        \
+  X(int, actuator_trntype, nu) X(int, actuator_trnid, nu) X(int, actuator_dyntype, nu)     \
+  X(int, actuator_gaintype, nu) X(int, actuator_biastype, nu)                              \
+  X(int, actuator_ctrllimited, nu) X(int, actuator_forcelimited, nu)                       \
+  X(double, actuator_gear, 6 * nu) X(double, actuator_gainprm, IMP_NGAIN * nu)             \
+  X(double, actuator_biasprm, IMP_NGAIN * nu) X(double, actuator_ctrlrange, 2 * nu)        \
+  X(double, actuator_forcerange, 2 * nu) X(double, key_time, nkey)                         \
+  X(double, key_qpos, nkey * nq) X(double, key_qvel, nkey * nv)                            \
+  X(double, key_ctrl, nkey * nu) X(double, qpos0, nq) X(double, qpos_spring, nq)           \
+  X(int, name_bodyadr, nbody) X(int, name_jntadr, njnt) X(int, name_geomadr, ngeom)        \
+  X(int, name_siteadr, nsite) X(int, name_camadr, ncam) X(int, name_lightadr, nlight)      \
+  X(int, name_actuatoradr, nu) X(int, name_keyadr, nkey) X(int, name_matadr, nmat)         \
+  X(int, name_texadr, ntex) X(char, names, nnames) X(char, paths, npaths)
+
+static size_t align64(size_t x) { return (x + 63) & ~(size_t)63; }
+
+/* one allocation for every array of m (sizes already set) */
+static void allocate(ld_ctx* c, imp_model* m) {
+  int nbody = m->nbody, njnt = m->njnt, nv = m->nv, nq = m->nq, ngeom = m->ngeom,
+      nsite = m->nsite, ncam = m->ncam, nlight = m->nlight, nmat = m->nmat, ntex = m->ntex,
+      nu = m->nu, nkey = m->nkey, nnames = m->nnames, npaths = m->npaths;
+  size_t off = 0;
+#define X(type, field, count) off = align64(off) + sizeof(type) * (size_t)(count);
+  LD_ARRAYS(X)
+#undef X
+  m->nbuffer = off ? off : 1;
+  m->buffer = calloc(1, m->nbuffer);
+  if (!m->buffer) ld_error(c, "", 0, "out of memory");
+  char* b = m->buffer;
+  off = 0;
+#define X(type, field, count)            \
+  off = align64(off);                     \
+  m->field = (type*)(void*)(b + off);     \
+  off += sizeof(type) * (size_t)(count);
+  LD_ARRAYS(X)
+#undef X
+}
+
+/* stable order of n objects by their body id: perm[k] = index of the k-th */
+static int* order_by_body(ld_ctx* c, const int* bodyof, int n, int nbody, int* num, int* adr) {
+  int* perm = ld_alloc(c, sizeof(int) * (size_t)(n + 1));
+  int k = 0;
+  for (int b = 0; b < nbody; b++) {
+    if (num) {
+      num[b] = 0;
+      adr[b] = -1;
+    }
+    for (int i = 0; i < n; i++)
+      if (bodyof[i] == b) {
+        if (num && !num[b]++) adr[b] = k;
+        perm[k++] = i;
+      }
+  }
+  return perm;
+}
+
+static void check_unique(ld_ctx* c, ld_vec* v, const char* what) {
+  /* every spec struct starts with name, file, line */
+  for (int i = 0; i < v->n; i++) {
+    const char** a = (const char**)(void*)(v->data + (size_t)i * v->elsz);
+    if (!a[0] || !a[0][0]) continue;
+    for (int j = 0; j < i; j++) {
+      const char** b = (const char**)(void*)(v->data + (size_t)j * v->elsz);
+      if (b[0] && !strcmp(a[0], b[0]))
+        ld_error(c, a[1], *(const int*)(a + 2), "repeated %s name '%s'", what, a[0]);
+    }
+  }
+}
+
+static int body_id(ld_ctx* c, const char* name, const char* file, int line) {
+  for (int i = 0; i < c->bodies.n; i++) {
+    const char* s = LD_AT(c->bodies, ld_body, i)->name;
+    if (s && !strcmp(s, name)) return i;
+  }
+  ld_error(c, file, line, "unknown body '%s'", name);
+}
+
+static int material_id(ld_ctx* c, const char* name, const char* file, int line) {
+  if (!name) return -1;
+  for (int i = 0; i < c->materials.n; i++) {
+    const char* s = LD_AT(c->materials, ld_material, i)->name;
+    if (s && !strcmp(s, name)) return i;
+  }
+  ld_error(c, file, line, "unknown material '%s'", name);
+}
+
+/* fromto and the number of size values of a geom or site */
+static void resolve_shape(ld_ctx* c, ld_geom* g, int isgeom) {
+  int t = g->type;
+  int elongated = t == IMP_GEOM_CAPSULE || t == IMP_GEOM_CYLINDER || t == IMP_GEOM_BOX ||
+                  t == IMP_GEOM_ELLIPSOID;
+  if (g->has_fromto) {
+    if (!elongated)
+      ld_error(c, g->file, g->line, "fromto is not allowed for this %s type",
+               isgeom ? "geom" : "site");
+    double v[3];
+    for (int i = 0; i < 3; i++) {
+      g->pos[i] = 0.5 * (g->fromto[i] + g->fromto[i + 3]);
+      v[i] = g->fromto[i + 3] - g->fromto[i];
+    }
+    if (imp_norm3(v) < IMP_MINVAL) ld_error(c, g->file, g->line, "fromto has zero length");
+    imp_quat_z2vec(g->quat, v);
+    int k = (t == IMP_GEOM_CAPSULE || t == IMP_GEOM_CYLINDER) ? 1 : 2;
+    g->size[k] = 0.5 * imp_norm3(v);
+    if (g->nsize < k) g->nsize = k; /* the given sizes come before the length */
+  }
+  if (!isgeom) return;
+  int need = t == IMP_GEOM_SPHERE ? 1 : (t == IMP_GEOM_CAPSULE || t == IMP_GEOM_CYLINDER) ? 2
+             : (t == IMP_GEOM_BOX || t == IMP_GEOM_ELLIPSOID)                         ? 3
+                                                                                      : 0;
+  int have = g->nsize + (g->has_fromto && elongated ? 1 : 0);
+  if (g->has_fromto && g->nsize >= need) have = need;
+  if (have < need)
+    ld_error(c, g->file, g->line, "geom size: expected %d values, got %d", need,
+             g->nsize);
+  for (int i = 0; i < need; i++)
+    if (!(g->size[i] > 0)) ld_error(c, g->file, g->line, "geom size must be positive");
+}
+
+static double rbound(const ld_geom* g) {
+  const double* s = g->size;
+  switch (g->type) {
+    case IMP_GEOM_SPHERE: return s[0];
+    case IMP_GEOM_CAPSULE: return s[0] + s[1];
+    case IMP_GEOM_CYLINDER: return sqrt(s[0] * s[0] + s[1] * s[1]);
+    case IMP_GEOM_BOX: return imp_norm3(s);
+    case IMP_GEOM_ELLIPSOID: return fmax(s[0], fmax(s[1], s[2]));
+    default: return 0;
+  }
+}
+
+/* copy names into m->names and set the offsets; "" for unnamed */
+static void put_names(imp_model* m, int* pos, int* adr, ld_vec* v) {
+  for (int i = 0; i < v->n; i++) {
+    const char* s = *(const char**)(void*)(v->data + (size_t)i * v->elsz);
+    if (!s || !s[0]) {
+      adr[i] = (int)strlen(m->names); /* the empty string after the model name */
+      continue;
+    }
+    adr[i] = *pos;
+    size_t n = strlen(s) + 1;
+    memcpy(m->names + *pos, s, n);
+    *pos += (int)n;
+  }
+}
+
+static size_t names_bytes(ld_vec* v) {
+  size_t n = 0;
+  for (int i = 0; i < v->n; i++) {
+    const char* s = *(const char**)(void*)(v->data + (size_t)i * v->elsz);
+    if (s) n += strlen(s) + 1;
+  }
+  return n;
+}
+
+/* gather kept elements of v in the order perm into a fresh vector */
+static void permute(ld_ctx* c, ld_vec* v, const int* perm, int n) {
+  char* d = malloc(v->elsz * (size_t)(n ? n : 1));
+  if (!d) ld_error(c, "", 0, "out of memory");
+  for (int i = 0; i < n; i++)
+    memcpy(d + (size_t)i * v->elsz, v->data + (size_t)perm[i] * v->elsz, v->elsz);
+  free(v->data);
+  v->data = d;
+  v->n = v->cap = n;
+}
+
+imp_model* ld_compile(ld_ctx* c) {
+  int nbody = c->bodies.n;
+  ld_body* B = (ld_body*)c->bodies.data;
+  double deg = c->degree ? IMP_PI / 180 : 1;
+
+  /* ---- geoms: drop mesh/hfield geoms, resolve shapes, order by body ---- */
+  int* keep = ld_alloc(c, sizeof(int) * (size_t)(c->geoms.n + 1));
+  int nkeep = 0;
+  for (int i = 0; i < c->geoms.n; i++) {
+    ld_geom* g = LD_AT(c->geoms, ld_geom, i);
+    if (g->type == IMP_GEOM_MESH || g->type == IMP_GEOM_HFIELD) {
+      ld_warning(c, "geom/mesh", g->file, g->line,
+                 "geom type '%s' is not supported yet (geom skipped)",
+                 g->type == IMP_GEOM_MESH ? "mesh" : "hfield");
+      continue;
+    }
+    resolve_shape(c, g, 1);
+    keep[nkeep++] = i;
+  }
+  permute(c, &c->geoms, keep, nkeep);
+  for (int i = 0; i < c->sites.n; i++) resolve_shape(c, LD_AT(c->sites, ld_geom, i), 0);
+
+  /* body ids of each object kind, then the stable orders */
+  ld_vec* owned[] = {&c->joints, &c->geoms, &c->sites, &c->cameras, &c->lights};
+  size_t bodyoff[] = {offsetof(ld_joint, body), offsetof(ld_geom, body), offsetof(ld_geom, body),
+                      offsetof(ld_camera, body), offsetof(ld_light, body)};
+  int* jntnum = ld_alloc(c, sizeof(int) * (size_t)nbody);
+  int* jntadr = ld_alloc(c, sizeof(int) * (size_t)nbody);
+  int* geomnum = ld_alloc(c, sizeof(int) * (size_t)nbody);
+  int* geomadr = ld_alloc(c, sizeof(int) * (size_t)nbody);
+  for (int k = 0; k < 5; k++) {
+    ld_vec* v = owned[k];
+    int* bodyof = ld_alloc(c, sizeof(int) * (size_t)(v->n + 1));
+    for (int i = 0; i < v->n; i++)
+      bodyof[i] = *(int*)(void*)(v->data + (size_t)i * v->elsz + bodyoff[k]);
+    int* perm = order_by_body(c, bodyof, v->n, nbody, k == 0 ? jntnum : k == 1 ? geomnum : NULL,
+                              k == 0 ? jntadr : geomadr);
+    permute(c, v, perm, v->n);
+  }
+  ld_joint* J = (ld_joint*)c->joints.data;
+  ld_geom* G = (ld_geom*)c->geoms.data;
+
+  /* ---- names must be unique within a type ---- */
+  check_unique(c, &c->bodies, "body");
+  check_unique(c, &c->joints, "joint");
+  check_unique(c, &c->geoms, "geom");
+  check_unique(c, &c->sites, "site");
+  check_unique(c, &c->cameras, "camera");
+  check_unique(c, &c->lights, "light");
+  check_unique(c, &c->materials, "material");
+  check_unique(c, &c->textures, "texture");
+  check_unique(c, &c->actuators, "actuator");
+  check_unique(c, &c->keys, "key");
+
+  /* ---- joints: sizes and checks ---- */
+  int nq = 0, nv = 0;
+  for (int j = 0; j < c->joints.n; j++) {
+    ld_joint* jt = &J[j];
+    if (jt->type == IMP_JNT_FREE && B[jt->body].parent != 0)
+      ld_error(c, jt->file, jt->line, "free joint must be in a top-level body");
+    nq += jt->type == IMP_JNT_FREE ? 7 : jt->type == IMP_JNT_BALL ? 4 : 1;
+    nv += jt->type == IMP_JNT_FREE ? 6 : jt->type == IMP_JNT_BALL ? 3 : 1;
+    if (jt->limited < 0) jt->limited = c->autolimits ? jt->has_range : 0;
+    if (jt->type == IMP_JNT_HINGE || jt->type == IMP_JNT_BALL) {
+      jt->range[0] *= deg;
+      jt->range[1] *= deg;
+    }
+    if (jt->type == IMP_JNT_HINGE) {
+      jt->ref *= deg;
+      jt->springref *= deg;
+    }
+    if (jt->limited && jt->type != IMP_JNT_BALL && jt->range[0] >= jt->range[1])
+      ld_error(c, jt->file, jt->line, "joint range: lower limit must be below upper limit");
+    if (jt->limited && jt->type == IMP_JNT_FREE)
+      ld_error(c, jt->file, jt->line, "free joints cannot be limited");
+  }
+
+  /* ---- materials, textures, cameras, lights references ---- */
+  int* mattex = ld_alloc(c, sizeof(int) * (size_t)(c->materials.n + 1));
+  for (int i = 0; i < c->materials.n; i++) {
+    ld_material* mt = LD_AT(c->materials, ld_material, i);
+    mattex[i] = -1;
+    if (!mt->texture) continue;
+    for (int t = 0; t < c->textures.n; t++) {
+      const char* s = LD_AT(c->textures, ld_texture, t)->name;
+      if (s && !strcmp(s, mt->texture)) mattex[i] = t;
+    }
+    if (mattex[i] < 0) ld_error(c, mt->file, mt->line, "unknown texture '%s'", mt->texture);
+  }
+
+  /* ---- actuators: joint references, skipped transmissions ---- */
+  int* actjnt = ld_alloc(c, sizeof(int) * (size_t)(c->actuators.n + 1));
+  int* actkeep = ld_alloc(c, sizeof(int) * (size_t)(c->actuators.n + 1));
+  int nu = 0;
+  for (int i = 0; i < c->actuators.n; i++) {
+    ld_actuator* a = LD_AT(c->actuators, ld_actuator, i);
+    int j = -1;
+    for (int k = 0; k < c->joints.n && j < 0; k++)
+      if (J[k].name && !strcmp(J[k].name, a->joint)) j = k;
+    if (j < 0) ld_error(c, a->file, a->line, "unknown joint '%s'", a->joint);
+    if (J[j].type == IMP_JNT_FREE || J[j].type == IMP_JNT_BALL) {
+      ld_warning(c, "actuator/balljoint", a->file, a->line,
+                 "actuators on free or ball joints are not supported yet (actuator skipped)");
+      continue;
+    }
+    if (a->ctrllimited < 0) a->ctrllimited = c->autolimits ? a->has_ctrlrange : 0;
+    if (a->forcelimited < 0) a->forcelimited = c->autolimits ? a->has_forcerange : 0;
+    if (a->ctrllimited && a->ctrlrange[0] >= a->ctrlrange[1])
+      ld_error(c, a->file, a->line, "invalid ctrlrange");
+    if (a->forcelimited && a->forcerange[0] >= a->forcerange[1])
+      ld_error(c, a->file, a->line, "invalid forcerange");
+    actjnt[nu] = j;
+    actkeep[nu++] = i;
+  }
+  permute(c, &c->actuators, actkeep, nu);
+
+  /* ---- keyframes ---- */
+  for (int i = 0; i < c->keys.n; i++) {
+    ld_key* k = LD_AT(c->keys, ld_key, i);
+    if (k->nqpos >= 0 && k->nqpos != nq)
+      ld_error(c, k->file, k->line, "key qpos: expected %d numbers, got %d", nq, k->nqpos);
+    if (k->nqvel >= 0 && k->nqvel != nv)
+      ld_error(c, k->file, k->line, "key qvel: expected %d numbers, got %d", nv, k->nqvel);
+    if (k->nctrl >= 0 && k->nctrl != nu)
+      ld_error(c, k->file, k->line, "key ctrl: expected %d numbers, got %d", nu, k->nctrl);
+  }
+
+  /* ---- sizes, allocation ---- */
+  imp_model* m = calloc(1, sizeof *m);
+  if (!m) ld_error(c, "", 0, "out of memory");
+  c->building = m;
+  m->nq = nq;
+  m->nv = nv;
+  m->nu = nu;
+  m->nbody = nbody;
+  m->njnt = c->joints.n;
+  m->ngeom = c->geoms.n;
+  m->nsite = c->sites.n;
+  m->ncam = c->cameras.n;
+  m->nlight = c->lights.n;
+  m->nmat = c->materials.n;
+  m->ntex = c->textures.n;
+  m->nkey = c->keys.n;
+  m->opt = c->opt;
+  m->vis = c->vis;
+  const char* mname = c->modelname ? c->modelname : "";
+  size_t nn = strlen(mname) + 2;
+  ld_vec* named[] = {&c->bodies, &c->joints,    &c->geoms,    &c->sites,    &c->cameras,
+                     &c->lights, &c->actuators, &c->keys,     &c->materials, &c->textures};
+  for (int k = 0; k < 10; k++) nn += names_bytes(named[k]);
+  m->nnames = (int)nn;
+  size_t np = 0;
+  for (int t = 0; t < c->textures.n; t++) {
+    const char* p = LD_AT(c->textures, ld_texture, t)->path;
+    if (p) np += strlen(p) + 1;
+  }
+  m->npaths = (int)np;
+  int nM = 0;
+  m->nM = 0; /* set below, after dof_Madr; no array depends on it */
+  allocate(c, m);
+
+  /* ---- bodies and joints ---- */
+  int qa = 0, da = 0;
+  for (int b = 0; b < nbody; b++) {
+    ld_body* bd = &B[b];
+    m->body_parentid[b] = b ? bd->parent : 0;
+    m->body_rootid[b] = b == 0 ? 0 : bd->parent == 0 ? b : m->body_rootid[bd->parent];
+    imp_copy(m->body_pos + 3 * b, bd->pos, 3);
+    imp_copy(m->body_quat + 4 * b, bd->quat, 4);
+    m->body_jntnum[b] = jntnum[b];
+    m->body_jntadr[b] = jntadr[b];
+    m->body_geomnum[b] = geomnum[b];
+    m->body_geomadr[b] = geomadr[b];
+    m->body_dofnum[b] = 0;
+    m->body_dofadr[b] = -1;
+    for (int j = jntadr[b]; j >= 0 && j < jntadr[b] + jntnum[b]; j++) {
+      ld_joint* jt = &J[j];
+      int nqj = jt->type == IMP_JNT_FREE ? 7 : jt->type == IMP_JNT_BALL ? 4 : 1;
+      int nvj = jt->type == IMP_JNT_FREE ? 6 : jt->type == IMP_JNT_BALL ? 3 : 1;
+      m->jnt_type[j] = jt->type;
+      m->jnt_qposadr[j] = qa;
+      m->jnt_dofadr[j] = da;
+      m->jnt_bodyid[j] = b;
+      m->jnt_limited[j] = jt->limited;
+      imp_copy(m->jnt_pos + 3 * j, jt->pos, 3);
+      imp_copy(m->jnt_axis + 3 * j, jt->axis, 3);
+      m->jnt_stiffness[j] = jt->stiffness;
+      imp_copy(m->jnt_range + 2 * j, jt->range, 2);
+      if (jt->type == IMP_JNT_FREE) {
+        imp_copy(m->qpos0 + qa, bd->pos, 3);
+        imp_copy(m->qpos0 + qa + 3, bd->quat, 4);
+        imp_copy(m->qpos_spring + qa, m->qpos0 + qa, 7);
+      } else if (jt->type == IMP_JNT_BALL) {
+        m->qpos0[qa] = m->qpos_spring[qa] = 1;
+      } else {
+        m->qpos0[qa] = jt->ref;
+        m->qpos_spring[qa] = jt->springref;
+      }
+      if (m->body_dofadr[b] < 0) m->body_dofadr[b] = da;
+      m->body_dofnum[b] += nvj;
+      for (int k = 0; k < nvj; k++) {
+        int d = da + k;
+        m->dof_bodyid[d] = b;
+        m->dof_jntid[d] = j;
+        m->dof_armature[d] = jt->armature;
+        m->dof_damping[d] = jt->damping;
+        if (d > m->body_dofadr[b]) {
+          m->dof_parentid[d] = d - 1;
+        } else { /* last dof of the nearest ancestor with dofs */
+          int p = bd->parent, pd = -1;
+          while (p > 0 && pd < 0) {
+            if (m->body_dofnum[p] > 0) pd = m->body_dofadr[p] + m->body_dofnum[p] - 1;
+            p = B[p].parent;
+          }
+          m->dof_parentid[d] = pd;
+        }
+      }
+      qa += nqj;
+      da += nvj;
+    }
+  }
+  for (int d = 0; d < nv; d++) {
+    m->dof_Madr[d] = nM;
+    for (int p = d; p >= 0; p = m->dof_parentid[p]) nM++;
+  }
+  m->nM = nM;
+
+  /* ---- mass properties ---- */
+  int* gi = ld_alloc(c, sizeof(int) * (size_t)(c->geoms.n + 1));
+  for (int b = 1; b < nbody; b++) {
+    ld_body* bd = &B[b];
+    int moving = 0; /* the body or an ancestor has joints */
+    for (int p = b; p > 0 && !moving; p = B[p].parent) moving = jntnum[p] > 0;
+    int ng = 0;
+    for (int g = geomadr[b]; g >= 0 && g < geomadr[b] + geomnum[b]; g++) {
+      if (G[g].type == IMP_GEOM_PLANE && moving)
+        ld_error(c, G[g].file, G[g].line, "plane geoms are only allowed in static bodies");
+      if (G[g].group >= c->inertiagroup[0] && G[g].group <= c->inertiagroup[1]) gi[ng++] = g;
+    }
+    int fromgeom = c->inertiafromgeom == 1 || (c->inertiafromgeom == 2 && !bd->has_inertial);
+    if (fromgeom) {
+      ld_body_from_geoms(c, gi, ng, &bd->mass, bd->ipos, bd->iquat, bd->inertia);
+    } else if (!bd->has_inertial) {
+      bd->mass = 0;
+      imp_zero(bd->ipos, 3);
+      imp_zero(bd->inertia, 3);
+      imp_quat_identity(bd->iquat);
+    }
+    if (c->boundmass > 0 && bd->mass < c->boundmass) bd->mass = c->boundmass;
+    for (int i = 0; i < 3 && c->boundinertia > 0; i++)
+      if (bd->inertia[i] < c->boundinertia) bd->inertia[i] = c->boundinertia;
+  }
+  for (int b = 0; b < nbody; b++) {
+    m->body_mass[b] = B[b].mass;
+    imp_copy(m->body_ipos + 3 * b, B[b].ipos, 3);
+    imp_copy(m->body_iquat + 4 * b, B[b].iquat, 4);
+    imp_copy(m->body_inertia + 3 * b, B[b].inertia, 3);
+  }
+  for (int b = nbody - 1; b >= 0; b--) {
+    m->body_subtreemass[b] += m->body_mass[b];
+    if (b > 0) m->body_subtreemass[B[b].parent] += m->body_subtreemass[b];
+  }
+  for (int b = 1; b < nbody; b++) {
+    if (!jntnum[b]) continue;
+    int bad = m->body_mass[b] < IMP_MINVAL;
+    for (int i = 0; i < 3; i++) bad |= m->body_inertia[3 * b + i] < IMP_MINVAL;
+    if (bad && m->body_subtreemass[b] - m->body_mass[b] < IMP_MINVAL)
+      ld_error(c, B[b].file, B[b].line,
+               "mass and inertia of moving bodies must be larger than %g", IMP_MINVAL);
+  }
+
+  /* ---- geoms and sites ---- */
+  for (int g = 0; g < m->ngeom; g++) {
+    ld_geom* s = &G[g];
+    m->geom_type[g] = s->type;
+    m->geom_contype[g] = s->contype;
+    m->geom_conaffinity[g] = s->conaffinity;
+    m->geom_condim[g] = s->condim;
+    m->geom_bodyid[g] = s->body;
+    m->geom_group[g] = s->group;
+    m->geom_matid[g] = material_id(c, s->material, s->file, s->line);
+    imp_copy(m->geom_size + 3 * g, s->size, 3);
+    imp_copy(m->geom_pos + 3 * g, s->pos, 3);
+    imp_copy(m->geom_quat + 4 * g, s->quat, 4);
+    imp_copy(m->geom_friction + 3 * g, s->friction, 3);
+    m->geom_margin[g] = s->margin;
+    m->geom_gap[g] = s->gap;
+    m->geom_rbound[g] = rbound(s);
+    memcpy(m->geom_rgba + 4 * g, s->rgba, sizeof s->rgba);
+  }
+  for (int i = 0; i < m->nsite; i++) {
+    ld_geom* s = LD_AT(c->sites, ld_geom, i);
+    m->site_type[i] = s->type;
+    m->site_bodyid[i] = s->body;
+    m->site_group[i] = s->group;
+    m->site_matid[i] = material_id(c, s->material, s->file, s->line);
+    imp_copy(m->site_size + 3 * i, s->size, 3);
+    imp_copy(m->site_pos + 3 * i, s->pos, 3);
+    imp_copy(m->site_quat + 4 * i, s->quat, 4);
+    memcpy(m->site_rgba + 4 * i, s->rgba, sizeof s->rgba);
+  }
+
+  /* ---- cameras and lights ---- */
+  for (int i = 0; i < m->ncam; i++) {
+    ld_camera* s = LD_AT(c->cameras, ld_camera, i);
+    m->cam_bodyid[i] = s->body;
+    m->cam_mode[i] = s->mode;
+    m->cam_targetbodyid[i] = -1;
+    if (s->mode >= 3) {
+      if (!s->target) ld_error(c, s->file, s->line, "camera mode needs a target body");
+      m->cam_targetbodyid[i] = body_id(c, s->target, s->file, s->line);
+    }
+    imp_copy(m->cam_pos + 3 * i, s->pos, 3);
+    imp_copy(m->cam_quat + 4 * i, s->quat, 4);
+    m->cam_fovy[i] = s->fovy;
+  }
+  for (int i = 0; i < m->nlight; i++) {
+    ld_light* s = LD_AT(c->lights, ld_light, i);
+    m->light_bodyid[i] = s->body;
+    m->light_mode[i] = s->mode;
+    m->light_targetbodyid[i] = -1;
+    if (s->mode >= 3) {
+      if (!s->target) ld_error(c, s->file, s->line, "light mode needs a target body");
+      m->light_targetbodyid[i] = body_id(c, s->target, s->file, s->line);
+    }
+    m->light_directional[i] = s->directional;
+    m->light_castshadow[i] = s->castshadow;
+    m->light_active[i] = s->active;
+    imp_copy(m->light_pos + 3 * i, s->pos, 3);
+    imp_copy(m->light_dir + 3 * i, s->dir, 3);
+    memcpy(m->light_attenuation + 3 * i, s->attenuation, sizeof s->attenuation);
+    m->light_cutoff[i] = s->cutoff;
+    m->light_exponent[i] = s->exponent;
+    memcpy(m->light_ambient + 3 * i, s->ambient, sizeof s->ambient);
+    memcpy(m->light_diffuse + 3 * i, s->diffuse, sizeof s->diffuse);
+    memcpy(m->light_specular + 3 * i, s->specular, sizeof s->specular);
+  }
+
+  /* ---- materials and textures ---- */
+  for (int i = 0; i < m->nmat; i++) {
+    ld_material* s = LD_AT(c->materials, ld_material, i);
+    m->mat_texid[i] = mattex[i];
+    m->mat_texuniform[i] = s->texuniform;
+    memcpy(m->mat_texrepeat + 2 * i, s->texrepeat, sizeof s->texrepeat);
+    m->mat_emission[i] = s->emission;
+    m->mat_specular[i] = s->specular;
+    m->mat_shininess[i] = s->shininess;
+    m->mat_reflectance[i] = s->reflectance;
+    memcpy(m->mat_rgba + 4 * i, s->rgba, sizeof s->rgba);
+  }
+  int pa = 0;
+  for (int i = 0; i < m->ntex; i++) {
+    ld_texture* s = LD_AT(c->textures, ld_texture, i);
+    m->tex_type[i] = s->type;
+    m->tex_builtin[i] = s->builtin;
+    m->tex_width[i] = s->width;
+    m->tex_height[i] = s->height;
+    m->tex_fileadr[i] = -1;
+    if (s->path) {
+      m->tex_fileadr[i] = pa;
+      size_t n = strlen(s->path) + 1;
+      memcpy(m->paths + pa, s->path, n);
+      pa += (int)n;
+    }
+    memcpy(m->tex_rgb1 + 3 * i, s->rgb1, sizeof s->rgb1);
+    memcpy(m->tex_rgb2 + 3 * i, s->rgb2, sizeof s->rgb2);
+    memcpy(m->tex_markrgb + 3 * i, s->markrgb, sizeof s->markrgb);
+    m->tex_mark[i] = s->mark;
+    m->tex_random[i] = s->random;
+  }
+
+  /* ---- actuators ---- */
+  for (int i = 0; i < nu; i++) {
+    ld_actuator* a = LD_AT(c->actuators, ld_actuator, i);
+    m->actuator_trntype[i] = IMP_TRN_JOINT;
+    m->actuator_trnid[i] = actjnt[i];
+    m->actuator_dyntype[i] = IMP_DYN_NONE;
+    m->actuator_gaintype[i] = IMP_GAIN_FIXED;
+    m->actuator_biastype[i] = a->biastype;
+    m->actuator_ctrllimited[i] = a->ctrllimited;
+    m->actuator_forcelimited[i] = a->forcelimited;
+    imp_copy(m->actuator_gear + 6 * i, a->gear, 6);
+    imp_copy(m->actuator_gainprm + IMP_NGAIN * i, a->gainprm, IMP_NGAIN);
+    imp_copy(m->actuator_biasprm + IMP_NGAIN * i, a->biasprm, IMP_NGAIN);
+    imp_copy(m->actuator_ctrlrange + 2 * i, a->ctrlrange, 2);
+    imp_copy(m->actuator_forcerange + 2 * i, a->forcerange, 2);
+  }
+
+  /* ---- keyframes ---- */
+  for (int i = 0; i < m->nkey; i++) {
+    ld_key* k = LD_AT(c->keys, ld_key, i);
+    m->key_time[i] = k->time;
+    imp_copy(m->key_qpos + nq * i, k->nqpos >= 0 ? k->qpos : m->qpos0, nq);
+    if (k->nqvel >= 0) imp_copy(m->key_qvel + nv * i, k->qvel, nv);
+    if (k->nctrl >= 0) imp_copy(m->key_ctrl + nu * i, k->ctrl, nu);
+  }
+
+  /* ---- names ---- */
+  int pos = (int)strlen(mname) + 2;
+  memcpy(m->names, mname, strlen(mname) + 1);
+  put_names(m, &pos, m->name_bodyadr, &c->bodies);
+  put_names(m, &pos, m->name_jntadr, &c->joints);
+  put_names(m, &pos, m->name_geomadr, &c->geoms);
+  put_names(m, &pos, m->name_siteadr, &c->sites);
+  put_names(m, &pos, m->name_camadr, &c->cameras);
+  put_names(m, &pos, m->name_lightadr, &c->lights);
+  put_names(m, &pos, m->name_actuatoradr, &c->actuators);
+  put_names(m, &pos, m->name_keyadr, &c->keys);
+  put_names(m, &pos, m->name_matadr, &c->materials);
+  put_names(m, &pos, m->name_texadr, &c->textures);
+
+  /* ---- extent: twice the farthest geom reach at qpos0, at least 1 ---- */
+  double* xpos = ld_alloc(c, sizeof(double) * 3 * (size_t)nbody);
+  double* xquat = ld_alloc(c, sizeof(double) * 4 * (size_t)nbody);
+  imp_quat_identity(xquat);
+  double reach = 0;
+  for (int b = 1; b < nbody; b++) {
+    int p = B[b].parent;
+    double r[3];
+    imp_quat_rotate(r, xquat + 4 * p, B[b].pos);
+    for (int i = 0; i < 3; i++) xpos[3 * b + i] = xpos[3 * p + i] + r[i];
+    imp_quat_mul(xquat + 4 * b, xquat + 4 * p, B[b].quat);
+    reach = fmax(reach, imp_norm3(xpos + 3 * b));
+  }
+  for (int g = 0; g < m->ngeom; g++) {
+    double r[3], w[3];
+    int b = G[g].body;
+    imp_quat_rotate(r, xquat + 4 * b, G[g].pos);
+    for (int i = 0; i < 3; i++) w[i] = xpos[3 * b + i] + r[i];
+    reach = fmax(reach, imp_norm3(w) + m->geom_rbound[g]);
+  }
+  m->extent = fmax(1, 2 * reach);
+
+  /* ---- warnings: their own allocation, freed with the model ---- */
+  m->nwarning = c->nwarning;
+  m->warnings = malloc(c->nwarn_bytes + 1);
+  if (!m->warnings) ld_error(c, "", 0, "out of memory");
+  if (c->nwarn_bytes) memcpy(m->warnings, c->warn, c->nwarn_bytes);
+  m->warnings[c->nwarn_bytes] = 0;
+  return m;
+}

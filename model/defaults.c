@@ -1,0 +1,316 @@
+/* Default classes and the attribute readers of MJCF elements.
+ *
+ * A class holds one complete struct per element kind (joint, geom, site,
+ * camera, light, material, actuator). Class "main" starts from MJCF's
+ * built-in values; a nested <default class="x"> starts as a copy of its
+ * parent after the parent's own elements were applied. A real element starts
+ * from its class (its class= attribute, else the childclass of the nearest
+ * enclosing body that has one, else "main") and its own attributes override:
+ * the same reader applies the attributes in both places.
+ *
+ * Actuators: MJCF keeps a single actuator default per class. Each shortcut
+ * in a <default> (<motor>, <position>, <velocity>, <general>) is applied to
+ * that one default exactly as the shortcut applies to a real actuator: the
+ * common fields (gear, ctrlrange, forcerange, ctrllimited, forcelimited) are
+ * set where given, and the shortcut sets gain and bias: motor gain 1 and no
+ * bias; position kp (default: the class's gainprm[0]) with bias (0, -kp, 0);
+ * velocity kv likewise with bias (0, 0, -kv); general its explicit
+ * gainprm/biasprm/types. A real actuator then applies its own shortcut on
+ * top of its class default, so <position/> in a class whose default was
+ * <position kp="5"/> gets kp 5. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "loader.h"
+#include "mathx.h"
+#include "quat.h"
+
+void ld_defaults_builtin(ld_class* cls) {
+  memset(cls, 0, sizeof *cls);
+  ld_joint* j = &cls->joint;
+  j->type = IMP_JNT_HINGE;
+  j->axis[2] = 1;
+  j->limited = -1;
+
+  ld_geom* g = &cls->geom;
+  g->type = IMP_GEOM_SPHERE;
+  g->quat[0] = 1;
+  g->density = 1000;
+  g->rgba[0] = g->rgba[1] = g->rgba[2] = 0.5f;
+  g->rgba[3] = 1;
+  g->friction[0] = 1;
+  g->friction[1] = 0.005;
+  g->friction[2] = 0.0001;
+  g->contype = g->conaffinity = 1;
+  g->condim = 3;
+
+  ld_geom* s = &cls->site;
+  s->type = IMP_GEOM_SPHERE;
+  s->quat[0] = 1;
+  s->size[0] = s->size[1] = s->size[2] = 0.005;
+  s->nsize = 3;
+  s->rgba[0] = s->rgba[1] = s->rgba[2] = 0.5f;
+  s->rgba[3] = 1;
+
+  cls->camera.quat[0] = 1;
+  cls->camera.fovy = 45;
+
+  ld_light* l = &cls->light;
+  l->dir[2] = -1;
+  l->castshadow = 1;
+  l->active = 1;
+  l->attenuation[0] = 1;
+  l->cutoff = 45;
+  l->exponent = 10;
+  l->diffuse[0] = l->diffuse[1] = l->diffuse[2] = 0.7f;
+  l->specular[0] = l->specular[1] = l->specular[2] = 0.3f;
+
+  ld_material* m = &cls->material;
+  m->texrepeat[0] = m->texrepeat[1] = 1;
+  m->specular = 0.5f;
+  m->shininess = 0.5f;
+  m->rgba[0] = m->rgba[1] = m->rgba[2] = m->rgba[3] = 1;
+
+  ld_actuator* a = &cls->actuator;
+  a->gear[0] = 1;
+  a->ctrllimited = a->forcelimited = -1;
+  a->gainprm[0] = 1;
+}
+
+int ld_find_class(ld_ctx* c, ld_node* at, const char* name) {
+  for (int i = 0; i < c->classes.n; i++)
+    if (!strcmp(LD_AT(c->classes, ld_class, i)->name, name)) return i;
+  ld_error(c, at->file, at->line, "unknown default class '%s'", name);
+}
+
+static const char* const geom_types[] = {"plane", "hfield", "sphere", "capsule", "ellipsoid",
+                                         "cylinder", "box", "mesh", NULL};
+
+void ld_read_joint(ld_ctx* c, ld_node* n, ld_joint* j) {
+  static const char* const types[] = {"free", "ball", "slide", "hinge", NULL};
+  static const char* const ok[] = {"solref", "solimp", "solreflimit", "solimplimit",
+                                   "solreffriction", "solimpfriction", "margin", "group",
+                                   "user", NULL};
+  const char* t = ld_attr_str(n, "type");
+  if (t) {
+    int known = 0;
+    for (int i = 0; types[i]; i++)
+      if (!strcmp(t, types[i])) {
+        j->type = i;
+        known = 1;
+      }
+    if (!known) ld_error(c, n->file, n->line, "unknown joint type '%s'", t);
+  }
+  ld_attr_nums(c, n, "pos", j->pos, 3, 3);
+  if (ld_attr_nums(c, n, "axis", j->axis, 3, 3) > 0 && imp_normalize3(j->axis) < IMP_MINVAL)
+    ld_error(c, n->file, n->line, "joint axis is zero");
+  if (ld_attr_nums(c, n, "range", j->range, 2, 2) > 0) j->has_range = 1;
+  ld_attr_limited(c, n, "limited", &j->limited);
+  ld_attr_nums(c, n, "damping", &j->damping, 1, 1);
+  ld_attr_nums(c, n, "stiffness", &j->stiffness, 1, 1);
+  ld_attr_nums(c, n, "springref", &j->springref, 1, 1);
+  ld_attr_nums(c, n, "armature", &j->armature, 1, 1);
+  ld_attr_nums(c, n, "ref", &j->ref, 1, 1);
+  double fl = 0;
+  if (ld_attr_nums(c, n, "frictionloss", &fl, 1, 1) > 0 && fl > 0)
+    ld_warning(c, "joint/frictionloss", n->file, n->line,
+               "joint frictionloss is not supported yet (ignored)");
+  ld_accept(n, ok);
+}
+
+/* attributes geoms and sites share */
+static void read_geomlike(ld_ctx* c, ld_node* n, ld_geom* g) {
+  const char* t = ld_attr_str(n, "type");
+  if (t) {
+    int known = 0;
+    for (int i = 0; geom_types[i]; i++)
+      if (!strcmp(t, geom_types[i])) {
+        g->type = i;
+        known = 1;
+      }
+    if (!known) ld_error(c, n->file, n->line, "unknown %s type '%s'", n->name, t);
+  }
+  double sz[3];
+  int k = ld_attr_nums(c, n, "size", sz, 0, 3);
+  for (int i = 0; i < k; i++) g->size[i] = sz[i];
+  if (k > g->nsize) g->nsize = k;
+  if (ld_read_frame(c, n, g->pos, g->quat) || ld_attr_str(n, "pos")) g->has_fromto = 0;
+  if (ld_attr_nums(c, n, "fromto", g->fromto, 6, 6) > 0) g->has_fromto = 1;
+  ld_attr_float(c, n, "rgba", g->rgba, 4, 4);
+  ld_attr_int(c, n, "group", &g->group);
+  const char* mat = ld_attr_str(n, "material");
+  if (mat) g->material = mat;
+}
+
+void ld_read_geom(ld_ctx* c, ld_node* n, ld_geom* g) {
+  static const char* const ok[] = {"solref", "solimp", "solmix", "user", "fluidshape",
+                                   "fluidcoef", "fitscale", NULL};
+  read_geomlike(c, n, g);
+  ld_attr_nums(c, n, "density", &g->density, 1, 1);
+  if (ld_attr_nums(c, n, "mass", &g->mass, 1, 1) > 0) g->has_mass = 1;
+  ld_attr_nums(c, n, "friction", g->friction, 1, 3);
+  ld_attr_int(c, n, "contype", &g->contype);
+  ld_attr_int(c, n, "conaffinity", &g->conaffinity);
+  if (ld_attr_int(c, n, "condim", &g->condim) && g->condim != 1 && g->condim != 3 &&
+      g->condim != 4 && g->condim != 6)
+    ld_error(c, n->file, n->line, "condim must be 1, 3, 4 or 6, not %d", g->condim);
+  ld_attr_nums(c, n, "margin", &g->margin, 1, 1);
+  ld_attr_nums(c, n, "gap", &g->gap, 1, 1);
+  ld_attr_int(c, n, "priority", &g->priority);
+  const char* mesh = ld_attr_str(n, "mesh");
+  if (mesh) g->mesh = mesh;
+  const char* hf = ld_attr_str(n, "hfield");
+  if (hf) g->mesh = hf;
+  ld_accept(n, ok);
+}
+
+void ld_read_site(ld_ctx* c, ld_node* n, ld_geom* s) {
+  static const char* const ok[] = {"user", NULL};
+  read_geomlike(c, n, s);
+  ld_accept(n, ok);
+}
+
+static const char* const cam_modes[] = {"fixed", "track", "trackcom", "targetbody",
+                                        "targetbodycom", NULL};
+
+void ld_read_camera(ld_ctx* c, ld_node* n, ld_camera* cam) {
+  static const char* const ok[] = {"ipd", "user", NULL};
+  ld_read_frame(c, n, cam->pos, cam->quat);
+  ld_attr_keyword(c, n, "mode", cam_modes, &cam->mode);
+  const char* t = ld_attr_str(n, "target");
+  if (t) cam->target = t;
+  ld_attr_nums(c, n, "fovy", &cam->fovy, 1, 1);
+  ld_accept(n, ok);
+}
+
+void ld_read_light(ld_ctx* c, ld_node* n, ld_light* l) {
+  static const char* const ok[] = {"bulbradius", NULL};
+  ld_attr_nums(c, n, "pos", l->pos, 3, 3);
+  if (ld_attr_nums(c, n, "dir", l->dir, 3, 3) > 0 && imp_normalize3(l->dir) < IMP_MINVAL)
+    ld_error(c, n->file, n->line, "light dir is zero");
+  ld_attr_bool(c, n, "directional", &l->directional);
+  ld_attr_bool(c, n, "castshadow", &l->castshadow);
+  ld_attr_bool(c, n, "active", &l->active);
+  ld_attr_float(c, n, "attenuation", l->attenuation, 3, 3);
+  ld_attr_float(c, n, "cutoff", &l->cutoff, 1, 1);
+  ld_attr_float(c, n, "exponent", &l->exponent, 1, 1);
+  ld_attr_float(c, n, "ambient", l->ambient, 3, 3);
+  ld_attr_float(c, n, "diffuse", l->diffuse, 3, 3);
+  ld_attr_float(c, n, "specular", l->specular, 3, 3);
+  ld_attr_keyword(c, n, "mode", cam_modes, &l->mode);
+  const char* t = ld_attr_str(n, "target");
+  if (t) l->target = t;
+  ld_accept(n, ok);
+}
+
+void ld_read_material(ld_ctx* c, ld_node* n, ld_material* m) {
+  const char* t = ld_attr_str(n, "texture");
+  if (t) m->texture = t;
+  ld_attr_float(c, n, "texrepeat", m->texrepeat, 2, 2);
+  ld_attr_bool(c, n, "texuniform", &m->texuniform);
+  ld_attr_float(c, n, "emission", &m->emission, 1, 1);
+  ld_attr_float(c, n, "specular", &m->specular, 1, 1);
+  ld_attr_float(c, n, "shininess", &m->shininess, 1, 1);
+  ld_attr_float(c, n, "reflectance", &m->reflectance, 1, 1);
+  ld_attr_float(c, n, "rgba", m->rgba, 4, 4);
+}
+
+int ld_actuator_kind(const char* elem) {
+  static const char* const kinds[] = {"general", "motor", "position", "velocity", NULL};
+  for (int i = 0; kinds[i]; i++)
+    if (!strcmp(elem, kinds[i])) return i;
+  return -1;
+}
+
+void ld_read_actuator(ld_ctx* c, ld_node* n, ld_actuator* a, int kind) {
+  static const char* const ok[] = {"group", "user", "lengthrange", NULL};
+  a->kind = kind;
+  ld_attr_nums(c, n, "gear", a->gear, 1, 6);
+  if (ld_attr_nums(c, n, "ctrlrange", a->ctrlrange, 2, 2) > 0) a->has_ctrlrange = 1;
+  if (ld_attr_nums(c, n, "forcerange", a->forcerange, 2, 2) > 0) a->has_forcerange = 1;
+  ld_attr_limited(c, n, "ctrllimited", &a->ctrllimited);
+  ld_attr_limited(c, n, "forcelimited", &a->forcelimited);
+  if (kind == LD_ACT_MOTOR) {
+    memset(a->gainprm, 0, sizeof a->gainprm);
+    memset(a->biasprm, 0, sizeof a->biasprm);
+    a->gainprm[0] = 1;
+    a->gaintype = IMP_GAIN_FIXED;
+    a->biastype = IMP_BIAS_NONE;
+  } else if (kind == LD_ACT_POSITION || kind == LD_ACT_VELOCITY) {
+    double k = a->gainprm[0];
+    ld_attr_nums(c, n, kind == LD_ACT_POSITION ? "kp" : "kv", &k, 1, 1);
+    memset(a->gainprm, 0, sizeof a->gainprm);
+    memset(a->biasprm, 0, sizeof a->biasprm);
+    a->gainprm[0] = k;
+    a->biasprm[kind == LD_ACT_POSITION ? 1 : 2] = -k;
+    a->gaintype = IMP_GAIN_FIXED;
+    a->biastype = IMP_BIAS_AFFINE;
+  } else {
+    static const char* const gt[] = {"fixed", "affine", "muscle", "user", NULL};
+    static const char* const bt[] = {"none", "affine", "muscle", "user", NULL};
+    static const char* const dt[] = {"none", "integrator", "filter", "muscle", "user",
+                                     "filterexact", NULL};
+    int v;
+    if (ld_attr_keyword(c, n, "gaintype", gt, &v) && v != 0)
+      ld_warning(c, "general/gaintype", n->file, n->line,
+                 "actuator gaintype '%s' is not supported yet (treated as fixed)", gt[v]);
+    if (ld_attr_keyword(c, n, "biastype", bt, &v)) {
+      if (v > 1)
+        ld_warning(c, "general/biastype", n->file, n->line,
+                   "actuator biastype '%s' is not supported yet (treated as none)", bt[v]);
+      a->biastype = v == 1 ? IMP_BIAS_AFFINE : IMP_BIAS_NONE;
+    }
+    if (ld_attr_keyword(c, n, "dyntype", dt, &v) && v != 0)
+      ld_warning(c, "general/dyntype", n->file, n->line,
+                 "actuator dyntype '%s' is not supported yet (treated as none)", dt[v]);
+    ld_attr_nums(c, n, "gainprm", a->gainprm, 1, IMP_NGAIN);
+    ld_attr_nums(c, n, "biasprm", a->biasprm, 1, IMP_NGAIN);
+    double dyn[IMP_NGAIN];
+    ld_attr_nums(c, n, "dynprm", dyn, 1, IMP_NGAIN);
+  }
+  ld_accept(n, ok);
+}
+
+void ld_parse_defaults(ld_ctx* c, ld_node* n, int parent) {
+  int id;
+  const char* name = ld_attr_str(n, "class");
+  if (parent < 0) {
+    id = 0; /* the top-level <default> is class "main" */
+    if (name) LD_AT(c->classes, ld_class, 0)->name = name;
+  } else {
+    if (!name) ld_error(c, n->file, n->line, "nested default without a class name");
+    for (int i = 0; i < c->classes.n; i++)
+      if (!strcmp(LD_AT(c->classes, ld_class, i)->name, name))
+        ld_error(c, n->file, n->line, "repeated default class name '%s'", name);
+    id = c->classes.n;
+    ld_class* cl = ld_push(c, &c->classes);
+    *cl = *LD_AT(c->classes, ld_class, parent);
+    cl->name = name;
+    cl->parent = parent;
+  }
+  ld_warn_unused(c, n);
+  /* the class's own elements first, then nested classes copy the result */
+  for (ld_node* ch = n->child; ch; ch = ch->next) {
+    ld_class* cl = LD_AT(c->classes, ld_class, id);
+    const char* e = ch->name;
+    int kind = ld_actuator_kind(e);
+    if (!strcmp(e, "default")) continue;
+    if (!strcmp(e, "joint")) ld_read_joint(c, ch, &cl->joint);
+    else if (!strcmp(e, "geom")) ld_read_geom(c, ch, &cl->geom);
+    else if (!strcmp(e, "site")) ld_read_site(c, ch, &cl->site);
+    else if (!strcmp(e, "camera")) ld_read_camera(c, ch, &cl->camera);
+    else if (!strcmp(e, "light")) ld_read_light(c, ch, &cl->light);
+    else if (!strcmp(e, "material")) ld_read_material(c, ch, &cl->material);
+    else if (kind >= 0) ld_read_actuator(c, ch, &cl->actuator, kind);
+    else {
+      char key[160];
+      snprintf(key, sizeof key, "e:%s", e);
+      ld_warning(c, key, ch->file, ch->line, "element '%s' is not supported yet (ignored)", e);
+      continue;
+    }
+    ld_warn_unused(c, ch);
+  }
+  for (ld_node* ch = n->child; ch; ch = ch->next)
+    if (!strcmp(ch->name, "default")) ld_parse_defaults(c, ch, id);
+}

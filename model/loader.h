@@ -1,0 +1,259 @@
+/* Private interface of the MJCF loader (model/).
+ *
+ * Loading has three stages:
+ *   xml.c       libxml2 DOM -> a light node tree (ld_node, includes spliced
+ *               in, every node knows its file and line) -> the "spec": plain
+ *               C structs for bodies, joints, geoms ... with defaults applied;
+ *   defaults.c  the built-in MJCF defaults, default classes, and the readers
+ *               that apply an element's attributes onto a struct (shared by
+ *               <default> children and real elements);
+ *   compile.c   spec -> imp_model in one allocation (inertia_from_geom.c
+ *               supplies the mass properties of geoms and bodies).
+ * Errors longjmp back to the entry point with "file:line: message"; every
+ * allocation of the spec lives in an arena or in vectors owned by the
+ * context, so an error path frees everything in one place. */
+#ifndef IMPETUS_LOADER_H
+#define IMPETUS_LOADER_H
+
+#include <setjmp.h>
+#include <stddef.h>
+
+#include "impetus.h"
+
+/* ---- the light node tree ---- */
+
+typedef struct ld_attr {
+  const char* name;
+  const char* value;
+  int used; /* read or knowingly accepted: no "unsupported" warning */
+} ld_attr;
+
+typedef struct ld_node {
+  const char* name;
+  const char* file; /* file the element was read from */
+  int line;
+  int nattr;
+  ld_attr* attr;
+  struct ld_node* child; /* first child element */
+  struct ld_node* next;  /* next sibling element */
+} ld_node;
+
+/* ---- spec objects ---- */
+
+typedef struct ld_joint {
+  const char* name;
+  const char* file;
+  int line;
+  int body;
+  int type;          /* imp_joint_type */
+  double pos[3], axis[3];
+  double range[2];   /* raw file units */
+  int has_range;
+  int limited;       /* 0, 1, or -1: auto */
+  double damping, stiffness, springref, armature, ref; /* raw file units */
+} ld_joint;
+
+typedef struct ld_geom {
+  const char* name;
+  const char* file;
+  int line;
+  int body;
+  int type;          /* imp_geom_type */
+  double size[3];
+  int nsize;         /* size values given (defaults included) */
+  double pos[3], quat[4];
+  double fromto[6];
+  int has_fromto;
+  double density, mass;
+  int has_mass;
+  float rgba[4];
+  double friction[3];
+  int contype, conaffinity, condim, group, priority;
+  double margin, gap;
+  const char* material;
+  const char* mesh;
+} ld_geom;
+
+typedef struct ld_camera {
+  const char* name;
+  const char* file;
+  int line;
+  int body;
+  double pos[3], quat[4];
+  int mode;
+  const char* target;
+  double fovy;
+} ld_camera;
+
+typedef struct ld_light {
+  const char* name;
+  const char* file;
+  int line;
+  int body;
+  double pos[3], dir[3];
+  int directional, castshadow, active, mode;
+  const char* target;
+  float attenuation[3], cutoff, exponent, ambient[3], diffuse[3], specular[3];
+} ld_light;
+
+typedef struct ld_material {
+  const char* name;
+  const char* file;
+  int line;
+  const char* texture;
+  float texrepeat[2], emission, specular, shininess, reflectance, rgba[4];
+  int texuniform;
+} ld_material;
+
+typedef struct ld_texture {
+  const char* name;
+  const char* file;
+  int line;
+  int type, builtin, mark, width, height;
+  float rgb1[3], rgb2[3], markrgb[3], random;
+  const char* path; /* resolved file path, NULL for builtin */
+} ld_texture;
+
+enum { LD_ACT_GENERAL = 0, LD_ACT_MOTOR, LD_ACT_POSITION, LD_ACT_VELOCITY };
+
+typedef struct ld_actuator {
+  const char* name;
+  const char* file;
+  int line;
+  int kind; /* LD_ACT_* */
+  const char* joint;
+  double gear[6], ctrlrange[2], forcerange[2];
+  int has_ctrlrange, has_forcerange;
+  int ctrllimited, forcelimited; /* 0, 1, -1 auto */
+  int gaintype, biastype, dyntype;
+  double gainprm[IMP_NGAIN], biasprm[IMP_NGAIN];
+} ld_actuator;
+
+typedef struct ld_key {
+  const char* name;
+  const char* file;
+  int line;
+  double time;
+  double *qpos, *qvel, *ctrl;
+  int nqpos, nqvel, nctrl; /* -1 when absent */
+} ld_key;
+
+typedef struct ld_body {
+  const char* name;
+  const char* file;
+  int line;
+  int parent;
+  int childclass; /* default class for the body's descendants */
+  double pos[3], quat[4];
+  int has_inertial;
+  double ipos[3], iquat[4], mass, inertia[3];
+} ld_body;
+
+/* a default class: the values every element of the class starts from */
+typedef struct ld_class {
+  const char* name;
+  int parent;
+  ld_joint joint;
+  ld_geom geom;
+  ld_geom site; /* sites share the geom struct: type, size, pos, quat, rgba ... */
+  ld_camera camera;
+  ld_light light;
+  ld_material material;
+  ld_actuator actuator;
+} ld_class;
+
+/* a growable array of fixed-size elements */
+typedef struct ld_vec {
+  char* data;
+  int n, cap;
+  size_t elsz;
+} ld_vec;
+
+typedef struct ld_block { struct ld_block* next; size_t used, cap; } ld_block;
+
+typedef struct ld_ctx {
+  jmp_buf jb;
+  char* err;
+  int errsz;
+  const char* dir; /* directory of the main file, "" or ending in '/' */
+  ld_block* arena;
+
+  /* compiler settings */
+  int degree;            /* angles in degrees */
+  int inertiafromgeom;   /* 0 false, 1 true, 2 auto */
+  int autolimits;
+  char eulerseq[4];
+  const char* meshdir;
+  const char* texturedir;
+  double boundmass, boundinertia;
+  int inertiagroup[2];
+
+  const char* modelname;
+  imp_option opt;
+  imp_visual vis;
+
+  ld_vec bodies, joints, geoms, sites, cameras, lights, materials, textures,
+      actuators, keys, classes;
+  imp_model* building; /* the model under construction, freed on error */
+
+  /* warnings */
+  char* warn;
+  size_t nwarn_bytes, capwarn;
+  int nwarning;
+  ld_vec warnkeys; /* const char* keys already warned about */
+} ld_ctx;
+
+/* ---- xml.c: utilities shared by the loader files ---- */
+
+void* ld_alloc(ld_ctx* c, size_t n);           /* zeroed arena memory */
+const char* ld_strdup(ld_ctx* c, const char* s);
+void* ld_push(ld_ctx* c, ld_vec* v);           /* new zeroed element */
+#define LD_AT(vec, type, i) (&((type*)(vec).data)[i])
+void ld_error(ld_ctx* c, const char* file, int line, const char* fmt, ...)
+    __attribute__((format(printf, 4, 5), noreturn));
+void ld_warning(ld_ctx* c, const char* key, const char* file, int line, const char* fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* attribute access: each marks the attribute used */
+const char* ld_attr_str(ld_node* n, const char* name);          /* NULL when absent */
+int ld_attr_nums(ld_ctx* c, ld_node* n, const char* name, double* out, int nmin, int nmax);
+int ld_attr_float(ld_ctx* c, ld_node* n, const char* name, float* out, int nmin, int nmax);
+int ld_attr_int(ld_ctx* c, ld_node* n, const char* name, int* out);
+int ld_attr_bool(ld_ctx* c, ld_node* n, const char* name, int* out);
+int ld_attr_limited(ld_ctx* c, ld_node* n, const char* name, int* out); /* true/false/auto */
+int ld_attr_keyword(ld_ctx* c, ld_node* n, const char* name, const char* const* words, int* out);
+void ld_accept(ld_node* n, const char* const* names); /* NULL-terminated, no warnings */
+void ld_warn_unused(ld_ctx* c, ld_node* n);
+/* reads pos/quat/axisangle/euler/xyaxes/zaxis; 1 when an orientation was given */
+int ld_read_frame(ld_ctx* c, ld_node* n, double pos[3], double quat[4]);
+
+/* ---- defaults.c ---- */
+
+void ld_defaults_builtin(ld_class* cls);  /* MJCF's built-in values */
+int ld_find_class(ld_ctx* c, ld_node* at, const char* name); /* error if missing */
+void ld_parse_defaults(ld_ctx* c, ld_node* n, int parent);
+/* apply an element's attributes onto a struct (from a class or an element) */
+void ld_read_joint(ld_ctx* c, ld_node* n, ld_joint* j);
+void ld_read_geom(ld_ctx* c, ld_node* n, ld_geom* g);
+void ld_read_site(ld_ctx* c, ld_node* n, ld_geom* s);
+void ld_read_camera(ld_ctx* c, ld_node* n, ld_camera* cam);
+void ld_read_light(ld_ctx* c, ld_node* n, ld_light* l);
+void ld_read_material(ld_ctx* c, ld_node* n, ld_material* m);
+void ld_read_actuator(ld_ctx* c, ld_node* n, ld_actuator* a, int kind);
+int ld_actuator_kind(const char* elem); /* -1 when not an actuator shortcut */
+
+/* ---- inertia_from_geom.c ---- */
+
+/* volume of a geom (0 for planes) */
+double ld_geom_volume(const ld_geom* g);
+/* mass and principal moments of a geom about its centre, in its own frame */
+void ld_geom_inertia(const ld_geom* g, double* mass, double inertia[3]);
+/* body mass properties from its geoms (indices gi[0..n-1] into c->geoms) */
+void ld_body_from_geoms(ld_ctx* c, const int* gi, int n, double* mass, double ipos[3],
+                        double iquat[4], double inertia[3]);
+
+/* ---- compile.c ---- */
+
+imp_model* ld_compile(ld_ctx* c);
+
+#endif

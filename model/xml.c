@@ -1,0 +1,857 @@
+/* MJCF reading: libxml2 DOM -> light node tree -> spec.
+ *
+ * libxml2 is used only in this file. Each file (the main one and every
+ * <include file=...>) is parsed with NONET and big line numbers, copied into
+ * an ld_node tree that remembers file and line of every element, and freed at
+ * once; includes are then spliced in place (the included file's <mujoco>
+ * children replace the <include> element), paths relative to the main file's
+ * directory as MJCF defines. The sections of <mujoco> are then read in
+ * MuJoCo's order (compiler, option, size, visual, default, asset, worldbody,
+ * actuator, keyframe), whatever their order in the file. */
+#define _POSIX_C_SOURCE 200809L
+#include <libxml/parser.h>
+#include <libxml/xmlerror.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loader.h"
+#include "mathx.h"
+#include "quat.h"
+
+/* ---------------------------------------------------------------- memory */
+
+void* ld_alloc(ld_ctx* c, size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  if (!c->arena || c->arena->used + n > c->arena->cap) {
+    size_t cap = n > 65536 ? n : 65536;
+    ld_block* b = malloc(sizeof(ld_block) + 16 + cap);
+    if (!b) ld_error(c, "", 0, "out of memory");
+    b->next = c->arena;
+    b->used = 0;
+    b->cap = cap;
+    c->arena = b;
+  }
+  char* base = (char*)c->arena + ((sizeof(ld_block) + 15) & ~(size_t)15);
+  void* p = base + c->arena->used;
+  c->arena->used += n;
+  memset(p, 0, n);
+  return p;
+}
+
+const char* ld_strdup(ld_ctx* c, const char* s) {
+  if (!s) return NULL;
+  size_t n = strlen(s) + 1;
+  char* p = ld_alloc(c, n);
+  memcpy(p, s, n);
+  return p;
+}
+
+void* ld_push(ld_ctx* c, ld_vec* v) {
+  if (v->n == v->cap) {
+    int cap = v->cap ? 2 * v->cap : 16;
+    char* d = realloc(v->data, (size_t)cap * v->elsz);
+    if (!d) ld_error(c, "", 0, "out of memory");
+    v->data = d;
+    v->cap = cap;
+  }
+  void* p = v->data + (size_t)v->n * v->elsz;
+  memset(p, 0, v->elsz);
+  v->n++;
+  return p;
+}
+
+/* ------------------------------------------------------ errors, warnings */
+
+void ld_error(ld_ctx* c, const char* file, int line, const char* fmt, ...) {
+  if (c->err && c->errsz > 0) {
+    int k = 0;
+    if (file && file[0]) k = snprintf(c->err, (size_t)c->errsz, "%s:%d: ", file, line);
+    if (k < 0) k = 0;
+    if (k < c->errsz) {
+      va_list ap;
+      va_start(ap, fmt);
+      vsnprintf(c->err + k, (size_t)(c->errsz - k), fmt, ap);
+      va_end(ap);
+    }
+  }
+  longjmp(c->jb, 1);
+}
+
+void ld_warning(ld_ctx* c, const char* key, const char* file, int line, const char* fmt, ...) {
+  for (int i = 0; i < c->warnkeys.n; i++)
+    if (!strcmp(*LD_AT(c->warnkeys, const char*, i), key)) return;
+  *(const char**)ld_push(c, &c->warnkeys) = ld_strdup(c, key);
+  char msg[1024];
+  int k = snprintf(msg, sizeof msg, "%s:%d: warning: ", file, line);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg + k, sizeof msg - (size_t)k, fmt, ap);
+  va_end(ap);
+  size_t len = strlen(msg);
+  if (c->nwarn_bytes + len + 2 > c->capwarn) {
+    size_t cap = 2 * (c->capwarn + len + 2);
+    char* w = realloc(c->warn, cap);
+    if (!w) ld_error(c, "", 0, "out of memory");
+    c->warn = w;
+    c->capwarn = cap;
+  }
+  memcpy(c->warn + c->nwarn_bytes, msg, len);
+  c->nwarn_bytes += len;
+  c->warn[c->nwarn_bytes++] = '\n';
+  c->warn[c->nwarn_bytes] = 0;
+  c->nwarning++;
+}
+
+static void warn_element(ld_ctx* c, ld_node* n) {
+  char key[160];
+  snprintf(key, sizeof key, "e:%s", n->name);
+  ld_warning(c, key, n->file, n->line, "element '%s' is not supported yet (ignored)", n->name);
+}
+
+/* ------------------------------------------------------------ attributes */
+
+static ld_attr* find_attr(ld_node* n, const char* name) {
+  for (int i = 0; i < n->nattr; i++)
+    if (!strcmp(n->attr[i].name, name)) {
+      n->attr[i].used = 1;
+      return &n->attr[i];
+    }
+  return NULL;
+}
+
+const char* ld_attr_str(ld_node* n, const char* name) {
+  ld_attr* a = find_attr(n, name);
+  return a ? a->value : NULL;
+}
+
+void ld_accept(ld_node* n, const char* const* names) {
+  for (; *names; names++) find_attr(n, *names);
+}
+
+void ld_warn_unused(ld_ctx* c, ld_node* n) {
+  for (int i = 0; i < n->nattr; i++)
+    if (!n->attr[i].used) {
+      char key[200];
+      snprintf(key, sizeof key, "a:%s/%s", n->name, n->attr[i].name);
+      ld_warning(c, key, n->file, n->line, "attribute '%s' of '%s' is not supported yet (ignored)",
+                 n->attr[i].name, n->name);
+    }
+}
+
+/* count and parse the numbers of a value; out may be NULL (count only) */
+static int parse_numbers(ld_ctx* c, ld_node* n, const char* name, const char* s, double* out,
+                         int max) {
+  int k = 0;
+  const char* p = s;
+  for (;;) {
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+    if (!*p) break;
+    char* end;
+    double v = strtod(p, &end);
+    if (end == p || (*end && *end != ' ' && *end != '\t' && *end != '\n' && *end != '\r'))
+      ld_error(c, n->file, n->line, "attribute '%s' of '%s': '%s' is not a number", name, n->name,
+               s);
+    if (out && k < max) out[k] = v;
+    k++;
+    p = end;
+  }
+  return k;
+}
+
+int ld_attr_nums(ld_ctx* c, ld_node* n, const char* name, double* out, int nmin, int nmax) {
+  const char* s = ld_attr_str(n, name);
+  if (!s) return -1;
+  double tmp[64];
+  int k = parse_numbers(c, n, name, s, tmp, 64);
+  if (k < nmin || k > nmax) {
+    if (nmin == nmax)
+      ld_error(c, n->file, n->line, "attribute '%s' of '%s': expected %d numbers, got %d", name,
+               n->name, nmin, k);
+    ld_error(c, n->file, n->line, "attribute '%s' of '%s': expected %d to %d numbers, got %d",
+             name, n->name, nmin, nmax, k);
+  }
+  memcpy(out, tmp, sizeof(double) * (size_t)k);
+  return k;
+}
+
+int ld_attr_float(ld_ctx* c, ld_node* n, const char* name, float* out, int nmin, int nmax) {
+  double tmp[64];
+  int k = ld_attr_nums(c, n, name, tmp, nmin, nmax);
+  for (int i = 0; i < k; i++) out[i] = (float)tmp[i];
+  return k;
+}
+
+int ld_attr_int(ld_ctx* c, ld_node* n, const char* name, int* out) {
+  double v;
+  if (ld_attr_nums(c, n, name, &v, 1, 1) < 0) return 0;
+  if (v != floor(v))
+    ld_error(c, n->file, n->line, "attribute '%s' of '%s': expected an integer", name, n->name);
+  *out = (int)v;
+  return 1;
+}
+
+int ld_attr_keyword(ld_ctx* c, ld_node* n, const char* name, const char* const* words, int* out) {
+  const char* s = ld_attr_str(n, name);
+  if (!s) return 0;
+  for (int i = 0; words[i]; i++)
+    if (!strcmp(s, words[i])) {
+      *out = i;
+      return 1;
+    }
+  ld_error(c, n->file, n->line, "attribute '%s' of '%s': unknown value '%s'", name, n->name, s);
+}
+
+int ld_attr_bool(ld_ctx* c, ld_node* n, const char* name, int* out) {
+  static const char* const w[] = {"false", "true", NULL};
+  return ld_attr_keyword(c, n, name, w, out);
+}
+
+int ld_attr_limited(ld_ctx* c, ld_node* n, const char* name, int* out) {
+  static const char* const w[] = {"false", "true", "auto", NULL};
+  int v;
+  if (!ld_attr_keyword(c, n, name, w, &v)) return 0;
+  *out = v == 2 ? -1 : v;
+  return 1;
+}
+
+int ld_read_frame(ld_ctx* c, ld_node* n, double pos[3], double quat[4]) {
+  ld_attr_nums(c, n, "pos", pos, 3, 3);
+  double v[6];
+  int given = 0;
+  double unit = c->degree ? IMP_PI / 180 : 1;
+  static const char* const forms[] = {"quat", "axisangle", "euler", "xyaxes", "zaxis"};
+  for (int f = 0; f < 5; f++) {
+    static const int cnt[] = {4, 4, 3, 6, 3};
+    if (ld_attr_nums(c, n, forms[f], v, cnt[f], cnt[f]) < 0) continue;
+    if (given++)
+      ld_error(c, n->file, n->line, "'%s': more than one orientation given", n->name);
+    if (f == 0) {
+      imp_copy(quat, v, 4);
+      if (imp_quat_normalize(quat) < IMP_MINVAL)
+        ld_error(c, n->file, n->line, "'%s': zero quaternion", n->name);
+    } else if (f == 1) {
+      if (imp_normalize3(v) < IMP_MINVAL)
+        ld_error(c, n->file, n->line, "'%s': zero axis in axisangle", n->name);
+      imp_axisangle2quat(quat, v, v[3] * unit);
+    } else if (f == 2) {
+      for (int i = 0; i < 3; i++) v[i] *= unit;
+      if (imp_euler2quat(quat, v, c->eulerseq))
+        ld_error(c, n->file, n->line, "bad compiler eulerseq '%s'", c->eulerseq);
+    } else if (f == 3) {
+      double R[9], x[3] = {v[0], v[1], v[2]}, y[3] = {v[3], v[4], v[5]}, z[3];
+      if (imp_normalize3(x) < IMP_MINVAL)
+        ld_error(c, n->file, n->line, "'%s': zero x axis in xyaxes", n->name);
+      imp_add_scl(y, x, -imp_dot(x, y, 3), 3);
+      if (imp_normalize3(y) < IMP_MINVAL)
+        ld_error(c, n->file, n->line, "'%s': y axis parallel to x in xyaxes", n->name);
+      imp_cross(z, x, y);
+      for (int i = 0; i < 3; i++) {
+        R[3 * i] = x[i];
+        R[3 * i + 1] = y[i];
+        R[3 * i + 2] = z[i];
+      }
+      imp_mat2quat(quat, R);
+    } else {
+      if (imp_norm3(v) < IMP_MINVAL)
+        ld_error(c, n->file, n->line, "'%s': zero zaxis", n->name);
+      imp_quat_z2vec(quat, v);
+    }
+  }
+  return given;
+}
+
+/* ------------------------------------------------------- the node tree */
+
+static void set_errbuf_xml(ld_ctx* c, const char* file, xmlParserCtxtPtr p) {
+  const xmlError* e = xmlCtxtGetLastError(p);
+  char msg[512] = "malformed XML";
+  int line = 0;
+  if (e) {
+    if (e->message) snprintf(msg, sizeof msg, "%s", e->message);
+    size_t k = strlen(msg);
+    while (k && (msg[k - 1] == '\n' || msg[k - 1] == ' ')) msg[--k] = 0;
+    line = e->line;
+  }
+  xmlFreeParserCtxt(p);
+  ld_error(c, file, line, "XML parse error: %s", msg);
+}
+
+static ld_node* copy_tree(ld_ctx* c, xmlNodePtr x, const char* file) {
+  ld_node* n = ld_alloc(c, sizeof *n);
+  n->name = ld_strdup(c, (const char*)x->name);
+  n->file = file;
+  n->line = (int)xmlGetLineNo(x);
+  for (xmlAttrPtr a = x->properties; a; a = a->next) n->nattr++;
+  n->attr = ld_alloc(c, sizeof(ld_attr) * (size_t)(n->nattr ? n->nattr : 1));
+  int i = 0;
+  for (xmlAttrPtr a = x->properties; a; a = a->next, i++) {
+    n->attr[i].name = ld_strdup(c, (const char*)a->name);
+    xmlChar* v = xmlNodeListGetString(x->doc, a->children, 1);
+    n->attr[i].value = ld_strdup(c, v ? (const char*)v : "");
+    xmlFree(v);
+  }
+  ld_node** tail = &n->child;
+  for (xmlNodePtr ch = x->children; ch; ch = ch->next) {
+    if (ch->type != XML_ELEMENT_NODE) continue;
+    *tail = copy_tree(c, ch, file);
+    tail = &(*tail)->next;
+  }
+  return n;
+}
+
+/* Parse one file (or in-memory text when xml != NULL) into a node tree. */
+static ld_node* read_xml(ld_ctx* c, const char* file, const char* xml, const char* from,
+                         int fromline) {
+  if (!xml) {
+    FILE* f = fopen(file, "rb");
+    if (!f) {
+      if (from) ld_error(c, from, fromline, "cannot open included file '%s'", file);
+      ld_error(c, file, 0, "cannot open file");
+    }
+    fclose(f);
+  }
+  xmlParserCtxtPtr p = xmlNewParserCtxt();
+  if (!p) ld_error(c, file, 0, "out of memory");
+  int opt = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES;
+  xmlDocPtr doc = xml ? xmlCtxtReadMemory(p, xml, (int)strlen(xml), file, NULL, opt)
+                      : xmlCtxtReadFile(p, file, NULL, opt);
+  if (!doc) set_errbuf_xml(c, file, p);
+  xmlFreeParserCtxt(p);
+  xmlNodePtr root = xmlDocGetRootElement(doc);
+  if (!root) {
+    xmlFreeDoc(doc);
+    ld_error(c, file, 0, "empty XML document");
+  }
+  ld_node* n = copy_tree(c, root, file);
+  xmlFreeDoc(doc);
+  if (strcmp(n->name, "mujoco"))
+    ld_error(c, file, n->line, "root element must be 'mujoco', not '%s'", n->name);
+  return n;
+}
+
+static const char* join_path(ld_ctx* c, const char* dir, const char* file) {
+  if (file[0] == '/' || !dir || !dir[0]) return ld_strdup(c, file);
+  size_t a = strlen(dir), b = strlen(file);
+  char* p = ld_alloc(c, a + b + 2);
+  memcpy(p, dir, a);
+  if (dir[a - 1] != '/') p[a++] = '/';
+  memcpy(p + a, file, b + 1);
+  return p;
+}
+
+/* replace every <include file=.../> below n by the included file's children */
+static void expand_includes(ld_ctx* c, ld_node* n, int depth) {
+  ld_node** link = &n->child;
+  while (*link) {
+    ld_node* ch = *link;
+    if (strcmp(ch->name, "include")) {
+      expand_includes(c, ch, depth);
+      link = &ch->next;
+      continue;
+    }
+    const char* f = ld_attr_str(ch, "file");
+    if (!f) ld_error(c, ch->file, ch->line, "include without a file attribute");
+    if (depth > 20) ld_error(c, ch->file, ch->line, "includes nested too deeply (a cycle?)");
+    ld_warn_unused(c, ch);
+    ld_node* root = read_xml(c, join_path(c, c->dir, f), NULL, ch->file, ch->line);
+    expand_includes(c, root, depth + 1);
+    if (!root->child) {
+      *link = ch->next;
+      continue;
+    }
+    ld_node* last = root->child;
+    while (last->next) last = last->next;
+    last->next = ch->next;
+    *link = root->child;
+    link = &last->next;
+  }
+}
+
+/* ------------------------------------------------------------- sections */
+
+static void parse_compiler(ld_ctx* c, ld_node* n) {
+  static const char* const angle[] = {"radian", "degree", NULL};
+  static const char* const ifg[] = {"false", "true", "auto", NULL};
+  static const char* const coord[] = {"local", "global", NULL};
+  static const char* const ok[] = {"strippath", "convexhull", "usethread", "exactmeshinertia",
+                                   "fitaabb", NULL};
+  ld_attr_keyword(c, n, "angle", angle, &c->degree);
+  ld_attr_keyword(c, n, "inertiafromgeom", ifg, &c->inertiafromgeom);
+  int al;
+  if (ld_attr_bool(c, n, "autolimits", &al)) c->autolimits = al;
+  const char* s = ld_attr_str(n, "eulerseq");
+  if (s) {
+    double q[4], z[3] = {0, 0, 0};
+    if (strlen(s) != 3 || imp_euler2quat(q, z, s))
+      ld_error(c, n->file, n->line, "bad eulerseq '%s'", s);
+    memcpy(c->eulerseq, s, 4);
+  }
+  if ((s = ld_attr_str(n, "meshdir"))) c->meshdir = join_path(c, c->dir, s);
+  if ((s = ld_attr_str(n, "texturedir"))) c->texturedir = join_path(c, c->dir, s);
+  int co = 0;
+  if (ld_attr_keyword(c, n, "coordinate", coord, &co) && co == 1)
+    ld_error(c, n->file, n->line, "compiler coordinate='global' is not supported");
+  ld_attr_nums(c, n, "boundmass", &c->boundmass, 1, 1);
+  ld_attr_nums(c, n, "boundinertia", &c->boundinertia, 1, 1);
+  double g[2];
+  if (ld_attr_nums(c, n, "inertiagrouprange", g, 2, 2) == 2) {
+    c->inertiagroup[0] = (int)g[0];
+    c->inertiagroup[1] = (int)g[1];
+  }
+  ld_accept(n, ok);
+  ld_warn_unused(c, n);
+  for (ld_node* ch = n->child; ch; ch = ch->next) warn_element(c, ch);
+}
+
+static void parse_option(ld_ctx* c, ld_node* n) {
+  static const char* const integ[] = {"Euler", "RK4", "implicit", "implicitfast", NULL};
+  static const char* const silent[] = {
+      "o_margin", "impratio", "tolerance", "iterations", "solver", "cone", "jacobian",
+      "noslip_iterations", "noslip_tolerance", "mpr_iterations", "mpr_tolerance", "o_solref",
+      "o_solimp", "apirate", "collision", "ls_iterations", "ls_tolerance", "o_friction",
+      "sdf_iterations", "sdf_initpoints", "ccd_iterations", "ccd_tolerance", NULL};
+  ld_attr_nums(c, n, "timestep", &c->opt.timestep, 1, 1);
+  ld_attr_nums(c, n, "gravity", c->opt.gravity, 3, 3);
+  int it;
+  if (ld_attr_keyword(c, n, "integrator", integ, &it)) {
+    c->opt.integrator = it == 0 ? IMP_INT_EULER : IMP_INT_RK4;
+    if (it != 0)
+      ld_warning(c, "integrator", n->file, n->line,
+                 "integrator '%s' is stored but stepped as Euler for now",
+                 ld_attr_str(n, "integrator"));
+    if (it >= 2) c->opt.integrator = IMP_INT_EULER;
+  }
+  static const char* const fluid[] = {"viscosity", "density", "wind", "magnetic", NULL};
+  for (int f = 0; fluid[f]; f++) {
+    double v[3] = {0, 0, 0};
+    int k = ld_attr_nums(c, n, fluid[f], v, f < 2 ? 1 : 3, f < 2 ? 1 : 3);
+    if (f < 3 && k > 0 && (v[0] != 0 || v[1] != 0 || v[2] != 0)) {
+      char key[64];
+      snprintf(key, sizeof key, "option/%s", fluid[f]);
+      ld_warning(c, key, n->file, n->line, "option '%s' (fluid forces) is not supported yet (ignored)",
+                 fluid[f]);
+    }
+  }
+  ld_accept(n, silent);
+  ld_warn_unused(c, n);
+  for (ld_node* ch = n->child; ch; ch = ch->next) {
+    if (strcmp(ch->name, "flag")) {
+      warn_element(c, ch);
+      continue;
+    }
+    static const char* const flags[] = {"contact", "gravity", "limit", "passive", "actuation",
+                                        "eulerdamp", NULL};
+    static const int bits[] = {IMP_DSBL_CONTACT, IMP_DSBL_GRAVITY, IMP_DSBL_LIMIT,
+                               IMP_DSBL_PASSIVE, IMP_DSBL_ACTUATION, IMP_DSBL_EULERDAMP};
+    static const char* const ed[] = {"disable", "enable", NULL};
+    for (int f = 0; flags[f]; f++) {
+      int v;
+      if (!ld_attr_keyword(c, ch, flags[f], ed, &v)) continue;
+      if (v == 0) c->opt.disableflags |= bits[f];
+      else c->opt.disableflags &= ~bits[f];
+    }
+    ld_warn_unused(c, ch);
+  }
+}
+
+static void mark_all_used(ld_node* n) {
+  for (int i = 0; i < n->nattr; i++) n->attr[i].used = 1;
+  for (ld_node* ch = n->child; ch; ch = ch->next) mark_all_used(ch);
+}
+
+static void parse_visual(ld_ctx* c, ld_node* n) {
+  for (ld_node* ch = n->child; ch; ch = ch->next) {
+    imp_visual* v = &c->vis;
+    if (!strcmp(ch->name, "global")) {
+      ld_attr_nums(c, ch, "fovy", &v->fovy, 1, 1);
+      ld_attr_int(c, ch, "offwidth", &v->offwidth);
+      ld_attr_int(c, ch, "offheight", &v->offheight);
+    } else if (!strcmp(ch->name, "map")) {
+      ld_attr_nums(c, ch, "znear", &v->znear, 1, 1);
+      ld_attr_nums(c, ch, "zfar", &v->zfar, 1, 1);
+    } else if (!strcmp(ch->name, "headlight")) {
+      ld_attr_nums(c, ch, "ambient", v->headlight_ambient, 3, 3);
+      ld_attr_nums(c, ch, "diffuse", v->headlight_diffuse, 3, 3);
+      ld_attr_nums(c, ch, "specular", v->headlight_specular, 3, 3);
+      ld_attr_int(c, ch, "active", &v->headlight_active);
+    } else if (!strcmp(ch->name, "rgba")) {
+      ld_attr_float(c, ch, "haze", v->haze, 4, 4);
+    }
+    mark_all_used(ch);
+  }
+}
+
+static void parse_asset(ld_ctx* c, ld_node* n) {
+  for (ld_node* ch = n->child; ch; ch = ch->next) {
+    if (!strcmp(ch->name, "texture")) {
+      static const char* const types[] = {"2d", "cube", "skybox", NULL};
+      static const char* const builtin[] = {"none", "gradient", "checker", "flat", NULL};
+      static const char* const marks[] = {"none", "edge", "cross", "random", NULL};
+      static const char* const ok[] = {"content_type", "gridsize", "gridlayout", "fileright",
+                                       "fileleft", "fileup", "filedown", "filefront", "fileback",
+                                       "hflip", "vflip", NULL};
+      ld_texture* t = ld_push(c, &c->textures);
+      t->file = ch->file;
+      t->line = ch->line;
+      t->name = ld_attr_str(ch, "name");
+      t->type = 1;
+      t->rgb1[0] = t->rgb1[1] = t->rgb1[2] = 0.8f;
+      t->rgb2[0] = t->rgb2[1] = t->rgb2[2] = 0.5f;
+      t->random = 0.01f;
+      ld_attr_keyword(c, ch, "type", types, &t->type);
+      ld_attr_keyword(c, ch, "builtin", builtin, &t->builtin);
+      ld_attr_keyword(c, ch, "mark", marks, &t->mark);
+      ld_attr_float(c, ch, "rgb1", t->rgb1, 3, 3);
+      ld_attr_float(c, ch, "rgb2", t->rgb2, 3, 3);
+      ld_attr_float(c, ch, "markrgb", t->markrgb, 3, 3);
+      ld_attr_float(c, ch, "random", &t->random, 1, 1);
+      ld_attr_int(c, ch, "width", &t->width);
+      ld_attr_int(c, ch, "height", &t->height);
+      const char* f = ld_attr_str(ch, "file");
+      if (f) t->path = join_path(c, c->texturedir ? c->texturedir : c->dir, f);
+      ld_accept(ch, ok);
+      ld_warn_unused(c, ch);
+    } else if (!strcmp(ch->name, "material")) {
+      const char* cls = ld_attr_str(ch, "class");
+      int ci = cls ? ld_find_class(c, ch, cls) : 0;
+      ld_material* m = ld_push(c, &c->materials);
+      *m = LD_AT(c->classes, ld_class, ci)->material;
+      m->file = ch->file;
+      m->line = ch->line;
+      m->name = ld_attr_str(ch, "name");
+      ld_read_material(c, ch, m);
+      ld_warn_unused(c, ch);
+    } else if (!strcmp(ch->name, "mesh") || !strcmp(ch->name, "hfield")) {
+      char key[64];
+      snprintf(key, sizeof key, "e:%s", ch->name);
+      ld_warning(c, key, ch->file, ch->line, "%s assets are not supported yet (ignored)", ch->name);
+    } else {
+      warn_element(c, ch);
+    }
+  }
+}
+
+static void parse_body(ld_ctx* c, ld_node* n, int body, int childclass);
+
+static int element_class(ld_ctx* c, ld_node* n, int childclass) {
+  const char* cls = ld_attr_str(n, "class");
+  return cls ? ld_find_class(c, n, cls) : childclass;
+}
+
+static void parse_inertial(ld_ctx* c, ld_node* n, ld_body* b) {
+  double q[4] = {1, 0, 0, 0}, full[6];
+  b->has_inertial = 1;
+  ld_read_frame(c, n, b->ipos, q);
+  if (ld_attr_nums(c, n, "mass", &b->mass, 1, 1) < 0)
+    ld_error(c, n->file, n->line, "inertial: mass is required");
+  if (!(b->mass > 0)) ld_error(c, n->file, n->line, "inertial: mass must be positive");
+  int hasdiag = ld_attr_nums(c, n, "diaginertia", b->inertia, 3, 3) > 0;
+  int hasfull = ld_attr_nums(c, n, "fullinertia", full, 6, 6) > 0;
+  if (hasdiag && hasfull)
+    ld_error(c, n->file, n->line, "inertial: diaginertia and fullinertia both given");
+  if (!hasdiag && !hasfull)
+    ld_error(c, n->file, n->line, "inertial: diaginertia or fullinertia is required");
+  if (hasfull) {
+    double A[9] = {full[0], full[3], full[4], full[3], full[1], full[5], full[4], full[5], full[2]};
+    double eq[4];
+    imp_eig3(b->inertia, eq, A);
+    imp_quat_mul(b->iquat, q, eq);
+    imp_quat_normalize(b->iquat);
+  } else {
+    imp_copy(b->iquat, q, 4);
+  }
+  for (int i = 0; i < 3; i++)
+    if (b->inertia[i] < 0) ld_error(c, n->file, n->line, "inertial: negative inertia");
+  ld_warn_unused(c, n);
+}
+
+static void parse_body(ld_ctx* c, ld_node* n, int body, int childclass) {
+  for (ld_node* ch = n->child; ch; ch = ch->next) {
+    const char* e = ch->name;
+    if (!strcmp(e, "body")) {
+      int id = c->bodies.n;
+      ld_body* b = ld_push(c, &c->bodies);
+      b->file = ch->file;
+      b->line = ch->line;
+      b->parent = body;
+      b->quat[0] = b->iquat[0] = 1;
+      b->name = ld_attr_str(ch, "name");
+      const char* cc = ld_attr_str(ch, "childclass");
+      b->childclass = cc ? ld_find_class(c, ch, cc) : childclass;
+      ld_read_frame(c, ch, b->pos, b->quat);
+      int mocap = 0;
+      if (ld_attr_bool(c, ch, "mocap", &mocap) && mocap)
+        ld_warning(c, "mocap", ch->file, ch->line, "mocap bodies are not supported yet (static)");
+      static const char* const ok[] = {"user", NULL};
+      ld_accept(ch, ok);
+      ld_warn_unused(c, ch);
+      parse_body(c, ch, id, b->childclass);
+    } else if (!strcmp(e, "inertial")) {
+      if (body == 0) ld_error(c, ch->file, ch->line, "the world body cannot have an inertial");
+      parse_inertial(c, ch, LD_AT(c->bodies, ld_body, body));
+    } else if (!strcmp(e, "joint") || !strcmp(e, "freejoint")) {
+      if (body == 0) ld_error(c, ch->file, ch->line, "joints are not allowed in the world body");
+      ld_joint* j = ld_push(c, &c->joints);
+      if (e[0] == 'j') {
+        *j = LD_AT(c->classes, ld_class, element_class(c, ch, childclass))->joint;
+        ld_read_joint(c, ch, j);
+      } else {
+        ld_class builtin; /* <freejoint> ignores default classes */
+        ld_defaults_builtin(&builtin);
+        *j = builtin.joint;
+        j->type = IMP_JNT_FREE;
+        ld_accept(ch, (const char* const[]){"group", NULL});
+      }
+      j->name = ld_attr_str(ch, "name");
+      j->file = ch->file;
+      j->line = ch->line;
+      j->body = body;
+      ld_warn_unused(c, ch);
+    } else if (!strcmp(e, "geom") || !strcmp(e, "site")) {
+      int isgeom = e[0] == 'g';
+      ld_geom* g = ld_push(c, isgeom ? &c->geoms : &c->sites);
+      ld_class* cl = LD_AT(c->classes, ld_class, element_class(c, ch, childclass));
+      *g = isgeom ? cl->geom : cl->site;
+      if (isgeom) ld_read_geom(c, ch, g);
+      else ld_read_site(c, ch, g);
+      g->name = ld_attr_str(ch, "name");
+      g->file = ch->file;
+      g->line = ch->line;
+      g->body = body;
+      ld_warn_unused(c, ch);
+    } else if (!strcmp(e, "camera")) {
+      ld_camera* cam = ld_push(c, &c->cameras);
+      *cam = LD_AT(c->classes, ld_class, element_class(c, ch, childclass))->camera;
+      ld_read_camera(c, ch, cam);
+      cam->name = ld_attr_str(ch, "name");
+      cam->file = ch->file;
+      cam->line = ch->line;
+      cam->body = body;
+      ld_warn_unused(c, ch);
+    } else if (!strcmp(e, "light")) {
+      ld_light* l = ld_push(c, &c->lights);
+      *l = LD_AT(c->classes, ld_class, element_class(c, ch, childclass))->light;
+      ld_read_light(c, ch, l);
+      l->name = ld_attr_str(ch, "name");
+      l->file = ch->file;
+      l->line = ch->line;
+      l->body = body;
+      ld_warn_unused(c, ch);
+    } else {
+      warn_element(c, ch);
+    }
+  }
+}
+
+static void parse_actuators(ld_ctx* c, ld_node* n) {
+  for (ld_node* ch = n->child; ch; ch = ch->next) {
+    int kind = ld_actuator_kind(ch->name);
+    if (kind < 0) {
+      warn_element(c, ch);
+      continue;
+    }
+    ld_actuator a = LD_AT(c->classes, ld_class, element_class(c, ch, 0))->actuator;
+    ld_read_actuator(c, ch, &a, kind);
+    a.name = ld_attr_str(ch, "name");
+    a.file = ch->file;
+    a.line = ch->line;
+    a.joint = ld_attr_str(ch, "joint");
+    static const char* const trn[] = {"tendon", "site", "jointinparent", "body", "cranksite",
+                                      "slidersite", NULL};
+    const char* other = NULL;
+    for (int i = 0; trn[i]; i++)
+      if (ld_attr_str(ch, trn[i]) && !other) other = trn[i];
+    ld_warn_unused(c, ch);
+    if (!a.joint) {
+      char key[64];
+      snprintf(key, sizeof key, "trn:%s", other ? other : "none");
+      ld_warning(c, key, ch->file, ch->line,
+                 "actuator transmission '%s' is not supported yet (actuator skipped)",
+                 other ? other : "(none)");
+      continue;
+    }
+    *(ld_actuator*)ld_push(c, &c->actuators) = a;
+  }
+}
+
+static double* read_key_vector(ld_ctx* c, ld_node* n, const char* name, int* count) {
+  const char* s = ld_attr_str(n, name);
+  *count = -1;
+  if (!s) return NULL;
+  int k = parse_numbers(c, n, name, s, NULL, 0);
+  double* v = ld_alloc(c, sizeof(double) * (size_t)(k ? k : 1));
+  parse_numbers(c, n, name, s, v, k);
+  *count = k;
+  return v;
+}
+
+static void parse_keyframe(ld_ctx* c, ld_node* n) {
+  for (ld_node* ch = n->child; ch; ch = ch->next) {
+    if (strcmp(ch->name, "key")) {
+      warn_element(c, ch);
+      continue;
+    }
+    ld_key* k = ld_push(c, &c->keys);
+    k->name = ld_attr_str(ch, "name");
+    k->file = ch->file;
+    k->line = ch->line;
+    ld_attr_nums(c, ch, "time", &k->time, 1, 1);
+    k->qpos = read_key_vector(c, ch, "qpos", &k->nqpos);
+    k->qvel = read_key_vector(c, ch, "qvel", &k->nqvel);
+    k->ctrl = read_key_vector(c, ch, "ctrl", &k->nctrl);
+    ld_warn_unused(c, ch);
+  }
+}
+
+/* --------------------------------------------------------------- driver */
+
+static void init_ctx(ld_ctx* c, char* err, int errsz) {
+  memset(c, 0, sizeof *c);
+  c->err = err;
+  c->errsz = errsz;
+  if (err && errsz > 0) err[0] = 0;
+  c->degree = 1;
+  c->inertiafromgeom = 2;
+  c->autolimits = 1;
+  memcpy(c->eulerseq, "xyz", 4);
+  c->inertiagroup[0] = 0;
+  c->inertiagroup[1] = 5;
+  c->opt.timestep = 0.002;
+  c->opt.gravity[2] = -9.81;
+  c->opt.integrator = IMP_INT_EULER;
+  imp_visual* v = &c->vis;
+  v->fovy = 45;
+  v->znear = 0.01;
+  v->zfar = 50;
+  for (int i = 0; i < 3; i++) {
+    v->headlight_ambient[i] = 0.1;
+    v->headlight_diffuse[i] = 0.4;
+    v->headlight_specular[i] = 0.5;
+  }
+  v->headlight_active = 1;
+  v->offwidth = 640;
+  v->offheight = 480;
+  v->haze[0] = 0.15f;
+  v->haze[1] = 0.25f;
+  v->haze[2] = 0.35f;
+  v->haze[3] = 1;
+  c->bodies.elsz = sizeof(ld_body);
+  c->joints.elsz = sizeof(ld_joint);
+  c->geoms.elsz = sizeof(ld_geom);
+  c->sites.elsz = sizeof(ld_geom);
+  c->cameras.elsz = sizeof(ld_camera);
+  c->lights.elsz = sizeof(ld_light);
+  c->materials.elsz = sizeof(ld_material);
+  c->textures.elsz = sizeof(ld_texture);
+  c->actuators.elsz = sizeof(ld_actuator);
+  c->keys.elsz = sizeof(ld_key);
+  c->classes.elsz = sizeof(ld_class);
+  c->warnkeys.elsz = sizeof(const char*);
+}
+
+static void free_ctx(ld_ctx* c) {
+  ld_vec* vecs[] = {&c->bodies,  &c->joints,    &c->geoms,     &c->sites,
+                    &c->cameras, &c->lights,    &c->materials, &c->textures,
+                    &c->actuators, &c->keys,    &c->classes,   &c->warnkeys};
+  for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++) free(vecs[i]->data);
+  while (c->arena) {
+    ld_block* b = c->arena->next;
+    free(c->arena);
+    c->arena = b;
+  }
+  free(c->warn);
+}
+
+static void parse_root(ld_ctx* c, ld_node* root) {
+  static const char* const order[] = {"compiler", "option", "size", "visual", "statistic",
+                                      "default", "custom", "asset", "worldbody", "contact",
+                                      "equality", "tendon", "actuator", "sensor", "keyframe",
+                                      NULL};
+  ld_attr_str(root, "model");
+  c->modelname = ld_attr_str(root, "model");
+  ld_warn_unused(c, root);
+  /* the world body and the class "main" exist from the start */
+  ld_class* mainc = ld_push(c, &c->classes);
+  ld_defaults_builtin(mainc);
+  mainc->name = "main";
+  mainc->parent = -1;
+  ld_body* world = ld_push(c, &c->bodies);
+  world->name = "world";
+  world->file = root->file;
+  world->line = root->line;
+  world->parent = -1;
+  world->quat[0] = world->iquat[0] = 1;
+  for (ld_node* ch = root->child; ch; ch = ch->next) {
+    int known = 0;
+    for (int i = 0; order[i]; i++) known |= !strcmp(ch->name, order[i]);
+    if (!known) warn_element(c, ch);
+  }
+  for (int s = 0; order[s]; s++)
+    for (ld_node* ch = root->child; ch; ch = ch->next) {
+      if (strcmp(ch->name, order[s])) continue;
+      switch (s) {
+        case 0: parse_compiler(c, ch); break;
+        case 1: parse_option(c, ch); break;
+        case 2: case 4: mark_all_used(ch); break;
+        case 3: parse_visual(c, ch); ld_warn_unused(c, ch); break;
+        case 5: ld_parse_defaults(c, ch, -1); break;
+        case 7: ld_warn_unused(c, ch); parse_asset(c, ch); break;
+        case 8: ld_warn_unused(c, ch); parse_body(c, ch, 0, 0); break;
+        case 12: ld_warn_unused(c, ch); parse_actuators(c, ch); break;
+        case 14: ld_warn_unused(c, ch); parse_keyframe(c, ch); break;
+        default: warn_element(c, ch); break;
+      }
+    }
+}
+
+static imp_model* load(const char* path, const char* xml, const char* dir, char* err,
+                       int errsz) {
+  ld_ctx* c = calloc(1, sizeof *c);
+  if (!c) {
+    if (err && errsz > 0) snprintf(err, (size_t)errsz, "out of memory");
+    return NULL;
+  }
+  init_ctx(c, err, errsz);
+  imp_model* m = NULL;
+  if (!setjmp(c->jb)) {
+    if (dir) {
+      c->dir = ld_strdup(c, dir);
+    } else if (!xml) {
+      const char* slash = strrchr(path, '/');
+      char* d = ld_alloc(c, strlen(path) + 1);
+      if (slash) memcpy(d, path, (size_t)(slash - path + 1));
+      c->dir = d;
+    } else {
+      c->dir = "";
+    }
+    ld_node* root = read_xml(c, ld_strdup(c, path), xml, NULL, 0);
+    expand_includes(c, root, 0);
+    parse_root(c, root);
+    m = ld_compile(c);
+  } else {
+    imp_free_model(c->building);
+  }
+  free_ctx(c);
+  free(c);
+  return m;
+}
+
+imp_model* imp_load_xml(const char* path, char* err, int errsz) {
+  if (!path) {
+    if (err && errsz > 0) snprintf(err, (size_t)errsz, "no file name given");
+    return NULL;
+  }
+  return load(path, NULL, NULL, err, errsz);
+}
+
+imp_model* imp_load_xml_string(const char* xml, const char* dir, const char* name, char* err,
+                               int errsz) {
+  if (!xml) {
+    if (err && errsz > 0) snprintf(err, (size_t)errsz, "no XML text given");
+    return NULL;
+  }
+  return load(name ? name : "<string>", xml, dir ? dir : "", err, errsz);
+}
