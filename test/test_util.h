@@ -1,0 +1,146 @@
+/* Helpers shared by the Check tests: load a model or fail the test with the
+ * loader's message, and compare numbers with messages that show the values.
+ *
+ *   imp_model* m = imp_test_load_string(xml);          // fails on error
+ *   imp_model* m = imp_test_load_string_nowarn(xml);   // fails on warnings too
+ *   imp_model* m = imp_test_load_model("pendulum.xml"); // from models/
+ *   imp_assert_near(x, 1.0, 1e-12);                    // |x - 1| <= 1e-12
+ *   imp_assert_rel(T, T0, 1e-3);                       // |T - T0| <= 1e-3 |T0|
+ *   imp_assert_vec_near(a, b, n, 1e-9);                // element-wise
+ *
+ * Everything is static so each test file gets its own copy; the functions
+ * take the caller's file and line through the macros for the messages. */
+#ifndef IMPETUS_TEST_UTIL_H
+#define IMPETUS_TEST_UTIL_H
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "impetus.h"
+
+#ifndef IMP_MODELS_DIR
+#define IMP_MODELS_DIR "models"
+#endif
+
+#define IMP_TEST_ERRSZ 1000
+
+/* ---- loading ---- */
+
+/* Load MJCF text, failing the test with the loader's error; warnings allowed.
+   Relative includes resolve against models/. */
+static inline imp_model* imp_test_load_string_at(const char* xml, const char* file,
+                                                 int line) {
+  char err[IMP_TEST_ERRSZ] = "";
+  imp_model* m = imp_load_xml_string(xml, IMP_MODELS_DIR, "inline", err, sizeof err);
+  ck_assert_msg(m != NULL, "%s:%d: model did not load: %s", file, line, err);
+  return m;
+}
+#define imp_test_load_string(xml) imp_test_load_string_at((xml), __FILE__, __LINE__)
+
+/* Fail the test when m carries loader warnings. */
+static inline void imp_test_no_warnings_at(const imp_model* m, const char* file, int line) {
+  ck_assert_msg(m->nwarning == 0, "%s:%d: %d loader warning(s):\n%s", file, line,
+                m->nwarning, m->warnings ? m->warnings : "");
+}
+#define imp_test_no_warnings(m) imp_test_no_warnings_at((m), __FILE__, __LINE__)
+
+/* Load MJCF text; fail the test on an error or on any warning. */
+static inline imp_model* imp_test_load_string_nowarn_at(const char* xml, const char* file,
+                                                        int line) {
+  imp_model* m = imp_test_load_string_at(xml, file, line);
+  imp_test_no_warnings_at(m, file, line);
+  return m;
+}
+#define imp_test_load_string_nowarn(xml) \
+  imp_test_load_string_nowarn_at((xml), __FILE__, __LINE__)
+
+/* Load a file of models/ by name (e.g. "pendulum.xml"); fail on error or warning. */
+static inline imp_model* imp_test_load_model_at(const char* name, const char* file,
+                                                int line) {
+  char path[4096], err[IMP_TEST_ERRSZ] = "";
+  snprintf(path, sizeof path, "%s/%s", IMP_MODELS_DIR, name);
+  imp_model* m = imp_load_xml(path, err, sizeof err);
+  ck_assert_msg(m != NULL, "%s:%d: %s did not load: %s", file, line, path, err);
+  imp_test_no_warnings_at(m, file, line);
+  return m;
+}
+#define imp_test_load_model(name) imp_test_load_model_at((name), __FILE__, __LINE__)
+
+/* Id of a named object, failing the test when there is none. */
+static inline int imp_test_id_at(const imp_model* m, imp_obj_type type, const char* name,
+                                 const char* file, int line) {
+  int id = imp_name2id(m, type, name);
+  ck_assert_msg(id >= 0, "%s:%d: no object named '%s' of type %d", file, line, name,
+                (int)type);
+  return id;
+}
+#define imp_test_id(m, type, name) imp_test_id_at((m), (type), (name), __FILE__, __LINE__)
+
+/* ---- tolerances ---- */
+
+/* |a - b| <= tol (NaN fails). */
+static inline void imp_assert_near_at(double a, double b, double tol, const char* ea,
+                                      const char* eb, const char* file, int line) {
+  double e = fabs(a - b);
+  ck_assert_msg(e <= tol, "%s:%d: |%s - %s| = |%.17g - %.17g| = %.3e > %.3e", file, line,
+                ea, eb, a, b, e, tol);
+}
+#define imp_assert_near(a, b, tol) \
+  imp_assert_near_at((a), (b), (tol), #a, #b, __FILE__, __LINE__)
+
+/* |a - b| <= rtol |b| (b is the reference; NaN fails). */
+static inline void imp_assert_rel_at(double a, double b, double rtol, const char* ea,
+                                     const char* eb, const char* file, int line) {
+  double e = fabs(a - b), r = b != 0 ? e / fabs(b) : e;
+  ck_assert_msg(e <= rtol * fabs(b), "%s:%d: %s = %.17g vs %s = %.17g: relative error %.3e > %.3e",
+                file, line, ea, a, eb, b, r, rtol);
+}
+#define imp_assert_rel(a, b, rtol) \
+  imp_assert_rel_at((a), (b), (rtol), #a, #b, __FILE__, __LINE__)
+
+/* max_i |a[i] - b[i]| <= tol, naming the worst index. */
+static inline void imp_assert_vec_near_at(const double* a, const double* b, int n, double tol,
+                                          const char* ea, const char* eb, const char* file,
+                                          int line) {
+  int worst = -1;
+  double emax = 0;
+  for (int i = 0; i < n; i++) {
+    double e = fabs(a[i] - b[i]);
+    if (!(e <= emax)) { /* also catches NaN */
+      emax = e;
+      worst = i;
+      if (isnan(e)) break;
+    }
+  }
+  ck_assert_msg(worst < 0 || emax <= tol, "%s:%d: %s[%d] = %.17g vs %s[%d] = %.17g: |diff| %.3e > %.3e",
+                file, line, ea, worst, worst >= 0 ? a[worst] : 0.0, eb, worst,
+                worst >= 0 ? b[worst] : 0.0, emax, tol);
+}
+#define imp_assert_vec_near(a, b, n, tol) \
+  imp_assert_vec_near_at((a), (b), (n), (tol), #a, #b, __FILE__, __LINE__)
+
+/* max_i |a[i] - b[i]| (NaN propagates as NaN). */
+static inline double imp_max_abs_diff(const double* a, const double* b, int n) {
+  double e = 0;
+  for (int i = 0; i < n; i++) {
+    double d = fabs(a[i] - b[i]);
+    if (isnan(d)) return d;
+    if (d > e) e = d;
+  }
+  return e;
+}
+
+/* ---- a suite runner for main() ---- */
+
+/* Run a suite, print the results, return the process exit status. */
+static inline int imp_test_run_suite(Suite* s) {
+  SRunner* r = srunner_create(s);
+  srunner_run_all(r, CK_NORMAL);
+  int nfail = srunner_ntests_failed(r);
+  srunner_free(r);
+  return nfail == 0 ? 0 : 1;
+}
+
+#endif
