@@ -283,6 +283,10 @@ END_TEST
 START_TEST(example_runs) {
   ck_assert_msg(run_prog(EXAMPLE_BIN, "'" PENDULUM "'") == 0, "%s", text_of(err_path));
   ck_assert_msg(strstr(text_of(out_path), "time 1") != NULL, "%s", text_of(out_path));
+  ck_assert_msg(run_prog(EXAMPLE_BIN, "'" PENDULUM "' release") == 0, "%s", text_of(err_path));
+  ck_assert_msg(strstr(text_of(out_path), "qpos[0] 0\n") == NULL, "released but did not move: %s",
+                text_of(out_path));
+  ck_assert_int_eq(run_prog(EXAMPLE_BIN, "'" PENDULUM "' nosuchkey"), 1);
   ck_assert_int_eq(run_prog(EXAMPLE_BIN, ""), 1);
   ck_assert_int_eq(run_prog(EXAMPLE_BIN, "/nonexistent/model.xml"), 1);
 }
