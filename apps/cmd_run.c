@@ -194,10 +194,10 @@ int cmd_run(int argc, char** argv) {
     printf("rows: %lld\n", rows);
   }
   if (status == 0 && (nan_resets > 0 || nonfinite > 0)) {
-    fprintf(stderr,
-            "impetus run: warning: the state went non-finite (%d engine resets, %lld steps "
-            "with non-finite state)\n",
-            nan_resets, nonfinite);
+    fprintf(stderr, "impetus run: warning: the state went non-finite: the engine reset it %d times",
+            nan_resets);
+    if (nonfinite > 0) fprintf(stderr, ", %lld steps ended non-finite", nonfinite);
+    fprintf(stderr, " (exit status 3)\n");
     status = CLI_EXIT_NONFINITE;
   }
   imp_free_data(d);

@@ -266,6 +266,19 @@ START_TEST(run_without_recording) {
 }
 END_TEST
 
+START_TEST(run_nonfinite_exits_3) {
+  /* a 40 N/m spring on 1 kg stepped with h = 1 s: explicit in the spring, it blows up */
+  const char* rec = in_dir("blowup.csv");
+  char args[8800];
+  snprintf(args, sizeof args, "run '%s/slider_spring.xml' --steps 100 --dt 1 --record '%s'",
+           IMP_MODELS_DIR, rec);
+  ck_assert_int_eq(impetus(args), 3);
+  ck_assert_msg(strstr(text_of(err_path), "non-finite") != NULL, "%s", text_of(err_path));
+  ck_assert(strstr(text_of(out_path), "nan_resets: 0\n") == NULL);
+  ck_assert_int_eq(count_lines(rec), 1 + 101); /* the recording is still complete */
+}
+END_TEST
+
 START_TEST(bench_prints_speed) {
   ck_assert_msg(impetus("bench '" PENDULUM "' --steps 200 --ctrlnoise 0.01") == 0, "%s",
                 text_of(err_path));
@@ -307,6 +320,7 @@ static Suite* cli_suite(void) {
   tcase_add_test(tc, run_records_csv);
   tcase_add_test(tc, run_records_npy_with_dt);
   tcase_add_test(tc, run_without_recording);
+  tcase_add_test(tc, run_nonfinite_exits_3);
   tcase_add_test(tc, bench_prints_speed);
   tcase_add_test(tc, example_runs);
   suite_add_tcase(s, tc);
