@@ -134,6 +134,11 @@ static const char* k_ball_free =
     "      <geom type='cylinder' fromto='0 0 0 0.2 0.1 0.3' size='0.05'/>\n"
     "    </body>\n"
     "  </worldbody>\n"
+    "  <keyframe>\n"
+    "    <!-- quaternions off unit length on purpose: MuJoCo normalizes them -->\n"
+    "    <key name='unnormalized' qvel='0 0 1 0.5 -1 2 0 0 1 0 0 0 2 -1 0 1'\n"
+    "         qpos='0 0 2 1 0.2 0.1 0  0.9 0.1 0 0  1 0 0 0  0.1  1 0 0.3 0'/>\n"
+    "  </keyframe>\n"
     "</mujoco>\n";
 
 static const char* k_multi_joint =
@@ -304,6 +309,9 @@ START_TEST(test_model_matches) {
     inertia_tensor(m->body_iquat + 4 * b, m->body_inertia + 3 * b, T1);
     inertia_tensor(mm->body_iquat + 4 * b, mm->body_inertia + 3 * b, T2);
     for (int k = 0; k < 3; k++) scale = fmax(scale, mm->body_inertia[3 * b + k]);
+    /* the tolerance below is MuJoCo's: mju_eig3 stops its Jacobi sweeps at
+       eigEPS = 1e-12, which leaves ~5e-10 relative error in R diag(I) R'
+       for a general fullinertia (ours rebuilds it to 4e-17) */
     e = imp_max_abs_diff(T1, T2, 9) / scale;
     if (e > dI) dI = e;
   }
@@ -311,7 +319,7 @@ START_TEST(test_model_matches) {
          mm->nq, mm->nv, mm->nu, dm, dc, dI);
   ck_assert_msg(dm < 1e-12, "%s: body masses differ by %.3e (relative)", name, dm);
   ck_assert_msg(dc < 1e-12, "%s: body centres of mass differ by %.3e", name, dc);
-  ck_assert_msg(dI < 1e-10, "%s: body inertia tensors differ by %.3e (relative)", name, dI);
+  ck_assert_msg(dI < 2e-9, "%s: body inertia tensors differ by %.3e (relative)", name, dI);
   for (int j = 0; j < mm->njnt; j++)
     ck_assert_msg(m->jnt_type[j] == (int)mm->jnt_type[j], "%s: joint %d type %d vs %d", name, j,
                   m->jnt_type[j], (int)mm->jnt_type[j]);
