@@ -153,23 +153,27 @@ static void resolve_shape(ld_ctx* c, ld_geom* g, int isgeom) {
     double v[3];
     for (int i = 0; i < 3; i++) {
       g->pos[i] = 0.5 * (g->fromto[i] + g->fromto[i + 3]);
-      v[i] = g->fromto[i + 3] - g->fromto[i];
+      v[i] = g->fromto[i] - g->fromto[i + 3]; /* MuJoCo's z points from 'to' to 'from' */
     }
     if (imp_norm3(v) < IMP_MINVAL) ld_error(c, g->file, g->line, "fromto has zero length");
     imp_quat_z2vec(g->quat, v);
-    int k = (t == IMP_GEOM_CAPSULE || t == IMP_GEOM_CYLINDER) ? 1 : 2;
-    g->size[k] = 0.5 * imp_norm3(v);
-    if (g->nsize < k) g->nsize = k; /* the given sizes come before the length */
+    /* capsule, cylinder: size[1] is the half length; box, ellipsoid: size[0]
+       is both the x and y half size and size[2] the half length */
+    if (t == IMP_GEOM_CAPSULE || t == IMP_GEOM_CYLINDER) {
+      g->size[1] = 0.5 * imp_norm3(v);
+    } else {
+      g->size[1] = g->size[0];
+      g->size[2] = 0.5 * imp_norm3(v);
+    }
   }
   if (!isgeom) return;
   int need = t == IMP_GEOM_SPHERE ? 1 : (t == IMP_GEOM_CAPSULE || t == IMP_GEOM_CYLINDER) ? 2
              : (t == IMP_GEOM_BOX || t == IMP_GEOM_ELLIPSOID)                         ? 3
                                                                                       : 0;
-  int have = g->nsize + (g->has_fromto && elongated ? 1 : 0);
-  if (g->has_fromto && g->nsize >= need) have = need;
-  if (have < need)
-    ld_error(c, g->file, g->line, "geom size: expected %d values, got %d", need,
-             g->nsize);
+  if (g->has_fromto && need > 1) need = 1;
+  if (g->nsize < need)
+    ld_error(c, g->file, g->line, "geom size: expected %d values, got %d", need, g->nsize);
+  if (g->has_fromto) need = t == IMP_GEOM_BOX || t == IMP_GEOM_ELLIPSOID ? 3 : 2;
   for (int i = 0; i < need; i++)
     if (!(g->size[i] > 0)) ld_error(c, g->file, g->line, "geom size must be positive");
 }
@@ -284,7 +288,8 @@ imp_model* ld_compile(ld_ctx* c) {
     nq += jt->type == IMP_JNT_FREE ? 7 : jt->type == IMP_JNT_BALL ? 4 : 1;
     nv += jt->type == IMP_JNT_FREE ? 6 : jt->type == IMP_JNT_BALL ? 3 : 1;
     if (jt->limited < 0) jt->limited = c->autolimits ? jt->has_range : 0;
-    if (jt->type == IMP_JNT_HINGE || jt->type == IMP_JNT_BALL) {
+    if (jt->limited && (jt->type == IMP_JNT_HINGE || jt->type == IMP_JNT_BALL)) {
+      /* MuJoCo converts the range only of limited joints */
       jt->range[0] *= deg;
       jt->range[1] *= deg;
     }
@@ -460,14 +465,22 @@ imp_model* ld_compile(ld_ctx* c) {
         ld_error(c, G[g].file, G[g].line, "plane geoms are only allowed in static bodies");
       if (G[g].group >= c->inertiagroup[0] && G[g].group <= c->inertiagroup[1]) gi[ng++] = g;
     }
+    if (bd->has_inertial) {
+      double* I = bd->inertia;
+      double tol = 1e-12 * (I[0] + I[1] + I[2]);
+      if (I[0] + I[1] < I[2] - tol || I[0] + I[2] < I[1] - tol || I[1] + I[2] < I[0] - tol)
+        ld_error(c, bd->file, bd->line, "inertia must satisfy A + B >= C");
+    }
     int fromgeom = c->inertiafromgeom == 1 || (c->inertiafromgeom == 2 && !bd->has_inertial);
-    if (fromgeom) {
+    if (fromgeom && ng > 0) {
       ld_body_from_geoms(c, gi, ng, &bd->mass, bd->ipos, bd->iquat, bd->inertia);
-    } else if (!bd->has_inertial) {
+    } else if (!bd->has_inertial || fromgeom) {
+      /* massless: MuJoCo leaves the inertial frame at the body's own pos and
+         quat (a harmless quirk we copy so models compare equal) */
       bd->mass = 0;
-      imp_zero(bd->ipos, 3);
+      imp_copy(bd->ipos, bd->pos, 3);
+      imp_copy(bd->iquat, bd->quat, 4);
       imp_zero(bd->inertia, 3);
-      imp_quat_identity(bd->iquat);
     }
     if (c->boundmass > 0 && bd->mass < c->boundmass) bd->mass = c->boundmass;
     for (int i = 0; i < 3 && c->boundinertia > 0; i++)

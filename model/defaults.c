@@ -233,8 +233,7 @@ void ld_read_actuator(ld_ctx* c, ld_node* n, ld_actuator* a, int kind) {
   ld_attr_limited(c, n, "forcelimited", &a->forcelimited);
   if (kind == LD_ACT_MOTOR) {
     memset(a->gainprm, 0, sizeof a->gainprm);
-    memset(a->biasprm, 0, sizeof a->biasprm);
-    a->gainprm[0] = 1;
+    a->gainprm[0] = 1; /* the bias parameters stay (MuJoCo's), unused without a bias */
     a->gaintype = IMP_GAIN_FIXED;
     a->biastype = IMP_BIAS_NONE;
   } else if (kind == LD_ACT_POSITION || kind == LD_ACT_VELOCITY) {

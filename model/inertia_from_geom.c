@@ -87,7 +87,10 @@ void ld_body_from_geoms(ld_ctx* c, const int* gi, int n, double* mass, double ip
   imp_quat_identity(iquat);
   imp_zero(inertia, 3);
   imp_zero(ipos, 3);
-  if (M < IMP_MINVAL) return;
+  if (M < IMP_MINVAL) { /* massless geoms: their plain centroid, as MuJoCo */
+    for (int k = 0; k < n; k++) imp_add_scl(ipos, LD_AT(c->geoms, ld_geom, gi[k])->pos, 1.0 / n, 3);
+    return;
+  }
   imp_scl(ipos, com, 1 / M, 3);
   for (int k = 0; k < n; k++) {
     const ld_geom* g = LD_AT(c->geoms, ld_geom, gi[k]);
