@@ -496,11 +496,27 @@ imp_model* ld_compile(ld_ctx* c) {
     m->body_subtreemass[b] += m->body_mass[b];
     if (b > 0) m->body_subtreemass[B[b].parent] += m->body_subtreemass[b];
   }
+  /* a body with joints, together with the descendants welded to it (reached
+     without crossing a joint), needs mass and each principal moment summed
+     over that group above IMP_MINVAL (MuJoCo's rule) */
   for (int b = 1; b < nbody; b++) {
     if (!jntnum[b]) continue;
-    int bad = m->body_mass[b] < IMP_MINVAL;
-    for (int i = 0; i < 3; i++) bad |= m->body_inertia[3 * b + i] < IMP_MINVAL;
-    if (bad && m->body_subtreemass[b] - m->body_mass[b] < IMP_MINVAL)
+    double wm = m->body_mass[b], wi[3];
+    imp_copy(wi, m->body_inertia + 3 * b, 3);
+    for (int d = b + 1; d < nbody; d++) {
+      int welded = 0; /* is d a descendant of b with no joints on the way? */
+      for (int p = d; p > 0; p = B[p].parent) {
+        if (p == b) {
+          welded = 1;
+          break;
+        }
+        if (jntnum[p]) break;
+      }
+      if (!welded) continue;
+      wm += m->body_mass[d];
+      imp_add_scl(wi, m->body_inertia + 3 * d, 1, 3);
+    }
+    if (wm < IMP_MINVAL || wi[0] < IMP_MINVAL || wi[1] < IMP_MINVAL || wi[2] < IMP_MINVAL)
       ld_error(c, B[b].file, B[b].line,
                "mass and inertia of moving bodies must be larger than %g", IMP_MINVAL);
   }
