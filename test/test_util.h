@@ -136,6 +136,8 @@ static inline double imp_max_abs_diff(const double* a, const double* b, int n) {
 
 /* Run a suite, print the results, return the process exit status. */
 static inline int imp_test_run_suite(Suite* s) {
+  /* line-buffered: what a forked test printed survives its failure exit */
+  setvbuf(stdout, NULL, _IOLBF, 0);
   SRunner* r = srunner_create(s);
   srunner_run_all(r, CK_NORMAL);
   int nfail = srunner_ntests_failed(r);
