@@ -170,6 +170,27 @@ static const char* k_multi_joint =
     "  </actuator>\n"
     "</mujoco>\n";
 
+static const char* k_rk4_ctrlrange =
+    "<mujoco model='rk4_ctrlrange'>\n"
+    "  <compiler angle='radian'/>\n"
+    "  <option timestep='0.005' integrator='RK4'><flag contact='disable'/></option>\n"
+    "  <worldbody>\n"
+    "    <body pos='0 0 1' axisangle='1 0 0 0.3'>\n"
+    "      <joint name='h1' type='hinge' axis='0 1 0' damping='0.1'/>\n"
+    "      <geom type='capsule' fromto='0 0 0 0 0 -0.5' size='0.03'/>\n"
+    "      <body pos='0 0 -0.5'>\n"
+    "        <joint name='h2' type='hinge' axis='1 0 0'/>\n"
+    "        <geom type='capsule' fromto='0 0 0 0.3 0 -0.3' size='0.025'/>\n"
+    "      </body>\n"
+    "    </body>\n"
+    "  </worldbody>\n"
+    "  <actuator>\n"
+    "    <motor joint='h1' gear='2' ctrllimited='true' ctrlrange='-0.5 0.5'/>\n"
+    "    <position joint='h2' kp='10' ctrllimited='true' ctrlrange='-1 1'\n"
+    "              forcelimited='true' forcerange='-3 3'/>\n"
+    "  </actuator>\n"
+    "</mujoco>\n";
+
 static const diff_case k_cases[] = {
     {"pendulum", "pendulum.xml", NULL},
     {"double_pendulum", "double_pendulum.xml", NULL},
@@ -185,6 +206,7 @@ static const diff_case k_cases[] = {
     {"inline_actuators", NULL, NULL},
     {"inline_ball_free", NULL, NULL},
     {"inline_multi_joint", NULL, NULL},
+    {"inline_rk4_ctrlrange", NULL, NULL},
 };
 #define NCASE ((int)(sizeof k_cases / sizeof k_cases[0]))
 
@@ -195,6 +217,7 @@ static const char* case_xml(int i) {
   if (!strcmp(n, "inline_actuators")) return k_actuators;
   if (!strcmp(n, "inline_ball_free")) return k_ball_free;
   if (!strcmp(n, "inline_multi_joint")) return k_multi_joint;
+  if (!strcmp(n, "inline_rk4_ctrlrange")) return k_rk4_ctrlrange;
   return NULL;
 }
 
@@ -349,6 +372,33 @@ START_TEST(test_trajectory_from_qpos0) {
 }
 END_TEST
 
+/* Controls far outside ctrlrange: both must clamp them (and the forces to
+   forcerange) the same way. */
+START_TEST(test_trajectory_ctrl_out_of_range) {
+  pair p;
+  pair_load(_i, &p);
+  const mjModel* mm = p.mm;
+  ck_assert_int_eq(p.m->nu, mm->nu);
+  ck_assert_int_eq(p.m->nv, mm->nv);
+  if (mm->nu == 0) {
+    printf("model %s: no actuator\n", k_cases[_i].name);
+    pair_free(_i, &p);
+    return;
+  }
+  mj_resetData(p.mm, p.md);
+  imp_reset_data(p.m, p.d);
+  for (int i = 0; i < mm->nv; i++) p.md->qvel[i] = p.d->qvel[i] = -0.3 * sin(0.7 * i + 0.2);
+  for (int i = 0; i < mm->nu; i++) {
+    double lo = mm->actuator_ctrlrange[2 * i], hi = mm->actuator_ctrlrange[2 * i + 1];
+    double c = mm->actuator_ctrllimited[i] ? (i % 2 ? lo - 2 * (hi - lo) : hi + 2 * (hi - lo))
+                                           : (i % 2 ? -2.0 : 2.0);
+    p.md->ctrl[i] = p.d->ctrl[i] = c;
+  }
+  run_and_compare(k_cases[_i].name, "ctrl out of range", &p);
+  pair_free(_i, &p);
+}
+END_TEST
+
 /* From every keyframe (its qpos, qvel and ctrl). */
 START_TEST(test_trajectory_from_keyframes) {
   pair p;
@@ -408,6 +458,7 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, test_model_matches, 0, NCASE);
   tcase_add_loop_test(tc, test_trajectory_from_qpos0, 0, NCASE);
+  tcase_add_loop_test(tc, test_trajectory_ctrl_out_of_range, 0, NCASE);
   tcase_add_loop_test(tc, test_trajectory_from_keyframes, 0, NCASE);
   suite_add_tcase(s, tc);
   TCase* th = tcase_create("humanoid");
