@@ -227,7 +227,9 @@ static void case_path(int i, char* path, size_t n) {
     snprintf(path, n, "%s/%s", IMP_MODELS_DIR, k_cases[i].file);
     return;
   }
-  snprintf(path, n, "%s/mjdiff_%s_%ld.xml", IMP_TEST_TMPDIR, k_cases[i].name, (long)getpid());
+  /* a fixed name, rewritten each time and left in the build tree, so a
+     failing snippet can be loaded by hand (impetus check, mujoco-testxml) */
+  snprintf(path, n, "%s/mjdiff_%s.xml", IMP_TEST_TMPDIR, k_cases[i].name);
   FILE* f = fopen(path, "w");
   ck_assert_msg(f != NULL, "cannot write %s", path);
   fputs(case_xml(i), f);
@@ -266,7 +268,7 @@ static void pair_free(int i, pair* p) {
   imp_free_model(p->m);
   mj_deleteData(p->md);
   mj_deleteModel(p->mm);
-  if (!k_cases[i].file) unlink(p->path);
+  (void)i;
 }
 
 /* The full inertia tensor of body b in its body frame, R diag(I) R'. */
