@@ -1,0 +1,852 @@
+/* Tests of the MJCF loader (model/): defaults and classes, orientations,
+ * angle units, inertia from geoms, includes, keyframes, the qpos layout,
+ * names, warnings, and every error with its file and line. Independent of
+ * MuJoCo: expected values come from the MJCF definitions and analytic
+ * formulas. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "impetus.h"
+#include "quat.h"
+#include "test_util.h"
+
+#define PI 3.14159265358979323846
+#define TOL 1e-12
+
+static char g_err[1000];
+
+/* load inline text named "t.xml"; fail the test on error */
+static imp_model* load(const char* xml) {
+  imp_model* m = imp_load_xml_string(xml, NULL, "t.xml", g_err, sizeof g_err);
+  ck_assert_msg(m != NULL, "load failed: %s", g_err);
+  return m;
+}
+
+/* the text must fail to load with "t.xml:<line>:" and contain what */
+static void expect_error(const char* xml, int line, const char* what) {
+  imp_model* m = imp_load_xml_string(xml, NULL, "t.xml", g_err, sizeof g_err);
+  ck_assert_msg(m == NULL, "loaded although it should fail with '%s'", what);
+  char prefix[64];
+  snprintf(prefix, sizeof prefix, "t.xml:%d:", line);
+  ck_assert_msg(strncmp(g_err, prefix, strlen(prefix)) == 0, "error '%s' does not start with '%s'",
+                g_err, prefix);
+  ck_assert_msg(strstr(g_err, what) != NULL, "error '%s' does not mention '%s'", g_err, what);
+}
+
+static void assert_vec(const double* a, const double* b, int n, double tol) {
+  for (int i = 0; i < n; i++)
+    ck_assert_msg(fabs(a[i] - b[i]) <= tol, "[%d]: %.17g vs %.17g", i, a[i], b[i]);
+}
+
+/* body inertia tensor in the body frame, R diag(I) R' */
+static void body_tensor(const imp_model* m, int b, double T[9]) {
+  double R[9];
+  imp_quat2mat(R, m->body_iquat + 4 * b);
+  const double* d = m->body_inertia + 3 * b;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      T[3 * i + j] = R[3 * i] * d[0] * R[3 * j] + R[3 * i + 1] * d[1] * R[3 * j + 1] +
+                     R[3 * i + 2] * d[2] * R[3 * j + 2];
+}
+
+/* same rotation (q or -q) */
+static void assert_quat(const double* q, const double* e) {
+  double s = q[0] * e[0] + q[1] * e[1] + q[2] * e[2] + q[3] * e[3];
+  ck_assert_msg(fabs(fabs(s) - 1) < 1e-12, "quat %g %g %g %g vs %g %g %g %g", q[0], q[1], q[2],
+                q[3], e[0], e[1], e[2], e[3]);
+}
+
+/* ---------------------------------------------------------------- defaults */
+
+START_TEST(main_class_sets_joint_and_geom_defaults) {
+  imp_model* m = load(
+      "<mujoco><default><joint damping='2'/><geom rgba='1 0 0 1' size='0.3'/></default>"
+      "<worldbody><body><joint/><geom/></body></worldbody></mujoco>");
+  ck_assert_double_eq(m->dof_damping[0], 2);
+  ck_assert_double_eq(m->geom_size[0], 0.3);
+  ck_assert_float_eq(m->geom_rgba[0], 1.0f);
+  ck_assert_float_eq(m->geom_rgba[1], 0.0f);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(nested_class_inherits_parent_and_overrides) {
+  imp_model* m = load(
+      "<mujoco><default><joint damping='2' stiffness='3'/>"
+      "<default class='a'><joint stiffness='5'/><default class='b'><joint armature='7'/></default>"
+      "</default></default>"
+      "<worldbody><body><joint class='b'/><joint class='a'/><joint/><geom size='1'/></body>"
+      "</worldbody></mujoco>");
+  ck_assert_double_eq(m->dof_damping[0], 2);
+  ck_assert_double_eq(m->jnt_stiffness[0], 5);
+  ck_assert_double_eq(m->dof_armature[0], 7);
+  ck_assert_double_eq(m->jnt_stiffness[1], 5);
+  ck_assert_double_eq(m->dof_armature[1], 0);
+  ck_assert_double_eq(m->jnt_stiffness[2], 3);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(nested_class_sees_parent_elements_written_after_it) {
+  imp_model* m = load(
+      "<mujoco><default><default class='a'><joint stiffness='5'/></default>"
+      "<joint damping='4'/></default>"
+      "<worldbody><body><joint class='a'/><geom size='1'/></body></worldbody></mujoco>");
+  ck_assert_double_eq(m->dof_damping[0], 4);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(childclass_applies_to_descendants_until_overridden) {
+  imp_model* m = load(
+      "<mujoco><default><default class='a'><geom size='0.2'/><joint damping='1'/></default>"
+      "<default class='b'><geom size='0.4'/></default></default><worldbody>"
+      "<body childclass='a'><joint/><geom/>"
+      "  <body><joint/><geom/><geom class='b'/><geom size='0.7'/>"
+      "    <body childclass='b'><geom/></body></body></body>"
+      "<body><geom size='0.1'/></body></worldbody></mujoco>");
+  ck_assert_int_eq(m->ngeom, 6);
+  ck_assert_double_eq(m->geom_size[0], 0.2);
+  ck_assert_double_eq(m->geom_size[3], 0.2);
+  ck_assert_double_eq(m->geom_size[6], 0.4);
+  ck_assert_double_eq(m->geom_size[9], 0.7);
+  ck_assert_double_eq(m->geom_size[12], 0.4);
+  ck_assert_double_eq(m->dof_damping[1], 1);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(actuator_defaults_and_shortcuts) {
+  imp_model* m = load(
+      "<mujoco><default><motor gear='3' ctrlrange='-1 1'/>"
+      "<default class='p'><position kp='5'/></default></default>"
+      "<worldbody><body><joint name='j'/><geom size='1'/></body></worldbody><actuator>"
+      "<motor joint='j'/><position joint='j' class='p'/><position joint='j' kp='2'/>"
+      "<velocity joint='j' kv='4'/><general joint='j' gainprm='6' biasprm='1 2 3' "
+      "biastype='affine'/></actuator></mujoco>");
+  ck_assert_int_eq(m->nu, 5);
+  ck_assert_double_eq(m->actuator_gear[0], 3);
+  ck_assert_double_eq(m->actuator_gainprm[0], 1);
+  ck_assert_int_eq(m->actuator_biastype[0], IMP_BIAS_NONE);
+  ck_assert_int_eq(m->actuator_ctrllimited[0], 1); /* autolimits */
+  ck_assert_double_eq(m->actuator_gainprm[IMP_NGAIN], 5);
+  ck_assert_double_eq(m->actuator_biasprm[IMP_NGAIN + 1], -5);
+  ck_assert_int_eq(m->actuator_biastype[1], IMP_BIAS_AFFINE);
+  ck_assert_double_eq(m->actuator_gainprm[2 * IMP_NGAIN], 2);
+  ck_assert_double_eq(m->actuator_biasprm[2 * IMP_NGAIN + 1], -2);
+  ck_assert_double_eq(m->actuator_gainprm[3 * IMP_NGAIN], 4);
+  ck_assert_double_eq(m->actuator_biasprm[3 * IMP_NGAIN + 2], -4);
+  ck_assert_double_eq(m->actuator_gainprm[4 * IMP_NGAIN], 6);
+  ck_assert_double_eq(m->actuator_biasprm[4 * IMP_NGAIN + 2], 3);
+  ck_assert_int_eq(m->actuator_forcelimited[0], 0);
+  imp_free_model(m);
+}
+END_TEST
+
+/* ------------------------------------------------------------ orientations */
+
+START_TEST(quat_is_normalized) {
+  imp_model* m = load("<mujoco><worldbody><body quat='2 0 0 2'/></worldbody></mujoco>");
+  double e[4] = {sqrt(0.5), 0, 0, sqrt(0.5)};
+  assert_vec(m->body_quat + 4, e, 4, TOL);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(axisangle_in_degrees_and_radians) {
+  imp_model* m = load(
+      "<mujoco><worldbody><body axisangle='0 0 2 90'/></worldbody></mujoco>");
+  double e[4] = {sqrt(0.5), 0, 0, sqrt(0.5)};
+  assert_vec(m->body_quat + 4, e, 4, TOL);
+  imp_free_model(m);
+  m = load("<mujoco><compiler angle='radian'/><worldbody><body axisangle='0 0 1 1.5707963267948966'/>"
+           "</worldbody></mujoco>");
+  assert_vec(m->body_quat + 4, e, 4, TOL);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(euler_uses_compiler_eulerseq) {
+  imp_model* m = load("<mujoco><worldbody><body euler='90 0 90'/></worldbody></mujoco>");
+  double a[4], b[4], e[4], x[3] = {1, 0, 0}, z[3] = {0, 0, 1};
+  imp_axisangle2quat(a, x, PI / 2);
+  imp_axisangle2quat(b, z, PI / 2);
+  imp_quat_mul(e, a, b); /* intrinsic x then z */
+  assert_quat(m->body_quat + 4, e);
+  imp_free_model(m);
+  m = load("<mujoco><compiler eulerseq='XYZ'/><worldbody><body euler='90 0 90'/></worldbody></mujoco>");
+  imp_quat_mul(e, b, a); /* extrinsic: z applied after x in the fixed frame */
+  assert_quat(m->body_quat + 4, e);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(xyaxes_are_orthonormalized) {
+  imp_model* m = load("<mujoco><worldbody><body xyaxes='0 2 0 -1 1 0'/></worldbody></mujoco>");
+  double e[4] = {sqrt(0.5), 0, 0, sqrt(0.5)};
+  assert_quat(m->body_quat + 4, e);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(zaxis_gives_shortest_rotation) {
+  imp_model* m = load("<mujoco><worldbody><body zaxis='1 0 0'/></worldbody></mujoco>");
+  double e[4] = {sqrt(0.5), 0, sqrt(0.5), 0};
+  assert_quat(m->body_quat + 4, e);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(two_orientations_is_an_error) {
+  expect_error("<mujoco><worldbody>\n<body quat='1 0 0 0' euler='0 0 0'/></worldbody></mujoco>",
+               2, "orientation");
+}
+END_TEST
+
+/* ------------------------------------------------------------------ angles */
+
+START_TEST(hinge_range_ref_in_degrees_by_default) {
+  imp_model* m = load(
+      "<mujoco><worldbody><body><joint range='-90 45' ref='30' springref='60'/>"
+      "<joint type='slide' range='-1 2' ref='0.5'/><geom size='1'/></body></worldbody></mujoco>");
+  ck_assert_int_eq(m->jnt_limited[0], 1);
+  imp_assert_near(m->jnt_range[0], -PI / 2, TOL);
+  imp_assert_near(m->jnt_range[1], PI / 4, TOL);
+  imp_assert_near(m->qpos0[0], PI / 6, TOL);
+  imp_assert_near(m->qpos_spring[0], PI / 3, TOL);
+  ck_assert_double_eq(m->jnt_range[2], -1);
+  ck_assert_double_eq(m->jnt_range[3], 2);
+  ck_assert_double_eq(m->qpos0[1], 0.5);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(radian_compiler_keeps_values) {
+  imp_model* m = load(
+      "<mujoco><compiler angle='radian'/><worldbody><body><joint range='-1 0.5' ref='0.2'/>"
+      "<joint type='ball' range='0 0.7'/><geom size='1'/></body></worldbody></mujoco>");
+  ck_assert_double_eq(m->jnt_range[0], -1);
+  ck_assert_double_eq(m->qpos0[0], 0.2);
+  ck_assert_double_eq(m->jnt_range[3], 0.7);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(limited_auto_and_explicit) {
+  imp_model* m = load(
+      "<mujoco><worldbody><body><joint range='0 1'/><joint/><joint limited='false' range='0 1'/>"
+      "<joint limited='true' range='0 1'/><geom size='1'/></body></worldbody></mujoco>");
+  ck_assert_int_eq(m->jnt_limited[0], 1);
+  ck_assert_int_eq(m->jnt_limited[1], 0);
+  ck_assert_int_eq(m->jnt_limited[2], 0);
+  ck_assert_int_eq(m->jnt_limited[3], 1);
+  imp_free_model(m);
+}
+END_TEST
+
+/* ----------------------------------------------------------------- inertia */
+
+/* mass and principal moments of one geom in a body of its own */
+static imp_model* one_geom(const char* geom) {
+  char xml[1000];
+  snprintf(xml, sizeof xml, "<mujoco><worldbody><body><joint/>%s</body></worldbody></mujoco>",
+           geom);
+  return load(xml);
+}
+
+START_TEST(sphere_inertia) {
+  imp_model* m = one_geom("<geom type='sphere' size='0.5' density='2'/>");
+  double mass = 2 * 4.0 / 3 * PI * 0.125;
+  imp_assert_near(m->body_mass[1], mass, TOL);
+  for (int i = 0; i < 3; i++) imp_assert_near(m->body_inertia[3 + i], 0.4 * mass * 0.25, TOL);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(capsule_inertia) {
+  imp_model* m = one_geom("<geom type='capsule' size='0.2 0.5'/>");
+  double r = 0.2, h = 1.0, mc = 1000 * PI * r * r * h, ms = 1000 * 4.0 / 3 * PI * r * r * r;
+  double Ixx = mc * (3 * r * r + h * h) / 12 + ms * (0.4 * r * r + h * h / 4 + 3 * h * r / 8);
+  double Izz = mc * r * r / 2 + 0.4 * ms * r * r;
+  imp_assert_near(m->body_mass[1], mc + ms, 1e-9);
+  double T[9];
+  body_tensor(m, 1, T);
+  imp_assert_near(T[0], Ixx, 1e-9);
+  imp_assert_near(T[4], Ixx, 1e-9);
+  imp_assert_near(T[8], Izz, 1e-9);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(cylinder_inertia) {
+  imp_model* m = one_geom("<geom type='cylinder' size='0.2 0.5' mass='3'/>");
+  double T[9];
+  body_tensor(m, 1, T);
+  imp_assert_near(m->body_mass[1], 3, TOL);
+  imp_assert_near(T[0], 3 * (3 * 0.04 + 1) / 12, 1e-12);
+  imp_assert_near(T[8], 3 * 0.04 / 2, 1e-12);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(box_inertia) {
+  imp_model* m = one_geom("<geom type='box' size='0.1 0.2 0.3'/>");
+  double mass = 1000 * 8 * 0.006, T[9];
+  body_tensor(m, 1, T);
+  imp_assert_near(m->body_mass[1], mass, 1e-9);
+  imp_assert_near(T[0], mass * (0.04 + 0.09) / 3, 1e-9);
+  imp_assert_near(T[4], mass * (0.01 + 0.09) / 3, 1e-9);
+  imp_assert_near(T[8], mass * (0.01 + 0.04) / 3, 1e-9);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(ellipsoid_inertia) {
+  imp_model* m = one_geom("<geom type='ellipsoid' size='0.1 0.2 0.3' mass='5'/>");
+  double T[9];
+  body_tensor(m, 1, T);
+  imp_assert_near(T[0], 5 * (0.04 + 0.09) / 5, 1e-12);
+  imp_assert_near(T[4], 5 * (0.01 + 0.09) / 5, 1e-12);
+  imp_assert_near(T[8], 5 * (0.01 + 0.04) / 5, 1e-12);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(geoms_combine_by_parallel_axis) {
+  imp_model* m = one_geom(
+      "<geom size='0.1' mass='1' pos='1 0 0'/><geom size='0.1' mass='3' pos='-1 0 0'/>");
+  double T[9], ipos[3] = {-0.5, 0, 0};
+  imp_assert_near(m->body_mass[1], 4, TOL);
+  assert_vec(m->body_ipos + 3, ipos, 3, TOL);
+  body_tensor(m, 1, T);
+  double Is = 0.4 * 0.01;
+  imp_assert_near(T[0], 4 * Is, 1e-12);
+  imp_assert_near(T[4], 4 * Is + 1 * 1.5 * 1.5 + 3 * 0.5 * 0.5, 1e-12);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(rotated_geom_inertia_rotates) {
+  imp_model* m = one_geom("<geom type='box' size='0.1 0.2 0.3' mass='1' euler='0 0 90'/>");
+  double T[9];
+  body_tensor(m, 1, T);
+  imp_assert_near(T[0], (0.01 + 0.09) / 3, 1e-12); /* x and y swap */
+  imp_assert_near(T[4], (0.04 + 0.09) / 3, 1e-12);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(inertial_wins_in_auto_and_geoms_win_when_true) {
+  const char* body =
+      "<worldbody><body><joint/><inertial pos='0 0 1' mass='2' diaginertia='1 2 3'/>"
+      "<geom size='0.1' mass='5'/></body></worldbody></mujoco>";
+  char xml[600];
+  snprintf(xml, sizeof xml, "<mujoco>%s", body);
+  imp_model* m = load(xml);
+  ck_assert_double_eq(m->body_mass[1], 2);
+  ck_assert_double_eq(m->body_ipos[5], 1);
+  imp_free_model(m);
+  snprintf(xml, sizeof xml, "<mujoco><compiler inertiafromgeom='true'/>%s", body);
+  m = load(xml);
+  ck_assert_double_eq(m->body_mass[1], 5);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(fullinertia_is_diagonalized) {
+  imp_model* m = load(
+      "<mujoco><worldbody><body><joint/><inertial pos='0 0 0' mass='1' "
+      "fullinertia='1 2 2.5 0.1 0.2 0.3'/></body></worldbody></mujoco>");
+  double T[9], e[9] = {1, 0.1, 0.2, 0.1, 2, 0.3, 0.2, 0.3, 2.5};
+  body_tensor(m, 1, T);
+  assert_vec(T, e, 9, 1e-12);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(subtreemass_and_rootid) {
+  imp_model* m = load(
+      "<mujoco><worldbody><body name='a'><geom size='0.1' mass='1'/><body name='b'>"
+      "<geom size='0.1' mass='2'/></body></body><body name='c'><geom size='0.1' mass='4'/>"
+      "</body></worldbody></mujoco>");
+  ck_assert_double_eq(m->body_subtreemass[0], 7);
+  ck_assert_double_eq(m->body_subtreemass[1], 3);
+  ck_assert_int_eq(m->body_rootid[2], 1);
+  ck_assert_int_eq(m->body_rootid[3], 3);
+  ck_assert_int_eq(m->body_rootid[0], 0);
+  imp_free_model(m);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ fromto */
+
+START_TEST(fromto_sets_pos_quat_and_length) {
+  imp_model* m = load(
+      "<mujoco><worldbody><geom type='capsule' fromto='0 0 0 0 0 2' size='0.1'/>"
+      "<geom type='box' fromto='1 0 0 3 0 0' size='0.2'/></worldbody></mujoco>");
+  double p0[3] = {0, 0, 1}, s0[3] = {0.1, 1, 0}, p1[3] = {2, 0, 0}, s1[3] = {0.2, 0.2, 1};
+  assert_vec(m->geom_pos, p0, 3, TOL);
+  assert_vec(m->geom_size, s0, 3, TOL);
+  assert_vec(m->geom_pos + 3, p1, 3, TOL);
+  assert_vec(m->geom_size + 3, s1, 3, TOL);
+  double z[3] = {0, 0, 1}, v[3];
+  imp_quat_rotate(v, m->geom_quat + 4, z); /* the long axis lies along x */
+  imp_assert_near(fabs(v[0]), 1, TOL);
+  imp_assert_near(m->geom_rbound[0], 1.1, TOL);
+  imp_free_model(m);
+}
+END_TEST
+
+/* ----------------------------------------------------------------- include */
+
+START_TEST(include_splices_children_relative_to_main_dir) {
+  char dir[] = "/tmp/imp_test_loaderXXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char path[400], sub[300], main_[300], inc[300], inc2[300];
+  snprintf(sub, sizeof sub, "%s/sub", dir);
+  ck_assert_int_eq(mkdir(sub, 0700), 0);
+  snprintf(main_, sizeof main_, "%s/main.xml", dir);
+  snprintf(inc, sizeof inc, "%s/sub/a.xml", dir);
+  snprintf(inc2, sizeof inc2, "%s/b.xml", dir);
+  FILE* f = fopen(main_, "w");
+  fputs("<mujoco model='inc'>\n<worldbody>\n<include file='sub/a.xml'/>\n"
+        "<geom name='last' size='1'/></worldbody></mujoco>\n", f);
+  fclose(f);
+  f = fopen(inc, "w");
+  /* paths are relative to the main file, not to sub/ */
+  fputs("<mujoco><body name='x'><geom size='1'/></body><include file='b.xml'/></mujoco>\n", f);
+  fclose(f);
+  f = fopen(inc2, "w");
+  fputs("<mujoco><body name='y'><geom size='1'/></body></mujoco>\n", f);
+  fclose(f);
+  imp_model* m = imp_load_xml(main_, g_err, sizeof g_err);
+  ck_assert_msg(m != NULL, "%s", g_err);
+  ck_assert_int_eq(m->nbody, 3);
+  ck_assert_int_eq(imp_name2id(m, IMP_OBJ_BODY, "x"), 1);
+  ck_assert_int_eq(imp_name2id(m, IMP_OBJ_BODY, "y"), 2);
+  ck_assert_int_eq(imp_name2id(m, IMP_OBJ_GEOM, "last"), 0); /* world geoms first */
+  imp_free_model(m);
+  /* a missing include names the file and the including file:line */
+  f = fopen(main_, "w");
+  fputs("<mujoco>\n<worldbody>\n\n<include file='nope.xml'/></worldbody></mujoco>\n", f);
+  fclose(f);
+  m = imp_load_xml(main_, g_err, sizeof g_err);
+  ck_assert_ptr_null(m);
+  snprintf(path, sizeof path, "%s:4:", main_);
+  ck_assert_msg(strstr(g_err, path) && strstr(g_err, "nope.xml"), "%s", g_err);
+  /* an error inside an included file names that file */
+  f = fopen(main_, "w");
+  fputs("<mujoco><worldbody><include file='b.xml'/></worldbody></mujoco>\n", f);
+  fclose(f);
+  f = fopen(inc2, "w");
+  fputs("<mujoco>\n\n<body><joint type='bogus'/></body></mujoco>\n", f);
+  fclose(f);
+  m = imp_load_xml(main_, g_err, sizeof g_err);
+  ck_assert_ptr_null(m);
+  snprintf(path, sizeof path, "%s:3:", inc2);
+  ck_assert_msg(strstr(g_err, path) && strstr(g_err, "bogus"), "%s", g_err);
+  unlink(main_);
+  unlink(inc);
+  unlink(inc2);
+  rmdir(sub);
+  rmdir(dir);
+}
+END_TEST
+
+START_TEST(missing_main_file_is_named) {
+  imp_model* m = imp_load_xml("/nonexistent/dir/model.xml", g_err, sizeof g_err);
+  ck_assert_ptr_null(m);
+  ck_assert_msg(strstr(g_err, "/nonexistent/dir/model.xml"), "%s", g_err);
+}
+END_TEST
+
+/* ---------------------------------------------------------- layout, names */
+
+START_TEST(qpos_layout_free_ball_hinge_slide) {
+  imp_model* m = load(
+      "<mujoco><worldbody><body pos='1 2 3' quat='0 1 0 0'><freejoint/><geom size='1'/>"
+      "<body><joint type='ball'/><joint type='slide' ref='0.5'/><geom size='1'/>"
+      "<body><joint/><geom size='1'/></body></body></body></worldbody></mujoco>");
+  ck_assert_int_eq(m->nq, 7 + 4 + 1 + 1);
+  ck_assert_int_eq(m->nv, 6 + 3 + 1 + 1);
+  int qadr[4] = {0, 7, 11, 12}, dadr[4] = {0, 6, 9, 10};
+  for (int j = 0; j < 4; j++) {
+    ck_assert_int_eq(m->jnt_qposadr[j], qadr[j]);
+    ck_assert_int_eq(m->jnt_dofadr[j], dadr[j]);
+  }
+  double q0[13] = {1, 2, 3, 0, 1, 0, 0, 1, 0, 0, 0, 0.5, 0};
+  assert_vec(m->qpos0, q0, 13, TOL);
+  assert_vec(m->qpos_spring, q0, 11, TOL);
+  /* dof tree: a chain */
+  for (int d = 0; d < m->nv; d++) ck_assert_int_eq(m->dof_parentid[d], d - 1);
+  ck_assert_int_eq(m->dof_Madr[3], 1 + 2 + 3);
+  ck_assert_int_eq(m->nM, m->nv * (m->nv + 1) / 2);
+  ck_assert_int_eq(m->body_dofnum[2], 4);
+  ck_assert_int_eq(m->body_dofadr[2], 6);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(dof_parent_skips_bodies_without_dofs) {
+  imp_model* m = load(
+      "<mujoco><worldbody><body><joint/><geom size='1'/><body><geom size='1'/>"
+      "<body><joint/><geom size='1'/></body></body><body><joint/><geom size='1'/></body></body>"
+      "<body><joint/><geom size='1'/></body></worldbody></mujoco>");
+  int parent[4] = {-1, 0, 0, -1}, madr[4] = {0, 1, 3, 5};
+  for (int d = 0; d < 4; d++) {
+    ck_assert_int_eq(m->dof_parentid[d], parent[d]);
+    ck_assert_int_eq(m->dof_Madr[d], madr[d]);
+  }
+  ck_assert_int_eq(m->nM, 6);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(joints_and_geoms_are_ordered_by_body) {
+  imp_model* m = load(
+      "<mujoco><worldbody><body name='a'><geom name='g1' size='1'/><joint name='j1'/>"
+      "<body name='b'><joint name='j2'/><geom name='g2' size='1'/></body>"
+      "<geom name='g3' size='1'/><joint name='j3'/></body></worldbody></mujoco>");
+  ck_assert_int_eq(imp_name2id(m, IMP_OBJ_JOINT, "j3"), 1);
+  ck_assert_int_eq(imp_name2id(m, IMP_OBJ_JOINT, "j2"), 2);
+  ck_assert_int_eq(imp_name2id(m, IMP_OBJ_GEOM, "g3"), 1);
+  ck_assert_int_eq(m->body_geomadr[2], 2);
+  ck_assert_int_eq(m->body_geomnum[1], 2);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(names_lookup_both_ways) {
+  imp_model* m = load(
+      "<mujoco model='mod'><asset><texture name='t' builtin='checker' width='2' height='2'/>"
+      "<material name='mat' texture='t'/></asset><worldbody>"
+      "<body name='b'><joint name='j'/><geom name='g' size='1' material='mat'/><site name='s'/>"
+      "<camera name='c'/><light name='l'/></body><geom size='2'/></worldbody>"
+      "<actuator><motor name='a' joint='j'/></actuator><keyframe><key name='k'/></keyframe>"
+      "</mujoco>");
+  ck_assert_str_eq(m->names, "mod");
+  ck_assert_str_eq(imp_id2name(m, IMP_OBJ_BODY, 0), "world");
+  ck_assert_int_eq(imp_name2id(m, IMP_OBJ_BODY, "b"), 1);
+  ck_assert_int_eq(imp_name2id(m, IMP_OBJ_JOINT, "j"), 0);
+  ck_assert_int_eq(imp_name2id(m, IMP_OBJ_GEOM, "g"), 1);
+  ck_assert_str_eq(imp_id2name(m, IMP_OBJ_GEOM, 0), "");
+  ck_assert_int_eq(imp_name2id(m, IMP_OBJ_SITE, "s"), 0);
+  ck_assert_int_eq(imp_name2id(m, IMP_OBJ_CAMERA, "c"), 0);
+  ck_assert_int_eq(imp_name2id(m, IMP_OBJ_LIGHT, "l"), 0);
+  ck_assert_int_eq(imp_name2id(m, IMP_OBJ_ACTUATOR, "a"), 0);
+  ck_assert_int_eq(imp_name2id(m, IMP_OBJ_KEY, "k"), 0);
+  ck_assert_int_eq(imp_name2id(m, IMP_OBJ_MATERIAL, "mat"), 0);
+  ck_assert_int_eq(imp_name2id(m, IMP_OBJ_TEXTURE, "t"), 0);
+  ck_assert_int_eq(m->geom_matid[1], 0);
+  ck_assert_int_eq(m->mat_texid[0], 0);
+  ck_assert_int_eq(imp_name2id(m, IMP_OBJ_BODY, "nope"), -1);
+  ck_assert_int_eq(imp_name2id(m, IMP_OBJ_BODY, ""), -1);
+  ck_assert_ptr_null(imp_id2name(m, IMP_OBJ_BODY, 5));
+  ck_assert_str_eq(imp_id2name(m, IMP_OBJ_KEY, 0), "k");
+  imp_free_model(m);
+}
+END_TEST
+
+/* ----------------------------------------------------- option, keys, misc */
+
+START_TEST(option_and_visual_defaults_and_values) {
+  imp_model* m = load("<mujoco><worldbody/></mujoco>");
+  ck_assert_double_eq(m->opt.timestep, 0.002);
+  ck_assert_double_eq(m->opt.gravity[2], -9.81);
+  ck_assert_int_eq(m->opt.integrator, IMP_INT_EULER);
+  ck_assert_double_eq(m->vis.fovy, 45);
+  ck_assert_int_eq(m->vis.offwidth, 640);
+  ck_assert_int_eq(m->nwarning, 0);
+  imp_free_model(m);
+  m = load("<mujoco><option timestep='0.01' gravity='0 0 -1' integrator='RK4'>"
+           "<flag contact='disable' gravity='disable'/></option>"
+           "<visual><global fovy='60' offwidth='800'/><map zfar='30'/></visual></mujoco>");
+  ck_assert_double_eq(m->opt.timestep, 0.01);
+  ck_assert_double_eq(m->opt.gravity[2], -1);
+  ck_assert_int_eq(m->opt.integrator, IMP_INT_RK4);
+  ck_assert_int_eq(m->opt.disableflags, IMP_DSBL_CONTACT | IMP_DSBL_GRAVITY);
+  ck_assert_double_eq(m->vis.fovy, 60);
+  ck_assert_double_eq(m->vis.zfar, 30);
+  ck_assert_int_eq(m->nwarning, 1); /* RK4 stepped as Euler */
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(keyframes_fill_missing_with_qpos0_and_zeros) {
+  imp_model* m = load(
+      "<mujoco><worldbody><body><joint name='j' ref='0.3' range='-90 90'/><geom size='1'/>"
+      "</body></worldbody><actuator><motor joint='j'/></actuator><keyframe>"
+      "<key name='a' time='2' qpos='0.5' qvel='1' ctrl='3'/><key/></keyframe></mujoco>");
+  ck_assert_int_eq(m->nkey, 2);
+  ck_assert_double_eq(m->key_time[0], 2);
+  ck_assert_double_eq(m->key_qpos[0], 0.5);
+  ck_assert_double_eq(m->key_qvel[0], 1);
+  ck_assert_double_eq(m->key_ctrl[0], 3);
+  imp_assert_near(m->key_qpos[1], 0.3 * PI / 180, TOL);
+  ck_assert_double_eq(m->key_qvel[1], 0);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(unsupported_elements_and_attributes_warn_once) {
+  imp_model* m = load(
+      "<mujoco>\n<tendon/>\n<tendon/>\n<worldbody>\n<geom size='1' foo='1'/>\n"
+      "<geom size='1' foo='2'/></worldbody>\n<sensor/></mujoco>");
+  ck_assert_int_eq(m->nwarning, 3);
+  ck_assert_msg(strstr(m->warnings, "t.xml:2: warning: element 'tendon' is not supported yet"),
+                "%s", m->warnings);
+  ck_assert_msg(strstr(m->warnings, "t.xml:5: warning: attribute 'foo' of 'geom' is not supported"),
+                "%s", m->warnings);
+  ck_assert_msg(strstr(m->warnings, "element 'sensor'"), "%s", m->warnings);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(mesh_geoms_are_skipped_with_a_warning) {
+  imp_model* m = load(
+      "<mujoco><asset><mesh name='m' file='x.stl'/></asset><worldbody>"
+      "<geom type='mesh' mesh='m'/><geom size='1'/></worldbody></mujoco>");
+  ck_assert_int_eq(m->ngeom, 1);
+  ck_assert_int_eq(m->nwarning, 2);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(actuators_on_tendons_and_ball_joints_are_skipped) {
+  imp_model* m = load(
+      "<mujoco><worldbody><body><joint name='b' type='ball'/><joint name='h'/><geom size='1'/>"
+      "</body></worldbody><actuator><motor tendon='t'/><motor joint='b'/><motor joint='h'/>"
+      "</actuator></mujoco>");
+  ck_assert_int_eq(m->nu, 1);
+  ck_assert_int_eq(m->actuator_trnid[0], 1);
+  ck_assert_int_eq(m->nwarning, 2);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(sites_cameras_lights) {
+  imp_model* m = load(
+      "<mujoco><worldbody><body name='b' pos='0 0 1'><geom size='1'/><site/>"
+      "<camera mode='targetbody' target='b' fovy='60'/>"
+      "<light dir='0 0 -2' directional='true'/></body></worldbody></mujoco>");
+  ck_assert_double_eq(m->site_size[0], 0.005);
+  ck_assert_float_eq(m->site_rgba[0], 0.5f);
+  ck_assert_int_eq(m->cam_mode[0], 3);
+  ck_assert_int_eq(m->cam_targetbodyid[0], 1);
+  ck_assert_double_eq(m->cam_fovy[0], 60);
+  ck_assert_double_eq(m->light_dir[2], -1);
+  ck_assert_int_eq(m->light_directional[0], 1);
+  ck_assert_int_eq(m->light_castshadow[0], 1);
+  ck_assert(m->extent >= 1);
+  imp_free_model(m);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ errors */
+
+START_TEST(error_malformed_xml_has_line) {
+  expect_error("<mujoco>\n<worldbody>\n<body>\n</worldbody></mujoco>", 4, "XML");
+}
+END_TEST
+
+START_TEST(error_root_must_be_mujoco) { expect_error("<robot/>", 1, "mujoco"); }
+END_TEST
+
+START_TEST(error_unknown_joint_type) {
+  expect_error("<mujoco><worldbody>\n<body>\n<joint type='twist'/></body></worldbody></mujoco>",
+               3, "twist");
+}
+END_TEST
+
+START_TEST(error_unknown_geom_type) {
+  expect_error("<mujoco><worldbody>\n<geom type='blob'/></worldbody></mujoco>", 2, "blob");
+}
+END_TEST
+
+START_TEST(error_wrong_number_count) {
+  expect_error("<mujoco><worldbody>\n\n<body pos='1 2'/></worldbody></mujoco>", 3,
+               "expected 3 numbers, got 2");
+}
+END_TEST
+
+START_TEST(error_non_numeric_value) {
+  expect_error("<mujoco><worldbody>\n<body pos='1 x 2'/></worldbody></mujoco>", 2,
+               "not a number");
+}
+END_TEST
+
+START_TEST(error_inertial_mass_not_positive) {
+  expect_error("<mujoco><worldbody><body>\n<inertial pos='0 0 0' mass='0' diaginertia='1 1 1'/>"
+               "</body></worldbody></mujoco>", 2, "mass");
+  expect_error("<mujoco><worldbody><body>\n\n<inertial pos='0 0 0' mass='-1' "
+               "diaginertia='1 1 1'/></body></worldbody></mujoco>", 3, "mass");
+  expect_error("<mujoco><worldbody><body>\n<inertial pos='0 0 0' diaginertia='1 1 1'/>"
+               "</body></worldbody></mujoco>", 2, "mass");
+}
+END_TEST
+
+START_TEST(error_unknown_class) {
+  expect_error("<mujoco><worldbody>\n<geom class='nope' size='1'/></worldbody></mujoco>", 2,
+               "nope");
+  expect_error("<mujoco><worldbody>\n<body childclass='nope'/></worldbody></mujoco>", 2, "nope");
+}
+END_TEST
+
+START_TEST(error_unknown_references) {
+  expect_error("<mujoco><worldbody>\n<geom size='1' material='m'/></worldbody></mujoco>", 2,
+               "unknown material 'm'");
+  expect_error("<mujoco><asset>\n<material name='m' texture='t'/></asset></mujoco>", 2,
+               "unknown texture 't'");
+  expect_error("<mujoco><actuator>\n<motor joint='j'/></actuator></mujoco>", 2,
+               "unknown joint 'j'");
+  expect_error("<mujoco><worldbody>\n<camera mode='targetbody' target='x'/></worldbody>"
+               "</mujoco>", 2, "unknown body 'x'");
+}
+END_TEST
+
+START_TEST(error_duplicate_names) {
+  expect_error("<mujoco><worldbody><geom name='a' size='1'/>\n<geom name='a' size='1'/>"
+               "</worldbody></mujoco>", 2, "repeated geom name 'a'");
+  expect_error("<mujoco><worldbody><body name='a'/>\n<body name='a'/></worldbody></mujoco>", 2,
+               "repeated body name");
+}
+END_TEST
+
+START_TEST(error_joint_in_world_and_nested_free_joint) {
+  expect_error("<mujoco><worldbody>\n<joint/></worldbody></mujoco>", 2, "world");
+  expect_error("<mujoco><worldbody><body><geom size='1'/>\n<body>\n<freejoint/><geom size='1'/>"
+               "</body></body></worldbody></mujoco>", 3, "top-level");
+}
+END_TEST
+
+START_TEST(error_geom_size_too_few) {
+  expect_error("<mujoco><worldbody>\n<geom type='box' size='1 1'/></worldbody></mujoco>", 2,
+               "geom size: expected 3 values");
+  expect_error("<mujoco><worldbody>\n\n<geom type='capsule' size='1'/></worldbody></mujoco>", 3,
+               "geom size: expected 2 values");
+  expect_error("<mujoco><worldbody>\n<geom/></worldbody></mujoco>", 2,
+               "geom size: expected 1 values");
+}
+END_TEST
+
+START_TEST(error_fromto_on_sphere_and_bad_condim) {
+  expect_error("<mujoco><worldbody>\n<geom fromto='0 0 0 1 0 0' size='1'/></worldbody></mujoco>",
+               2, "fromto");
+  expect_error("<mujoco><worldbody>\n<geom condim='2' size='1'/></worldbody></mujoco>", 2,
+               "condim");
+}
+END_TEST
+
+START_TEST(error_keyframe_wrong_count) {
+  expect_error("<mujoco><worldbody><body><joint/><geom size='1'/></body></worldbody>"
+               "<keyframe>\n<key qpos='1 2'/></keyframe></mujoco>", 2, "expected 1 numbers, got 2");
+  expect_error("<mujoco><worldbody><body><joint/><geom size='1'/></body></worldbody>"
+               "<keyframe>\n\n<key ctrl='1'/></keyframe></mujoco>", 3, "ctrl");
+}
+END_TEST
+
+START_TEST(error_zero_joint_axis) {
+  expect_error("<mujoco><worldbody><body>\n<joint axis='0 0 0'/><geom size='1'/></body>"
+               "</worldbody></mujoco>", 2, "axis");
+}
+END_TEST
+
+START_TEST(error_massless_moving_body) {
+  expect_error("<mujoco><worldbody>\n<body><joint/></body></worldbody></mujoco>", 2, "mass");
+}
+END_TEST
+
+START_TEST(error_plane_in_moving_body) {
+  expect_error("<mujoco><worldbody><body><joint/><geom size='1'/>\n<geom type='plane' "
+               "size='1 1 1'/></body></worldbody></mujoco>", 2, "plane");
+}
+END_TEST
+
+START_TEST(error_global_coordinates) {
+  expect_error("<mujoco>\n<compiler coordinate='global'/></mujoco>", 2, "global");
+}
+END_TEST
+
+Suite* loader_suite(void) {
+  Suite* s = suite_create("loader");
+  TCase* t = tcase_create("defaults");
+  tcase_add_test(t, main_class_sets_joint_and_geom_defaults);
+  tcase_add_test(t, nested_class_inherits_parent_and_overrides);
+  tcase_add_test(t, nested_class_sees_parent_elements_written_after_it);
+  tcase_add_test(t, childclass_applies_to_descendants_until_overridden);
+  tcase_add_test(t, actuator_defaults_and_shortcuts);
+  suite_add_tcase(s, t);
+  t = tcase_create("orientation");
+  tcase_add_test(t, quat_is_normalized);
+  tcase_add_test(t, axisangle_in_degrees_and_radians);
+  tcase_add_test(t, euler_uses_compiler_eulerseq);
+  tcase_add_test(t, xyaxes_are_orthonormalized);
+  tcase_add_test(t, zaxis_gives_shortest_rotation);
+  tcase_add_test(t, two_orientations_is_an_error);
+  tcase_add_test(t, hinge_range_ref_in_degrees_by_default);
+  tcase_add_test(t, radian_compiler_keeps_values);
+  tcase_add_test(t, limited_auto_and_explicit);
+  suite_add_tcase(s, t);
+  t = tcase_create("inertia");
+  tcase_add_test(t, sphere_inertia);
+  tcase_add_test(t, capsule_inertia);
+  tcase_add_test(t, cylinder_inertia);
+  tcase_add_test(t, box_inertia);
+  tcase_add_test(t, ellipsoid_inertia);
+  tcase_add_test(t, geoms_combine_by_parallel_axis);
+  tcase_add_test(t, rotated_geom_inertia_rotates);
+  tcase_add_test(t, inertial_wins_in_auto_and_geoms_win_when_true);
+  tcase_add_test(t, fullinertia_is_diagonalized);
+  tcase_add_test(t, subtreemass_and_rootid);
+  tcase_add_test(t, fromto_sets_pos_quat_and_length);
+  suite_add_tcase(s, t);
+  t = tcase_create("structure");
+  tcase_add_test(t, include_splices_children_relative_to_main_dir);
+  tcase_add_test(t, missing_main_file_is_named);
+  tcase_add_test(t, qpos_layout_free_ball_hinge_slide);
+  tcase_add_test(t, dof_parent_skips_bodies_without_dofs);
+  tcase_add_test(t, joints_and_geoms_are_ordered_by_body);
+  tcase_add_test(t, names_lookup_both_ways);
+  tcase_add_test(t, option_and_visual_defaults_and_values);
+  tcase_add_test(t, keyframes_fill_missing_with_qpos0_and_zeros);
+  tcase_add_test(t, unsupported_elements_and_attributes_warn_once);
+  tcase_add_test(t, mesh_geoms_are_skipped_with_a_warning);
+  tcase_add_test(t, actuators_on_tendons_and_ball_joints_are_skipped);
+  tcase_add_test(t, sites_cameras_lights);
+  suite_add_tcase(s, t);
+  t = tcase_create("errors");
+  tcase_add_test(t, error_malformed_xml_has_line);
+  tcase_add_test(t, error_root_must_be_mujoco);
+  tcase_add_test(t, error_unknown_joint_type);
+  tcase_add_test(t, error_unknown_geom_type);
+  tcase_add_test(t, error_wrong_number_count);
+  tcase_add_test(t, error_non_numeric_value);
+  tcase_add_test(t, error_inertial_mass_not_positive);
+  tcase_add_test(t, error_unknown_class);
+  tcase_add_test(t, error_unknown_references);
+  tcase_add_test(t, error_duplicate_names);
+  tcase_add_test(t, error_joint_in_world_and_nested_free_joint);
+  tcase_add_test(t, error_geom_size_too_few);
+  tcase_add_test(t, error_fromto_on_sphere_and_bad_condim);
+  tcase_add_test(t, error_keyframe_wrong_count);
+  tcase_add_test(t, error_zero_joint_axis);
+  tcase_add_test(t, error_massless_moving_body);
+  tcase_add_test(t, error_plane_in_moving_body);
+  tcase_add_test(t, error_global_coordinates);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) {
+  SRunner* r = srunner_create(loader_suite());
+  srunner_run_all(r, CK_NORMAL);
+  int nfail = srunner_ntests_failed(r);
+  srunner_free(r);
+  return nfail ? EXIT_FAILURE : EXIT_SUCCESS;
+}
