@@ -109,6 +109,14 @@ static void translation_dof(double cdof[6], const double a[3]) {
   for (int i = 0; i < 3; i++) cdof[3 + i] = a[i];
 }
 
+/* Rotations about the three axes of the body frame R through anchor. */
+static void ball_cdof(double cdof[18], const double R[9], const double anchor[3], const double ref[3]) {
+  for (int k = 0; k < 3; k++) {
+    double a[3] = {R[k], R[3 + k], R[6 + k]};
+    rotation_dof(cdof + 6 * k, a, anchor, ref);
+  }
+}
+
 /* Motion subspaces of joint j: hinge/slide along xaxis; ball and free
    rotations about the body's own axes (angular velocity in the child frame);
    free translations along the world axes. */
@@ -129,13 +137,11 @@ static void joint_cdof(const imp_model* m, imp_data* d, int j, const double ref[
         double e[3] = {k == 0, k == 1, k == 2};
         translation_dof(cdof + 6 * k, e);
       }
-      cdof += 18;
-      /* fall through: the rotational half is a ball about the body origin */
+      /* the rotational half is a ball about the body origin */
+      ball_cdof(cdof + 18, R, anchor, ref);
+      break;
     case IMP_JNT_BALL:
-      for (int k = 0; k < 3; k++) {
-        double a[3] = {R[k], R[3 + k], R[6 + k]};
-        rotation_dof(cdof + 6 * k, a, anchor, ref);
-      }
+      ball_cdof(cdof, R, anchor, ref);
       break;
   }
 }
