@@ -9,6 +9,7 @@
  * MuJoCo's order (compiler, option, size, visual, default, asset, worldbody,
  * actuator, keyframe), whatever their order in the file. */
 #define _POSIX_C_SOURCE 200809L
+#include <libxml/globals.h>
 #include <libxml/parser.h>
 #include <libxml/xmlerror.h>
 #include <math.h>
@@ -187,7 +188,7 @@ int ld_attr_float(ld_ctx* c, ld_node* n, const char* name, float* out, int nmin,
 int ld_attr_int(ld_ctx* c, ld_node* n, const char* name, int* out) {
   double v;
   if (ld_attr_nums(c, n, name, &v, 1, 1) < 0) return 0;
-  if (v != floor(v))
+  if (v != floor(v) || fabs(v) > 1e9)
     ld_error(c, n->file, n->line, "attribute '%s' of '%s': expected an integer", name, n->name);
   *out = (int)v;
   return 1;
@@ -265,18 +266,20 @@ int ld_read_frame(ld_ctx* c, ld_node* n, double pos[3], double quat[4]) {
 
 /* ------------------------------------------------------- the node tree */
 
-static void set_errbuf_xml(ld_ctx* c, const char* file, xmlParserCtxtPtr p) {
-  const xmlError* e = xmlCtxtGetLastError(p);
-  char msg[512] = "malformed XML";
-  int line = 0;
-  if (e) {
-    if (e->message) snprintf(msg, sizeof msg, "%s", e->message);
-    size_t k = strlen(msg);
-    while (k && (msg[k - 1] == '\n' || msg[k - 1] == ' ')) msg[--k] = 0;
-    line = e->line;
-  }
-  xmlFreeParserCtxt(p);
-  ld_error(c, file, line, "XML parse error: %s", msg);
+/* the first error libxml2 reports (later ones are often consequences) */
+typedef struct first_error {
+  int set, line;
+  char msg[512];
+} first_error;
+
+static void on_xml_error(void* user, xmlErrorPtr e) {
+  first_error* f = user;
+  if (f->set || !e) return;
+  f->set = 1;
+  f->line = e->line;
+  snprintf(f->msg, sizeof f->msg, "%s", e->message ? e->message : "malformed XML");
+  size_t k = strlen(f->msg);
+  while (k && (f->msg[k - 1] == '\n' || f->msg[k - 1] == ' ')) f->msg[--k] = 0;
 }
 
 static ld_node* copy_tree(ld_ctx* c, xmlNodePtr x, const char* file) {
@@ -316,9 +319,24 @@ static ld_node* read_xml(ld_ctx* c, const char* file, const char* xml, const cha
   xmlParserCtxtPtr p = xmlNewParserCtxt();
   if (!p) ld_error(c, file, 0, "out of memory");
   int opt = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES;
+  /* libxml2 keeps the structured handler per thread: install ours for this
+     parse only, so nothing is printed and the first error is kept */
+  first_error fe = {0, 0, ""};
+  void* olduser = xmlStructuredErrorContext;
+  xmlStructuredErrorFunc oldfn = xmlStructuredError;
+  xmlSetStructuredErrorFunc(&fe, on_xml_error);
   xmlDocPtr doc = xml ? xmlCtxtReadMemory(p, xml, (int)strlen(xml), file, NULL, opt)
                       : xmlCtxtReadFile(p, file, NULL, opt);
-  if (!doc) set_errbuf_xml(c, file, p);
+  xmlSetStructuredErrorFunc(olduser, oldfn);
+  if (!doc || !p->wellFormed) {
+    if (!fe.set) {
+      const xmlError* e = xmlCtxtGetLastError(p);
+      on_xml_error(&fe, (xmlErrorPtr)e);
+    }
+    xmlFreeDoc(doc);
+    xmlFreeParserCtxt(p);
+    ld_error(c, file, fe.line, "XML parse error: %s", fe.set ? fe.msg : "malformed XML");
+  }
   xmlFreeParserCtxt(p);
   xmlNodePtr root = xmlDocGetRootElement(doc);
   if (!root) {
@@ -398,6 +416,8 @@ static void parse_compiler(ld_ctx* c, ld_node* n) {
   ld_attr_nums(c, n, "boundinertia", &c->boundinertia, 1, 1);
   double g[2];
   if (ld_attr_nums(c, n, "inertiagrouprange", g, 2, 2) == 2) {
+    if (!(fabs(g[0]) < 1e9 && fabs(g[1]) < 1e9))
+      ld_error(c, n->file, n->line, "inertiagrouprange: expected integers");
     c->inertiagroup[0] = (int)g[0];
     c->inertiagroup[1] = (int)g[1];
   }

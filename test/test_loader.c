@@ -651,7 +651,7 @@ END_TEST
 /* ------------------------------------------------------------------ errors */
 
 START_TEST(error_malformed_xml_has_line) {
-  expect_error("<mujoco>\n<worldbody>\n<body>\n</worldbody></mujoco>", 4, "XML");
+  expect_error("<mujoco>\n<worldbody>\n<body>\n</worldbody></mujoco>", 4, "mismatch");
 }
 END_TEST
 
