@@ -642,7 +642,11 @@ imp_model* ld_compile(ld_ctx* c) {
   for (int i = 0; i < m->nkey; i++) {
     ld_key* k = LD_AT(c->keys, ld_key, i);
     m->key_time[i] = k->time;
-    imp_copy(m->key_qpos + nq * i, k->nqpos >= 0 ? k->qpos : m->qpos0, nq);
+    double* kq = m->key_qpos + nq * i;
+    imp_copy(kq, k->nqpos >= 0 ? k->qpos : m->qpos0, nq);
+    for (int j = 0; j < m->njnt; j++) /* MuJoCo normalizes keyframe quaternions */
+      if (m->jnt_type[j] == IMP_JNT_FREE) imp_quat_normalize(kq + m->jnt_qposadr[j] + 3);
+      else if (m->jnt_type[j] == IMP_JNT_BALL) imp_quat_normalize(kq + m->jnt_qposadr[j]);
     if (k->nqvel >= 0) imp_copy(m->key_qvel + nv * i, k->qvel, nv);
     if (k->nctrl >= 0) imp_copy(m->key_ctrl + nu * i, k->ctrl, nu);
   }

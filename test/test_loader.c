@@ -594,6 +594,17 @@ START_TEST(keyframes_fill_missing_with_qpos0_and_zeros) {
 }
 END_TEST
 
+START_TEST(keyframe_quaternions_are_normalized) {
+  imp_model* m = load(
+      "<mujoco><worldbody><body><freejoint/><geom size='1'/><body><joint type='ball'/>"
+      "<geom size='1'/></body></body></worldbody><keyframe>"
+      "<key qpos='1 2 3 2 0 0 0 0 0 3 4'/></keyframe></mujoco>");
+  double e[11] = {1, 2, 3, 1, 0, 0, 0, 0, 0, 0.6, 0.8};
+  assert_vec(m->key_qpos, e, 11, TOL);
+  imp_free_model(m);
+}
+END_TEST
+
 START_TEST(unsupported_elements_and_attributes_warn_once) {
   imp_model* m = load(
       "<mujoco>\n<tendon/>\n<tendon/>\n<worldbody>\n<geom size='1' foo='1'/>\n"
@@ -815,6 +826,7 @@ Suite* loader_suite(void) {
   tcase_add_test(t, names_lookup_both_ways);
   tcase_add_test(t, option_and_visual_defaults_and_values);
   tcase_add_test(t, keyframes_fill_missing_with_qpos0_and_zeros);
+  tcase_add_test(t, keyframe_quaternions_are_normalized);
   tcase_add_test(t, unsupported_elements_and_attributes_warn_once);
   tcase_add_test(t, mesh_geoms_are_skipped_with_a_warning);
   tcase_add_test(t, actuators_on_tendons_and_ball_joints_are_skipped);
