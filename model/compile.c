@@ -665,27 +665,43 @@ imp_model* ld_compile(ld_ctx* c) {
   put_names(m, &pos, m->name_matadr, &c->materials);
   put_names(m, &pos, m->name_texadr, &c->textures);
 
-  /* ---- extent: twice the farthest geom reach at qpos0, at least 1 ---- */
+  /* ---- extent, as MuJoCo's statistic: the longest side of the box around
+     body centres of mass, geoms (centre +- rbound; planes +- a tenth of
+     their size, 1 when infinite) and sites at qpos0 ---- */
   double* xpos = ld_alloc(c, sizeof(double) * 3 * (size_t)nbody);
   double* xquat = ld_alloc(c, sizeof(double) * 4 * (size_t)nbody);
   imp_quat_identity(xquat);
-  double reach = 0;
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (int b = 1; b < nbody; b++) {
     int p = B[b].parent;
-    double r[3];
+    double r[3], w[3];
     imp_quat_rotate(r, xquat + 4 * p, B[b].pos);
     for (int i = 0; i < 3; i++) xpos[3 * b + i] = xpos[3 * p + i] + r[i];
     imp_quat_mul(xquat + 4 * b, xquat + 4 * p, B[b].quat);
-    reach = fmax(reach, imp_norm3(xpos + 3 * b));
+    imp_quat_rotate(r, xquat + 4 * b, B[b].ipos);
+    for (int i = 0; i < 3; i++) {
+      w[i] = xpos[3 * b + i] + r[i];
+      lo[i] = fmin(lo[i], w[i]);
+      hi[i] = fmax(hi[i], w[i]);
+    }
   }
-  for (int g = 0; g < m->ngeom; g++) {
-    double r[3], w[3];
-    int b = G[g].body;
-    imp_quat_rotate(r, xquat + 4 * b, G[g].pos);
-    for (int i = 0; i < 3; i++) w[i] = xpos[3 * b + i] + r[i];
-    reach = fmax(reach, imp_norm3(w) + m->geom_rbound[g]);
+  for (int k = 0; k < m->ngeom + m->nsite; k++) {
+    const ld_geom* g = k < m->ngeom ? &G[k] : LD_AT(c->sites, ld_geom, k - m->ngeom);
+    double r[3], rb = k < m->ngeom ? m->geom_rbound[k] : 0;
+    if (k < m->ngeom && g->type == IMP_GEOM_PLANE) /* a token size, as MuJoCo */
+      rb = g->size[0] > 0 || g->size[1] > 0 ? 0.1 * fmax(g->size[0], g->size[1]) : 1;
+    imp_quat_rotate(r, xquat + 4 * g->body, g->pos);
+    for (int i = 0; i < 3; i++) {
+      double w = xpos[3 * g->body + i] + r[i];
+      lo[i] = fmin(lo[i], w - rb);
+      hi[i] = fmax(hi[i], w + rb);
+    }
   }
-  m->extent = fmax(1, 2 * reach);
+  m->extent = 2; /* nothing to measure */
+  if (lo[0] <= hi[0]) {
+    m->extent = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+    if (!(m->extent > 1e-6)) m->extent = 2;
+  }
 
   /* ---- warnings: their own allocation, freed with the model ---- */
   m->nwarning = c->nwarning;
