@@ -9,7 +9,22 @@
  *
  * The mass matrix is tree-sparse: row i holds (i,i), (i,parent(i)),
  * (i,parent(parent(i))) ... so its length is the depth of dof i plus one and
- * dof_Madr[i] is the sum of the lengths of the rows before it. */
+ * dof_Madr[i] is the sum of the lengths of the rows before it.
+ *
+ * Checked against MuJoCo 2.2.2 (mj_loadXML on the same files), and matched
+ * where it differs from a plain reading of the MJCF text:
+ *  - fromto: the geom's +z points from 'to' towards 'from'; box and ellipsoid
+ *    take size[0] for both cross-section half sizes, so one size is enough;
+ *  - hinge/ball ranges are converted from degrees only when limited;
+ *  - a massless body keeps its inertial frame at its own pos/quat;
+ *  - a jointed body plus its welded descendants needs mass and every summed
+ *    principal moment above IMP_MINVAL; explicit inertias must satisfy the
+ *    triangle inequality; planes only in static bodies;
+ *  - keyframe quaternions are normalized.
+ * Deliberate differences: compiler autolimits defaults to true (2.2.2 says
+ * false and rejects a range without limited, so every valid 2.2.2 file loads
+ * the same); principal moments from geoms come sorted in decreasing order
+ * (the same tensor, possibly a different iquat). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
