@@ -66,7 +66,7 @@ void imp_actuation(const imp_model* m, imp_data* d) {
     d->actuator_force[u] = 0;
     if (m->opt.disableflags & IMP_DSBL_ACTUATION) continue;
     double ctrl = d->ctrl[u];
-    if (m->actuator_ctrllimited[u]) ctrl = clamp(ctrl, m->actuator_ctrlrange + 2 * u);
+    if (m->actuator_ctrllimited[u] && !(m->opt.disableflags & IMP_DSBL_CLAMPCTRL)) ctrl = clamp(ctrl, m->actuator_ctrlrange + 2 * u);
     const double* gain = m->actuator_gainprm + IMP_NGAIN * u;
     const double* bias = m->actuator_biasprm + IMP_NGAIN * u;
     double f = gain[0] * ctrl;

@@ -48,7 +48,9 @@ typedef enum imp_disable_bit {
   IMP_DSBL_LIMIT = 1 << 2,
   IMP_DSBL_PASSIVE = 1 << 3,
   IMP_DSBL_ACTUATION = 1 << 4,
-  IMP_DSBL_EULERDAMP = 1 << 5
+  IMP_DSBL_EULERDAMP = 1 << 5,  /* damping explicit in Euler */
+  IMP_DSBL_CLAMPCTRL = 1 << 6,  /* ctrl not clamped to ctrlrange */
+  IMP_DSBL_CONSTRAINT = 1 << 7  /* every constraint: contacts, limits, ... */
 } imp_disable_bit;
 
 typedef enum imp_trn_type { IMP_TRN_JOINT = 0 } imp_trn_type;

@@ -437,12 +437,11 @@ static void parse_option(ld_ctx* c, ld_node* n) {
   ld_attr_nums(c, n, "gravity", c->opt.gravity, 3, 3);
   int it;
   if (ld_attr_keyword(c, n, "integrator", integ, &it)) {
-    c->opt.integrator = it == 0 ? IMP_INT_EULER : IMP_INT_RK4;
-    if (it != 0)
+    c->opt.integrator = it == 1 ? IMP_INT_RK4 : IMP_INT_EULER;
+    if (it >= 2)
       ld_warning(c, "integrator", n->file, n->line,
-                 "integrator '%s' is stored but stepped as Euler for now",
+                 "integrator '%s' is not supported yet: stepped as Euler",
                  ld_attr_str(n, "integrator"));
-    if (it >= 2) c->opt.integrator = IMP_INT_EULER;
   }
   static const char* const fluid[] = {"viscosity", "density", "wind", "magnetic", NULL};
   for (int f = 0; fluid[f]; f++) {
@@ -463,9 +462,16 @@ static void parse_option(ld_ctx* c, ld_node* n) {
       continue;
     }
     static const char* const flags[] = {"contact", "gravity", "limit", "passive", "actuation",
-                                        "eulerdamp", NULL};
-    static const int bits[] = {IMP_DSBL_CONTACT, IMP_DSBL_GRAVITY, IMP_DSBL_LIMIT,
-                               IMP_DSBL_PASSIVE, IMP_DSBL_ACTUATION, IMP_DSBL_EULERDAMP};
+                                        "eulerdamp", "clampctrl", "constraint", NULL};
+    static const int bits[] = {IMP_DSBL_CONTACT,   IMP_DSBL_GRAVITY,   IMP_DSBL_LIMIT,
+                               IMP_DSBL_PASSIVE,   IMP_DSBL_ACTUATION, IMP_DSBL_EULERDAMP,
+                               IMP_DSBL_CLAMPCTRL, IMP_DSBL_CONSTRAINT};
+    /* settings of the constraint solver and of outputs we do not compute
+       yet: they change nothing in smooth dynamics, so they pass silently */
+    static const char* const quiet[] = {"warmstart", "filterparent", "frictionloss", "refsafe",
+                                        "sensor", "equality", "energy", "fwdinv", "override",
+                                        "sensornoise", "multiccd", "midphase", NULL};
+    ld_accept(ch, quiet);
     static const char* const ed[] = {"disable", "enable", NULL};
     for (int f = 0; flags[f]; f++) {
       int v;

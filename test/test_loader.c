@@ -573,7 +573,15 @@ START_TEST(option_and_visual_defaults_and_values) {
   ck_assert_int_eq(m->opt.disableflags, IMP_DSBL_CONTACT | IMP_DSBL_GRAVITY);
   ck_assert_double_eq(m->vis.fovy, 60);
   ck_assert_double_eq(m->vis.zfar, 30);
-  ck_assert_int_eq(m->nwarning, 1); /* RK4 stepped as Euler */
+  ck_assert_int_eq(m->nwarning, 0); /* RK4 is stepped as RK4 */
+  imp_free_model(m);
+  /* the implicit integrator is not ours yet: said once, stepped as Euler */
+  m = load("<mujoco><option integrator='implicit'><flag constraint='disable' energy='enable'/>"
+           "</option></mujoco>");
+  ck_assert_int_eq(m->opt.integrator, IMP_INT_EULER);
+  ck_assert_int_eq(m->opt.disableflags, IMP_DSBL_CONSTRAINT);
+  ck_assert_int_eq(m->nwarning, 1);
+  ck_assert_ptr_nonnull(strstr(m->warnings, "implicit"));
   imp_free_model(m);
 }
 END_TEST
