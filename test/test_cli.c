@@ -44,7 +44,9 @@ static void teardown(void) {
    stdout and stderr captured; return its exit status (-1: killed). */
 static int run_prog(const char* prog, const char* args) {
   char cmd[16384];
-  snprintf(cmd, sizeof cmd, "'%s' %s >'%s' 2>'%s' </dev/null", prog, args, out_path, err_path);
+  int len = snprintf(cmd, sizeof cmd, "'%s' %s >'%s' 2>'%s' </dev/null", prog, args, out_path,
+                     err_path);
+  ck_assert_msg(len > 0 && (size_t)len < sizeof cmd, "command too long: %s", args);
   int st = system(cmd);
   ck_assert_msg(st != -1, "system() failed for: %s", cmd);
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
