@@ -6,27 +6,10 @@
 
 #include "quat.h"
 
-void imp_zero(double* res, int n) {
-  if (n > 0) memset(res, 0, (size_t)n * sizeof(double));
-}
 
-void imp_copy(double* res, const double* v, int n) {
-  if (n > 0 && res != v) memmove(res, v, (size_t)n * sizeof(double));
-}
 
-void imp_scl(double* res, const double* v, double s, int n) {
-  for (int i = 0; i < n; i++) res[i] = v[i] * s;
-}
 
-void imp_add_scl(double* res, const double* v, double s, int n) {
-  for (int i = 0; i < n; i++) res[i] += v[i] * s;
-}
 
-double imp_dot(const double* v, const double* w, int n) {
-  double s = 0;
-  for (int i = 0; i < n; i++) s += v[i] * w[i];
-  return s;
-}
 
 double imp_max_abs(const double* v, int n) {
   double m = 0;
@@ -34,11 +17,6 @@ double imp_max_abs(const double* v, int n) {
   return m;
 }
 
-void imp_cross(double res[3], const double a[3], const double b[3]) {
-  res[0] = a[1] * b[2] - a[2] * b[1];
-  res[1] = a[2] * b[0] - a[0] * b[2];
-  res[2] = a[0] * b[1] - a[1] * b[0];
-}
 
 double imp_norm3(const double v[3]) { return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
 

@@ -4,24 +4,47 @@
 #ifndef IMPETUS_MATHX_H
 #define IMPETUS_MATHX_H
 
+#include <string.h>
+
+/* The innermost helpers are inline: they run in every loop of a step and a
+   call per 6-vector would cost more than the arithmetic. */
+
 #define IMP_PI 3.14159265358979323846
 #define IMP_MINVAL 1e-15
 
 /* res = 0 (n values) */
-void imp_zero(double* res, int n);
+static inline void imp_zero(double* res, int n) {
+  for (int i = 0; i < n; i++) res[i] = 0;
+}
 /* res = v (n values) */
-void imp_copy(double* res, const double* v, int n);
+static inline void imp_copy(double* res, const double* v, int n) {
+  if (res != v) memmove(res, v, (size_t)(n > 0 ? n : 0) * sizeof(double));
+}
 /* res = v * s (may alias) */
-void imp_scl(double* res, const double* v, double s, int n);
+static inline void imp_scl(double* res, const double* v, double s, int n) {
+  for (int i = 0; i < n; i++) res[i] = v[i] * s;
+}
 /* res += v * s (may alias) */
-void imp_add_scl(double* res, const double* v, double s, int n);
+static inline void imp_add_scl(double* res, const double* v, double s, int n) {
+  for (int i = 0; i < n; i++) res[i] += v[i] * s;
+}
 /* v . w */
-double imp_dot(const double* v, const double* w, int n);
+static inline double imp_dot(const double* v, const double* w, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s += v[i] * w[i];
+  return s;
+}
 /* largest |v_i| */
 double imp_max_abs(const double* v, int n);
 
 /* res = a x b (3-vectors) */
-void imp_cross(double res[3], const double a[3], const double b[3]);
+static inline void imp_cross(double res[3], const double a[3], const double b[3]) {
+  double r0 = a[1] * b[2] - a[2] * b[1], r1 = a[2] * b[0] - a[0] * b[2];
+  double r2 = a[0] * b[1] - a[1] * b[0];
+  res[0] = r0;
+  res[1] = r1;
+  res[2] = r2;
+}
 /* |v| of a 3-vector */
 double imp_norm3(const double v[3]);
 /* v /= |v|; returns the old norm, leaves v alone when it is ~0 */
