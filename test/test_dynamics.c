@@ -17,41 +17,25 @@
 #include "quat.h"
 #include "test_util.h"
 
-static uint64_t rng_state = 0xda942042e4dd58b5ull;
 
-static double urand(double lo, double hi) {
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  uint64_t r = rng_state * 0x2545f4914f6cdd1dull;
-  return lo + (hi - lo) * (double)(r >> 11) * (1.0 / 9007199254740992.0);
-}
 
-static void rand_quat(double q[4]) {
-  double n2;
-  do {
-    for (int i = 0; i < 4; i++) q[i] = urand(-1, 1);
-    n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-  } while (n2 > 1 || n2 < 1e-4);
-  for (int i = 0; i < 4; i++) q[i] /= sqrt(n2);
-}
 
 static void random_state(const imp_model* m, imp_data* d) {
   for (int j = 0; j < m->njnt; j++) {
     double* q = d->qpos + m->jnt_qposadr[j];
     switch (m->jnt_type[j]) {
       case IMP_JNT_FREE:
-        for (int i = 0; i < 3; i++) q[i] = urand(-1, 1);
-        rand_quat(q + 3);
+        for (int i = 0; i < 3; i++) q[i] = imp_test_urand(-1, 1);
+        imp_test_rand_quat(q + 3);
         break;
       case IMP_JNT_BALL:
-        rand_quat(q);
+        imp_test_rand_quat(q);
         break;
       default:
-        q[0] = urand(-2, 2);
+        q[0] = imp_test_urand(-2, 2);
     }
   }
-  for (int i = 0; i < m->nv; i++) d->qvel[i] = urand(-2, 2);
+  for (int i = 0; i < m->nv; i++) d->qvel[i] = imp_test_urand(-2, 2);
 }
 
 /* potential energy -sum_b m_b g . xipos_b at the current kinematics */
@@ -263,12 +247,12 @@ START_TEST(test_springs_and_damping) {
   imp_data* d = imp_make_data(m);
   ck_assert_int_eq(m->nv, 5);
   for (int t = 0; t < 20; t++) {
-    double n[3] = {urand(-1, 1), urand(-1, 1), urand(-1, 1)}, a = urand(-3, 3);
+    double n[3] = {imp_test_urand(-1, 1), imp_test_urand(-1, 1), imp_test_urand(-1, 1)}, a = imp_test_urand(-3, 3);
     imp_normalize3(n);
-    d->qpos[0] = urand(-2, 2);
-    d->qpos[1] = urand(-1, 1);
+    d->qpos[0] = imp_test_urand(-2, 2);
+    d->qpos[1] = imp_test_urand(-1, 1);
     imp_axisangle2quat(d->qpos + 2, n, a);
-    for (int i = 0; i < 5; i++) d->qvel[i] = urand(-2, 2);
+    for (int i = 0; i < 5; i++) d->qvel[i] = imp_test_urand(-2, 2);
     imp_passive(m, d);
     imp_assert_near(d->qfrc_passive[0], -3 * (d->qpos[0] - 0.4) - 0.7 * d->qvel[0], 1e-14);
     imp_assert_near(d->qfrc_passive[1], -50 * (d->qpos[1] + 0.2) - 2 * d->qvel[1], 1e-13);
@@ -309,10 +293,10 @@ START_TEST(test_actuators) {
   double f1[] = {1, 4, -3};                /* motor 1: force clamped to [-3, 4] */
   for (int t = 0; t < 3; t++) {
     for (int i = 0; i < 4; i++) d->ctrl[i] = ctrls[t][i];
-    d->qpos[0] = urand(-1, 1);
-    d->qpos[1] = urand(-1, 1);
-    d->qpos[2] = urand(-1, 1);
-    for (int i = 0; i < 3; i++) d->qvel[i] = urand(-2, 2);
+    d->qpos[0] = imp_test_urand(-1, 1);
+    d->qpos[1] = imp_test_urand(-1, 1);
+    d->qpos[2] = imp_test_urand(-1, 1);
+    for (int i = 0; i < 3; i++) d->qvel[i] = imp_test_urand(-2, 2);
     imp_actuation(m, d);
     double fpos = 10 * (ctrls[t][2] - d->qpos[1]), fvel = 4 * (ctrls[t][3] - d->qvel[2]);
     imp_assert_near(d->actuator_force[0], f0[t], 0);
@@ -382,7 +366,7 @@ START_TEST(test_applied_forces) {
   /* qfrc_applied enters as is: M qacc = qfrc_applied */
   imp_zero(d->xfrc_applied, 6 * m->nbody);
   double Mq[7];
-  for (int i = 0; i < m->nv; i++) d->qfrc_applied[i] = urand(-1, 1);
+  for (int i = 0; i < m->nv; i++) d->qfrc_applied[i] = imp_test_urand(-1, 1);
   imp_forward(m, d);
   imp_mul_m(m, d->qM, Mq, d->qacc);
   imp_assert_vec_near(Mq, d->qfrc_applied, m->nv, 1e-13);
@@ -392,6 +376,7 @@ START_TEST(test_applied_forces) {
 END_TEST
 
 int main(void) {
+  imp_test_rng = 0xda942042e4dd58b5ull;
   Suite* s = suite_create("dynamics");
   TCase* tc = tcase_create("bias");
   tcase_set_timeout(tc, 60);

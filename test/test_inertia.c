@@ -17,38 +17,22 @@
 #include "quat.h"
 #include "test_util.h"
 
-static uint64_t rng_state = 0x853c49e6748fea9bull;
 
-static double urand(double lo, double hi) {
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  uint64_t r = rng_state * 0x2545f4914f6cdd1dull;
-  return lo + (hi - lo) * (double)(r >> 11) * (1.0 / 9007199254740992.0);
-}
 
-static void rand_quat(double q[4]) {
-  double n2;
-  do {
-    for (int i = 0; i < 4; i++) q[i] = urand(-1, 1);
-    n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-  } while (n2 > 1 || n2 < 1e-4);
-  for (int i = 0; i < 4; i++) q[i] /= sqrt(n2);
-}
 
 static void random_qpos(const imp_model* m, double* qpos) {
   for (int j = 0; j < m->njnt; j++) {
     double* q = qpos + m->jnt_qposadr[j];
     switch (m->jnt_type[j]) {
       case IMP_JNT_FREE:
-        for (int i = 0; i < 3; i++) q[i] = urand(-1, 1);
-        rand_quat(q + 3);
+        for (int i = 0; i < 3; i++) q[i] = imp_test_urand(-1, 1);
+        imp_test_rand_quat(q + 3);
         break;
       case IMP_JNT_BALL:
-        rand_quat(q);
+        imp_test_rand_quat(q);
         break;
       default:
-        q[0] = urand(-2, 2);
+        q[0] = imp_test_urand(-2, 2);
     }
   }
 }
@@ -138,8 +122,8 @@ START_TEST(test_double_pendulum_mass_matrix_analytic) {
   const double I1 = m1 * 0.8 * 0.8 / 12, I2 = m2 * 0.6 * 0.6 / 12;
   ck_assert_int_eq(m->nM, 3);
   for (int t = 0; t < 20; t++) {
-    d->qpos[0] = urand(-3, 3);
-    d->qpos[1] = urand(-3, 3);
+    d->qpos[0] = imp_test_urand(-3, 3);
+    d->qpos[1] = imp_test_urand(-3, 3);
     position_stages(m, d);
     double D[4], cq = cos(d->qpos[1]);
     sparse2dense(m, D, d->qM);
@@ -239,7 +223,7 @@ START_TEST(test_kinetic_energy_and_positive_definite) {
   double* Mv = calloc((size_t)nv, sizeof(double));
   for (int t = 0; t < 10; t++) {
     random_qpos(m, d->qpos);
-    for (int i = 0; i < nv; i++) d->qvel[i] = urand(-2, 2);
+    for (int i = 0; i < nv; i++) d->qvel[i] = imp_test_urand(-2, 2);
     position_stages(m, d);
     imp_com_vel(m, d);
     imp_mul_m(m, d->qM, Mv, d->qvel);
@@ -296,7 +280,7 @@ START_TEST(test_factor_solve_inverts_m) {
     position_stages(m, d);
     imp_factor_m(m, d);
     sparse2dense(m, Md, d->qM);
-    for (int i = 0; i < nv; i++) y[i] = urand(-10, 10);
+    for (int i = 0; i < nv; i++) y[i] = imp_test_urand(-10, 10);
     /* mul_m against the dense product */
     imp_mul_m(m, d->qM, Mx, y);
     for (int i = 0; i < nv; i++) {
@@ -367,6 +351,7 @@ START_TEST(test_armature_adds_to_diagonal_only) {
 END_TEST
 
 int main(void) {
+  imp_test_rng = 0x853c49e6748fea9bull;
   Suite* s = suite_create("inertia");
   TCase* tc = tcase_create("inertia");
   tcase_set_timeout(tc, 60);

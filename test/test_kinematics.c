@@ -16,24 +16,8 @@
 #include "quat.h"
 #include "test_util.h"
 
-static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 
-static double urand(double lo, double hi) {
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  uint64_t r = rng_state * 0x2545f4914f6cdd1dull;
-  return lo + (hi - lo) * (double)(r >> 11) * (1.0 / 9007199254740992.0);
-}
 
-static void rand_quat(double q[4]) {
-  double n2;
-  do {
-    for (int i = 0; i < 4; i++) q[i] = urand(-1, 1);
-    n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-  } while (n2 > 1 || n2 < 1e-4);
-  for (int i = 0; i < 4; i++) q[i] /= sqrt(n2);
-}
 
 /* Rodrigues' rotation matrix about axis n (normalized here) */
 static void rodrigues(double R[9], const double axis[3], double angle) {
@@ -87,7 +71,7 @@ START_TEST(test_planar_two_link_matches_analytic) {
   int tip = imp_test_id(m, IMP_OBJ_SITE, "tip"), b2 = imp_test_id(m, IMP_OBJ_BODY, "l2");
   const double l1 = 0.7, l2 = 0.5;
   for (int t = 0; t < 50; t++) {
-    double q1 = urand(-4, 4), q2 = urand(-4, 4);
+    double q1 = imp_test_urand(-4, 4), q2 = imp_test_urand(-4, 4);
     d->qpos[0] = q1;
     d->qpos[1] = q2;
     imp_kinematics(m, d);
@@ -133,7 +117,7 @@ START_TEST(test_slide_moves_along_axis_by_q_minus_ref) {
   double axis_body[3] = {1.0 / 3, 2.0 / 3, 2.0 / 3}, axis[3];
   matvec3(axis, R, axis_body);
   for (int t = 0; t < 20; t++) {
-    double q = urand(-2, 2);
+    double q = imp_test_urand(-2, 2);
     d->qpos[0] = q;
     imp_kinematics(m, d);
     double expect[3];
@@ -168,7 +152,7 @@ START_TEST(test_hinges_in_file_order_and_fixed_anchor) {
   transform(anchor, p0, R0, anchor_body);
   double a1[3] = {0, 0, 1}, a2[3] = {1, 0, 0}, gaxis[3] = {0, 1, 0}, gpos[3] = {0.3, 0.1, 0};
   for (int t = 0; t < 30; t++) {
-    double q1 = urand(-3, 3), q2 = urand(-3, 3);
+    double q1 = imp_test_urand(-3, 3), q2 = imp_test_urand(-3, 3);
     d->qpos[0] = q1;
     d->qpos[1] = q2;
     imp_kinematics(m, d);
@@ -236,9 +220,9 @@ START_TEST(test_free_and_ball_joints) {
   rodrigues(Rs, z, 0.3);
   for (int t = 0; t < 30; t++) {
     double qr[4], qb[4], Rr[9], Rb[9];
-    rand_quat(qr);
-    rand_quat(qb);
-    double pos[3] = {urand(-5, 5), urand(-5, 5), urand(-5, 5)}, scale = urand(0.5, 2);
+    imp_test_rand_quat(qr);
+    imp_test_rand_quat(qb);
+    double pos[3] = {imp_test_urand(-5, 5), imp_test_urand(-5, 5), imp_test_urand(-5, 5)}, scale = imp_test_urand(0.5, 2);
     imp_copy(d->qpos, pos, 3);
     imp_copy(d->qpos + 3, qr, 4);
     for (int i = 0; i < 4; i++) d->qpos[7 + i] = scale * qb[i]; /* not unit on purpose */
@@ -302,17 +286,17 @@ static void random_state(const imp_model* m, imp_data* d) {
     double* q = d->qpos + m->jnt_qposadr[j];
     switch (m->jnt_type[j]) {
       case IMP_JNT_FREE:
-        for (int i = 0; i < 3; i++) q[i] = urand(-1, 1);
-        rand_quat(q + 3);
+        for (int i = 0; i < 3; i++) q[i] = imp_test_urand(-1, 1);
+        imp_test_rand_quat(q + 3);
         break;
       case IMP_JNT_BALL:
-        rand_quat(q);
+        imp_test_rand_quat(q);
         break;
       default:
-        q[0] = urand(-2, 2);
+        q[0] = imp_test_urand(-2, 2);
     }
   }
-  for (int i = 0; i < m->nv; i++) d->qvel[i] = urand(-2, 2);
+  for (int i = 0; i < m->nv; i++) d->qvel[i] = imp_test_urand(-2, 2);
 }
 
 static void position_stages(const imp_model* m, imp_data* d) {
@@ -452,6 +436,7 @@ START_TEST(test_subtree_com_and_cdof_axes) {
 END_TEST
 
 int main(void) {
+  imp_test_rng = 0x2545f4914f6cdd1dull;
   Suite* s = suite_create("kinematics");
   TCase* tc = tcase_create("positions");
   tcase_add_test(tc, test_planar_two_link_matches_analytic);

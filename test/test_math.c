@@ -19,31 +19,15 @@
 
 /* ---- helpers ---- */
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
 /* uniform in [lo, hi) from a 64-bit xorshift* generator */
-static double urand(double lo, double hi) {
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  uint64_t r = rng_state * 0x2545f4914f6cdd1dull;
-  return lo + (hi - lo) * (double)(r >> 11) * (1.0 / 9007199254740992.0);
-}
 
 /* a uniformly random unit quaternion (rejection from the 4-ball) */
-static void rand_quat(double q[4]) {
-  double n2;
-  do {
-    for (int i = 0; i < 4; i++) q[i] = urand(-1, 1);
-    n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
-  } while (n2 > 1 || n2 < 1e-4);
-  for (int i = 0; i < 4; i++) q[i] /= sqrt(n2);
-}
 
 static void rand_unit3(double v[3]) {
   double n2;
   do {
-    for (int i = 0; i < 3; i++) v[i] = urand(-1, 1);
+    for (int i = 0; i < 3; i++) v[i] = imp_test_urand(-1, 1);
     n2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
   } while (n2 > 1 || n2 < 1e-4);
   for (int i = 0; i < 3; i++) v[i] /= sqrt(n2);
@@ -93,8 +77,8 @@ static double quat_norm(const double q[4]) {
 START_TEST(test_mat3_products_match_definition) {
   for (int t = 0; t < 100; t++) {
     double A[9], B[9], v[3], ref[9], res[9], r3[3], e3[3];
-    for (int i = 0; i < 9; i++) A[i] = urand(-2, 2), B[i] = urand(-2, 2);
-    for (int i = 0; i < 3; i++) v[i] = urand(-2, 2);
+    for (int i = 0; i < 9; i++) A[i] = imp_test_urand(-2, 2), B[i] = imp_test_urand(-2, 2);
+    for (int i = 0; i < 3; i++) v[i] = imp_test_urand(-2, 2);
     matmul3(ref, A, B);
     imp_mat3_mat3(res, A, B);
     imp_assert_vec_near(res, ref, 9, 1e-15);
@@ -143,9 +127,9 @@ END_TEST
 START_TEST(test_quat_product_associative_and_composes_rotations) {
   for (int t = 0; t < 200; t++) {
     double a[4], b[4], c[4], ab[4], bc[4], l[4], r[4];
-    rand_quat(a);
-    rand_quat(b);
-    rand_quat(c);
+    imp_test_rand_quat(a);
+    imp_test_rand_quat(b);
+    imp_test_rand_quat(c);
     imp_quat_mul(ab, a, b);
     imp_quat_mul(bc, b, c);
     imp_quat_mul(l, ab, c);
@@ -180,12 +164,12 @@ START_TEST(test_axisangle_matches_rodrigues) {
   for (int t = 0; t < 200; t++) {
     double n[3], q[4], R[9], Rq[9], v[3], rv[3], rinv[3], Rv[3];
     rand_unit3(n);
-    double angle = urand(-2 * IMP_PI, 2 * IMP_PI);
+    double angle = imp_test_urand(-2 * IMP_PI, 2 * IMP_PI);
     imp_axisangle2quat(q, n, angle);
     rodrigues(R, n, angle);
     imp_quat2mat(Rq, q);
     imp_assert_vec_near(Rq, R, 9, 1e-15);
-    for (int i = 0; i < 3; i++) v[i] = urand(-3, 3);
+    for (int i = 0; i < 3; i++) v[i] = imp_test_urand(-3, 3);
     imp_quat_rotate(rv, q, v);
     for (int i = 0; i < 3; i++) Rv[i] = R[3 * i] * v[0] + R[3 * i + 1] * v[1] + R[3 * i + 2] * v[2];
     imp_assert_vec_near(rv, Rv, 3, 1e-14);
@@ -210,7 +194,7 @@ START_TEST(test_quat_mat_round_trip) {
   double ws[] = {-1, 1, 0.5, 1e-3, 1e-6, 1e-9, 1e-12, 0, -1e-9};
   for (int t = 0; t < 900; t++) {
     double q[4], R[9], RtR[9], Rt[9], p[4];
-    rand_quat(q);
+    imp_test_rand_quat(q);
     double w = ws[t % 9];
     if (w != -1) { /* force the scalar part, keep the axis random */
       double s = sqrt(1 - w * w), n = sqrt(q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
@@ -249,7 +233,7 @@ END_TEST
    in the body, not in the world. */
 START_TEST(test_quat_integrate_constant_omega_exact) {
   double q0[4], w[3] = {0.3, -1.2, 2.0};
-  rand_quat(q0);
+  imp_test_rand_quat(q0);
   double q[4];
   memcpy(q, q0, sizeof q);
   double h = 1e-3;
@@ -317,7 +301,7 @@ START_TEST(test_euler_sequences) {
   const char* seqs[] = {"xyz", "zyx", "zxz", "yzx", "XYZ", "ZYX", "ZXZ", "xYz", "XyZ"};
   for (int s = 0; s < 9; s++)
     for (int t = 0; t < 20; t++) {
-      double e[3] = {urand(-3, 3), urand(-1.5, 1.5), urand(-3, 3)}, q[4], R[9], expect[9];
+      double e[3] = {imp_test_urand(-3, 3), imp_test_urand(-1.5, 1.5), imp_test_urand(-3, 3)}, q[4], R[9], expect[9];
       ck_assert_int_eq(imp_euler2quat(q, e, seqs[s]), 0);
       double acc[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, Ri[9], tmp[9];
       for (int i = 0; i < 3; i++) {
@@ -360,7 +344,7 @@ START_TEST(test_quat_z2vec) {
     double v[3], q[4], r[3], u[3];
     if (t < 200) {
       rand_unit3(v);
-      double s = urand(0.01, 10);
+      double s = imp_test_urand(0.01, 10);
       for (int i = 0; i < 3; i++) v[i] *= s;
     } else if (t == 200) {
       v[0] = 0, v[1] = 0, v[2] = -2.5;
@@ -428,8 +412,8 @@ static void check_eig(const double A[9], const double lexp[3], double tol) {
 START_TEST(test_eig3_random_symmetric) {
   for (int t = 0; t < 500; t++) {
     double q[4], l[3], A[9];
-    rand_quat(q);
-    for (int i = 0; i < 3; i++) l[i] = urand(-2, 3);
+    imp_test_rand_quat(q);
+    for (int i = 0; i < 3; i++) l[i] = imp_test_urand(-2, 3);
     compose_sym(A, q, l);
     check_eig(A, l, 1e-14);
   }
@@ -442,7 +426,7 @@ START_TEST(test_eig3_degenerate) {
   for (int c = 0; c < 7; c++)
     for (int t = 0; t < 40; t++) {
       double q[4], A[9];
-      rand_quat(q);
+      imp_test_rand_quat(q);
       compose_sym(A, q, cases[c]);
       check_eig(A, cases[c], 1e-14);
     }
@@ -455,7 +439,7 @@ END_TEST
 /* ---- spatial vectors ---- */
 
 static void rand6(double v[6]) {
-  for (int i = 0; i < 6; i++) v[i] = urand(-2, 2);
+  for (int i = 0; i < 6; i++) v[i] = imp_test_urand(-2, 2);
 }
 
 START_TEST(test_spatial_cross_identities) {
@@ -503,12 +487,12 @@ END_TEST
 START_TEST(test_inert_pack_energy_momentum) {
   for (int t = 0; t < 200; t++) {
     double q[4], R[9], J[3], c[3], vel[6], in[10], Iv[6];
-    rand_quat(q);
+    imp_test_rand_quat(q);
     imp_quat2mat(R, q);
-    double mass = urand(0.1, 5);
-    J[0] = urand(0.01, 1), J[1] = urand(0.01, 1);
-    J[2] = urand(fabs(J[0] - J[1]) + 1e-3, J[0] + J[1]); /* triangle inequality */
-    for (int i = 0; i < 3; i++) c[i] = urand(-1, 1);
+    double mass = imp_test_urand(0.1, 5);
+    J[0] = imp_test_urand(0.01, 1), J[1] = imp_test_urand(0.01, 1);
+    J[2] = imp_test_urand(fabs(J[0] - J[1]) + 1e-3, J[0] + J[1]); /* triangle inequality */
+    for (int i = 0; i < 3; i++) c[i] = imp_test_urand(-1, 1);
     rand6(vel);
     imp_inert_pack(in, mass, J, R, c);
     imp_mul_inert_vec(Iv, in, vel);
@@ -543,9 +527,9 @@ START_TEST(test_inert_pack_reference_invariance) {
   for (int t = 0; t < 100; t++) {
     double q[4], R[9], J[3] = {0.3, 0.5, 0.7}, c[3], dd[3], vel[6], vel2[6], in1[10], in2[10];
     double Iv1[6], Iv2[6], c2[3], wd[3];
-    rand_quat(q);
+    imp_test_rand_quat(q);
     imp_quat2mat(R, q);
-    for (int i = 0; i < 3; i++) c[i] = urand(-1, 1), dd[i] = urand(-1, 1);
+    for (int i = 0; i < 3; i++) c[i] = imp_test_urand(-1, 1), dd[i] = imp_test_urand(-1, 1);
     rand6(vel);
     for (int i = 0; i < 3; i++) c2[i] = c[i] - dd[i];
     imp_inert_pack(in1, 2.0, J, R, c);
@@ -561,6 +545,7 @@ START_TEST(test_inert_pack_reference_invariance) {
 END_TEST
 
 int main(void) {
+  imp_test_rng = 0x9e3779b97f4a7c15ull;
   Suite* s = suite_create("math");
   TCase* tc = tcase_create("mathx");
   tcase_add_test(tc, test_mat3_products_match_definition);

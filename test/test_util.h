@@ -16,6 +16,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "impetus.h"
@@ -143,6 +144,30 @@ static inline int imp_test_run_suite(Suite* s) {
   int nfail = srunner_ntests_failed(r);
   srunner_free(r);
   return nfail == 0 ? 0 : 1;
+}
+
+
+/* ---- random numbers: xorshift64*, deterministic, seeded per test file ---- */
+
+static uint64_t imp_test_rng = 0x2545f4914f6cdd1dull;
+
+/* uniform in [lo, hi) */
+static inline double imp_test_urand(double lo, double hi) {
+  imp_test_rng ^= imp_test_rng >> 12;
+  imp_test_rng ^= imp_test_rng << 25;
+  imp_test_rng ^= imp_test_rng >> 27;
+  uint64_t r = imp_test_rng * 0x2545f4914f6cdd1dull;
+  return lo + (hi - lo) * (double)(r >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* a uniformly random unit quaternion (rejection sampling in the 4-ball) */
+static inline void imp_test_rand_quat(double q[4]) {
+  double n2;
+  do {
+    for (int i = 0; i < 4; i++) q[i] = imp_test_urand(-1, 1);
+    n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+  } while (n2 > 1 || n2 < 1e-4);
+  for (int i = 0; i < 4; i++) q[i] /= sqrt(n2);
 }
 
 #endif
