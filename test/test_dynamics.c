@@ -17,27 +17,6 @@
 #include "quat.h"
 #include "test_util.h"
 
-
-
-
-static void random_state(const imp_model* m, imp_data* d) {
-  for (int j = 0; j < m->njnt; j++) {
-    double* q = d->qpos + m->jnt_qposadr[j];
-    switch (m->jnt_type[j]) {
-      case IMP_JNT_FREE:
-        for (int i = 0; i < 3; i++) q[i] = imp_test_urand(-1, 1);
-        imp_test_rand_quat(q + 3);
-        break;
-      case IMP_JNT_BALL:
-        imp_test_rand_quat(q);
-        break;
-      default:
-        q[0] = imp_test_urand(-2, 2);
-    }
-  }
-  for (int i = 0; i < m->nv; i++) d->qvel[i] = imp_test_urand(-2, 2);
-}
-
 /* potential energy -sum_b m_b g . xipos_b at the current kinematics */
 static double potential(const imp_model* m, const imp_data* d) {
   double V = 0;
@@ -112,7 +91,7 @@ START_TEST(test_gravity_bias_is_potential_gradient) {
   double* e = calloc((size_t)m->nv, sizeof(double));
   const double eps = 1e-5;
   for (int t = 0; t < 5; t++) {
-    random_state(m, d);
+    imp_test_random_state(m, d);
     imp_zero(d->qvel, m->nv);
     smooth_stages(m, d);
     for (int i = 0; i < m->nv; i++) {
@@ -147,7 +126,7 @@ START_TEST(test_bias_matches_lagrange_on_hinge_slide_chain) {
   double q[8], qp[8], qm[8], v[8], e[8];
   const double eps = 1e-6;
   for (int t = 0; t < 10; t++) {
-    random_state(m, d);
+    imp_test_random_state(m, d);
     smooth_stages(m, d);
     imp_copy(q, d->qpos, nv);
     imp_copy(v, d->qvel, nv);
@@ -181,7 +160,7 @@ START_TEST(test_bias_power_identity_on_tree) {
   double* qm = calloc((size_t)m->nq, sizeof(double));
   const double eps = 1e-6;
   for (int t = 0; t < 10; t++) {
-    random_state(m, d);
+    imp_test_random_state(m, d);
     smooth_stages(m, d);
     imp_copy(qp, d->qpos, m->nq);
     imp_copy(qm, d->qpos, m->nq);
@@ -215,7 +194,7 @@ START_TEST(test_free_body_bias_is_euler_equations) {
   double Ri[9], J[3] = {0.3, 0.2, 0.1};
   imp_quat2mat(Ri, m->body_iquat + 4);
   for (int t = 0; t < 20; t++) {
-    random_state(m, d);
+    imp_test_random_state(m, d);
     smooth_stages(m, d);
     const double* w = d->qvel + 3;
     double wi[3], Iw[3], t3[3], expect[6];

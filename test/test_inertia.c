@@ -17,26 +17,6 @@
 #include "quat.h"
 #include "test_util.h"
 
-
-
-
-static void random_qpos(const imp_model* m, double* qpos) {
-  for (int j = 0; j < m->njnt; j++) {
-    double* q = qpos + m->jnt_qposadr[j];
-    switch (m->jnt_type[j]) {
-      case IMP_JNT_FREE:
-        for (int i = 0; i < 3; i++) q[i] = imp_test_urand(-1, 1);
-        imp_test_rand_quat(q + 3);
-        break;
-      case IMP_JNT_BALL:
-        imp_test_rand_quat(q);
-        break;
-      default:
-        q[0] = imp_test_urand(-2, 2);
-    }
-  }
-}
-
 /* dense nv x nv copy of a tree-sparse matrix */
 static void sparse2dense(const imp_model* m, double* D, const double* M) {
   int n = m->nv;
@@ -155,7 +135,7 @@ START_TEST(test_crb_matches_jacobian_definition) {
   double* e = calloc((size_t)nv, sizeof(double));
   const double eps = 1e-6;
   for (int t = 0; t < 3; t++) {
-    random_qpos(m, d->qpos);
+    imp_test_random_qpos(m, d->qpos);
     position_stages(m, d);
     for (int i = 0; i < nv; i++) {
       memset(e, 0, sizeof(double) * nv);
@@ -222,7 +202,7 @@ START_TEST(test_kinetic_energy_and_positive_definite) {
   double* Md = calloc((size_t)nv * nv, sizeof(double));
   double* Mv = calloc((size_t)nv, sizeof(double));
   for (int t = 0; t < 10; t++) {
-    random_qpos(m, d->qpos);
+    imp_test_random_qpos(m, d->qpos);
     for (int i = 0; i < nv; i++) d->qvel[i] = imp_test_urand(-2, 2);
     position_stages(m, d);
     imp_com_vel(m, d);
@@ -276,7 +256,7 @@ START_TEST(test_factor_solve_inverts_m) {
   double* LD = calloc((size_t)m->nM, sizeof(double));
   double* dinv = calloc((size_t)nv, sizeof(double));
   for (int t = 0; t < 10; t++) {
-    random_qpos(m, d->qpos);
+    imp_test_random_qpos(m, d->qpos);
     position_stages(m, d);
     imp_factor_m(m, d);
     sparse2dense(m, Md, d->qM);
@@ -326,7 +306,7 @@ START_TEST(test_armature_adds_to_diagonal_only) {
   free(xml);
   imp_data* d0 = imp_make_data(m0);
   imp_data* d1 = imp_make_data(m1);
-  random_qpos(m0, d0->qpos);
+  imp_test_random_qpos(m0, d0->qpos);
   imp_copy(d1->qpos, d0->qpos, m0->nq);
   position_stages(m0, d0);
   position_stages(m1, d1);

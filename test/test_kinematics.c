@@ -16,9 +16,6 @@
 #include "quat.h"
 #include "test_util.h"
 
-
-
-
 /* Rodrigues' rotation matrix about axis n (normalized here) */
 static void rodrigues(double R[9], const double axis[3], double angle) {
   double n[3] = {axis[0], axis[1], axis[2]};
@@ -280,25 +277,6 @@ static const char* k_tree =
     "    <inertial pos='0.05 0 -0.1' mass='0.4' diaginertia='0.002 0.002 0.002'/></body>"
     "</body></worldbody></mujoco>";
 
-/* random state: positions near anything, unit quaternions */
-static void random_state(const imp_model* m, imp_data* d) {
-  for (int j = 0; j < m->njnt; j++) {
-    double* q = d->qpos + m->jnt_qposadr[j];
-    switch (m->jnt_type[j]) {
-      case IMP_JNT_FREE:
-        for (int i = 0; i < 3; i++) q[i] = imp_test_urand(-1, 1);
-        imp_test_rand_quat(q + 3);
-        break;
-      case IMP_JNT_BALL:
-        imp_test_rand_quat(q);
-        break;
-      default:
-        q[0] = imp_test_urand(-2, 2);
-    }
-  }
-  for (int i = 0; i < m->nv; i++) d->qvel[i] = imp_test_urand(-2, 2);
-}
-
 static void position_stages(const imp_model* m, imp_data* d) {
   imp_kinematics(m, d);
   imp_com_pos(m, d);
@@ -315,7 +293,7 @@ START_TEST(test_cvel_matches_finite_differences) {
   imp_data* dm = imp_make_data(m);
   const double eps = 1e-6;
   for (int t = 0; t < 10; t++) {
-    random_state(m, d);
+    imp_test_random_state(m, d);
     position_stages(m, d);
     imp_com_vel(m, d);
     imp_copy(dp->qpos, d->qpos, m->nq);
@@ -365,7 +343,7 @@ START_TEST(test_cdof_dot_matches_finite_differences) {
   imp_data* dm = imp_make_data(m);
   const double eps = 1e-6;
   for (int t = 0; t < 10; t++) {
-    random_state(m, d);
+    imp_test_random_state(m, d);
     position_stages(m, d);
     imp_com_vel(m, d);
     imp_copy(dp->qpos, d->qpos, m->nq);
@@ -404,7 +382,7 @@ END_TEST
 START_TEST(test_subtree_com_and_cdof_axes) {
   imp_model* m = imp_test_load_string_nowarn(k_tree);
   imp_data* d = imp_make_data(m);
-  random_state(m, d);
+  imp_test_random_state(m, d);
   position_stages(m, d);
   for (int b = 1; b < m->nbody; b++) {
     double mc[3] = {0, 0, 0}, mass = 0;

@@ -170,4 +170,30 @@ static inline void imp_test_rand_quat(double q[4]) {
   for (int i = 0; i < 4; i++) q[i] /= sqrt(n2);
 }
 
+
+/* random positions for every joint of m: unit quaternions for ball and free
+   joints, positions and angles in a few units */
+static inline void imp_test_random_qpos(const imp_model* m, double* qpos) {
+  for (int j = 0; j < m->njnt; j++) {
+    double* q = qpos + m->jnt_qposadr[j];
+    switch (m->jnt_type[j]) {
+      case IMP_JNT_FREE:
+        for (int i = 0; i < 3; i++) q[i] = imp_test_urand(-1, 1);
+        imp_test_rand_quat(q + 3);
+        break;
+      case IMP_JNT_BALL:
+        imp_test_rand_quat(q);
+        break;
+      default:
+        q[0] = imp_test_urand(-2, 2);
+    }
+  }
+}
+
+/* a random state: random positions and velocities in [-2, 2) */
+static inline void imp_test_random_state(const imp_model* m, imp_data* d) {
+  imp_test_random_qpos(m, d->qpos);
+  for (int i = 0; i < m->nv; i++) d->qvel[i] = imp_test_urand(-2, 2);
+}
+
 #endif
