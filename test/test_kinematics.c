@@ -282,6 +282,21 @@ static void position_stages(const imp_model* m, imp_data* d) {
   imp_com_pos(m, d);
 }
 
+/* A random state in d with its velocity stages, and the position stages at
+   q moved by +eps and -eps along qvel in dp and dm, for central differences. */
+static void random_state_and_neighbours(const imp_model* m, imp_data* d, imp_data* dp,
+                                        imp_data* dm, double eps) {
+  imp_test_random_state(m, d);
+  position_stages(m, d);
+  imp_com_vel(m, d);
+  imp_copy(dp->qpos, d->qpos, m->nq);
+  imp_copy(dm->qpos, d->qpos, m->nq);
+  imp_integrate_pos(m, dp->qpos, d->qvel, eps);
+  imp_integrate_pos(m, dm->qpos, d->qvel, -eps);
+  position_stages(m, dp);
+  position_stages(m, dm);
+}
+
 /* cvel of every body against central differences along qvel:
    angular velocity from (R+ - R-)/(2e) R' = [w]x, com velocity from the
    com positions; cvel holds (w; velocity of the point at the tree's ref),
@@ -293,15 +308,7 @@ START_TEST(test_cvel_matches_finite_differences) {
   imp_data* dm = imp_make_data(m);
   const double eps = 1e-6;
   for (int t = 0; t < 10; t++) {
-    imp_test_random_state(m, d);
-    position_stages(m, d);
-    imp_com_vel(m, d);
-    imp_copy(dp->qpos, d->qpos, m->nq);
-    imp_copy(dm->qpos, d->qpos, m->nq);
-    imp_integrate_pos(m, dp->qpos, d->qvel, eps);
-    imp_integrate_pos(m, dm->qpos, d->qvel, -eps);
-    position_stages(m, dp);
-    position_stages(m, dm);
+    random_state_and_neighbours(m, d, dp, dm, eps);
     for (int b = 1; b < m->nbody; b++) {
       const double* cv = d->cvel + 6 * b;
       const double* ref = d->subtree_com + 3 * m->body_rootid[b];
@@ -343,15 +350,7 @@ START_TEST(test_cdof_dot_matches_finite_differences) {
   imp_data* dm = imp_make_data(m);
   const double eps = 1e-6;
   for (int t = 0; t < 10; t++) {
-    imp_test_random_state(m, d);
-    position_stages(m, d);
-    imp_com_vel(m, d);
-    imp_copy(dp->qpos, d->qpos, m->nq);
-    imp_copy(dm->qpos, d->qpos, m->nq);
-    imp_integrate_pos(m, dp->qpos, d->qvel, eps);
-    imp_integrate_pos(m, dm->qpos, d->qvel, -eps);
-    position_stages(m, dp);
-    position_stages(m, dm);
+    random_state_and_neighbours(m, d, dp, dm, eps);
     for (int k = 0; k < m->nv; k++) {
       int root = m->body_rootid[m->dof_bodyid[k]];
       const double* ref = d->subtree_com + 3 * root;
