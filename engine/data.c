@@ -41,7 +41,7 @@ static size_t aligned_bytes(size_t ndouble) {
    per body and per dof; generous, and checked on every allocation. */
 static size_t arena_bytes(const imp_model* m) {
   size_t n = 64 * (size_t)m->nbody + 32 * (size_t)m->nv + 4 * (size_t)m->nM + 4 * (size_t)m->nq +
-             4 * (size_t)m->nu;
+             4 * (size_t)m->nu + 24 * (size_t)m->ngeom; /* collision: boxes, sort keys */
   return aligned_bytes(n) + 64 * IMP_ALIGN;
 }
 
@@ -51,6 +51,8 @@ imp_data* imp_make_data(const imp_model* m) {
 #define IMP_SIZE(name, n) total += aligned_bytes((size_t)(n));
   IMP_DATA_ARRAYS(IMP_SIZE)
 #undef IMP_SIZE
+  size_t contact_bytes = sizeof(imp_contact) * (size_t)m->nconmax;
+  total += (contact_bytes + IMP_ALIGN - 1) / IMP_ALIGN * IMP_ALIGN; /* d->contact, last */
   size_t narena = arena_bytes(m);
   total += narena;
 
@@ -69,6 +71,7 @@ imp_data* imp_make_data(const imp_model* m) {
   p += aligned_bytes((size_t)(n));
   IMP_DATA_ARRAYS(IMP_ASSIGN)
 #undef IMP_ASSIGN
+  d->contact = (imp_contact*)(void*)p;
   d->narena = narena;
   imp_reset_data(m, d);
   return d;
@@ -88,6 +91,9 @@ void imp_reset_data(const imp_model* m, imp_data* d) {
   d->time = 0;
   d->pstack = 0;
   d->nstep = 0;
+  d->ncon = d->ncon_dropped = d->nwarning_contactfull = 0;
+  d->npair_broad = d->npair_narrow = 0;
+  for (int i = 0; i < IMP_NTIMER; i++) d->timer[i] = 0;
   /* world frame and identity orientations, so an unstepped data is sane */
   for (int b = 0; b < m->nbody; b++) {
     d->xquat[4 * b] = 1;
@@ -113,6 +119,12 @@ void imp_copy_data(const imp_model* m, imp_data* dst, const imp_data* src) {
   dst->time = src->time;
   dst->nstep = src->nstep;
   dst->nwarning_nan = src->nwarning_nan;
+  dst->ncon = src->ncon;
+  dst->ncon_dropped = src->ncon_dropped;
+  dst->nwarning_contactfull = src->nwarning_contactfull;
+  dst->npair_broad = src->npair_broad;
+  dst->npair_narrow = src->npair_narrow;
+  for (int i = 0; i < IMP_NTIMER; i++) dst->timer[i] = src->timer[i];
 }
 
 /* ---- arena ---- */

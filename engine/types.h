@@ -33,7 +33,7 @@ typedef enum imp_geom_type {
   IMP_GEOM_ELLIPSOID = 4,
   IMP_GEOM_CYLINDER = 5,
   IMP_GEOM_BOX = 6,
-  IMP_GEOM_MESH = 7, /* reserved: convex meshes arrive with collision */
+  IMP_GEOM_MESH = 7, /* collides as the convex hull of its vertices */
   IMP_NGEOMTYPES
 } imp_geom_type;
 
@@ -69,8 +69,40 @@ typedef enum imp_obj_type {
   IMP_OBJ_KEY,
   IMP_OBJ_MATERIAL,
   IMP_OBJ_TEXTURE,
+  IMP_OBJ_MESH,
+  IMP_OBJ_PAIR,
   IMP_NOBJTYPES
 } imp_obj_type;
+
+/* One contact between two geoms, as the collision stage reports it.
+ * Conventions (../shared/DESIGN.md): the frame's rows are the unit normal n,
+ * pointing from geom1 to geom2, then two unit tangents t1, t2 with
+ * t1 x t2 = n; impulses and velocities of the contact stage are expressed in
+ * this frame. dist is the signed distance between the surfaces along n:
+ * positive when apart, negative when penetrating. pos is the midpoint
+ * between the two surface points. A contact exists when dist < margin. */
+typedef struct imp_contact {
+  double dist;        /* signed distance, m */
+  double pos[3];      /* world position: midpoint between the surfaces */
+  double frame[9];    /* rows n, t1, t2 (world) */
+  double friction[5]; /* tangent1, tangent2, torsional, rolling1, rolling2 */
+  double margin;      /* generated when dist < margin */
+  double gap;         /* the solver acts when dist < margin - gap */
+  int dim;            /* condim: 1, 3, 4 or 6 */
+  int geom1, geom2;   /* normal points from geom1 to geom2 */
+  int pair;           /* index of the explicit contact/pair, -1 for dynamic */
+  int efc_adr;        /* first constraint row (contact stage), -1 until then */
+} imp_contact;
+
+/* Most contacts one pair of geoms produces (a box-box manifold). */
+#define IMP_MAXCONPAIR 8
+
+/* Timers of a step (seconds, accumulated since reset; see imp_data.timer). */
+typedef enum imp_timer {
+  IMP_TIMER_STEP = 0,   /* the whole imp_step */
+  IMP_TIMER_COLLISION,  /* broad and narrow phase */
+  IMP_NTIMER
+} imp_timer;
 
 typedef struct imp_option {
   double timestep;   /* seconds */
@@ -102,6 +134,13 @@ typedef struct imp_model {
   int nmat;    /* materials */
   int ntex;    /* textures */
   int nkey;    /* keyframes */
+  int nmesh;   /* meshes */
+  int nmeshvert; /* vertices of all meshes */
+  int nmeshface; /* triangles of all meshes */
+  int nmeshhull; /* convex-hull vertex indices of all meshes */
+  int npair;   /* explicit contact pairs (contact/pair) */
+  int nexclude; /* excluded body pairs (contact/exclude) */
+  int nconmax; /* contacts a data holds (size nconmax, or chosen from ngeom) */
   int nM;      /* non-zeros of the tree-sparse mass matrix */
   int nnames;  /* bytes in names */
   int npaths;  /* bytes in paths */
@@ -126,6 +165,7 @@ typedef struct imp_model {
   double* body_mass;     /* nbody */
   double* body_inertia;  /* nbody x 3: principal moments about the com */
   double* body_subtreemass; /* nbody */
+  int* body_weldid;      /* nbody: the body's closest ancestor-or-self with a joint, 0 (world) if none */
 
   /* joints */
   int* jnt_type;         /* njnt: imp_joint_type */
@@ -160,8 +200,37 @@ typedef struct imp_model {
   double* geom_friction; /* ngeom x 3: sliding, torsional, rolling */
   double* geom_margin;   /* ngeom */
   double* geom_gap;      /* ngeom */
-  double* geom_rbound;   /* ngeom: bounding-sphere radius, 0 for planes */
+  int* geom_dataid;      /* ngeom: mesh id for mesh geoms, -1 otherwise */
+  int* geom_priority;    /* ngeom: contact parameters come from the higher priority */
+  double* geom_rbound;   /* ngeom: bounding-sphere radius about geom_xpos, 0 for planes */
+  double* geom_aabb;     /* ngeom x 6: box in the geom frame: centre (3), half sizes (3); planes 0 */
   float* geom_rgba;      /* ngeom x 4 */
+
+  /* meshes: vertices in the mesh frame (the volume centroid, principal
+     axes), the frame a mesh geom's pos/quat place */
+  int* mesh_vertadr;     /* nmesh */
+  int* mesh_vertnum;     /* nmesh */
+  int* mesh_faceadr;     /* nmesh */
+  int* mesh_facenum;     /* nmesh */
+  int* mesh_hulladr;     /* nmesh */
+  int* mesh_hullnum;     /* nmesh */
+  double* mesh_vert;     /* nmeshvert x 3 */
+  int* mesh_face;        /* nmeshface x 3: vertex indices local to the mesh, outward CCW */
+  int* mesh_hull;        /* nmeshhull: indices (local to the mesh) of the hull's vertices */
+  int* mesh_pathadr;     /* nmesh: offset of the file path in paths */
+
+  /* explicit contact pairs: checked whatever the filters say, with their
+     own parameters */
+  int* pair_geom1;       /* npair */
+  int* pair_geom2;       /* npair */
+  int* pair_dim;         /* npair: condim */
+  double* pair_friction; /* npair x 5: tangent1, tangent2, torsional, rolling1, rolling2 */
+  double* pair_margin;   /* npair */
+  double* pair_gap;      /* npair */
+
+  /* excluded body pairs, body1 < body2, sorted by (body1, body2) */
+  int* exclude_body1;    /* nexclude */
+  int* exclude_body2;    /* nexclude */
 
   /* sites */
   int* site_type;        /* nsite: imp_geom_type */
@@ -254,6 +323,8 @@ typedef struct imp_model {
   int* name_keyadr;      /* nkey */
   int* name_matadr;      /* nmat */
   int* name_texadr;      /* ntex */
+  int* name_meshadr;     /* nmesh */
+  int* name_pairadr;     /* npair */
   char* names;           /* nnames: the model's name first */
   char* paths;           /* npaths: texture and mesh file paths, resolved */
 
@@ -325,6 +396,15 @@ typedef struct imp_data {
   double* qfrc_smooth;       /* nv: passive + actuator + applied - bias */
   double* qacc_smooth;       /* nv: M^-1 qfrc_smooth */
   double* qfrc_constraint;   /* nv: from the contact stage (zero until contacts) */
+
+  /* collision: contacts of the last forward, in pair order */
+  int ncon;                  /* contacts in contact[] */
+  imp_contact* contact;      /* nconmax */
+  int ncon_dropped;          /* contacts lost at the last forward because contact[] was full */
+  int nwarning_contactfull;  /* forwards that ran out of contact slots */
+  int npair_broad;           /* geom pairs that passed the broad phase and filters */
+  int npair_narrow;          /* of those, pairs whose bounding volumes met (narrow phase ran) */
+  double timer[IMP_NTIMER];  /* seconds per imp_timer, accumulated since reset */
 
   void* buffer; /* the one allocation */
   size_t nbuffer;

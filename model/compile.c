@@ -42,6 +42,15 @@
   X(double, body_quat, 4 * nbody) X(double, body_ipos, 3 * nbody)                          \
   X(double, body_iquat, 4 * nbody) X(double, body_mass, nbody)                             \
   X(double, body_inertia, 3 * nbody) X(double, body_subtreemass, nbody)                    \
+  X(int, body_weldid, nbody) X(int, geom_dataid, ngeom) X(int, geom_priority, ngeom)       \
+  X(double, geom_aabb, 6 * ngeom) X(int, mesh_vertadr, nmesh) X(int, mesh_vertnum, nmesh)  \
+  X(int, mesh_faceadr, nmesh) X(int, mesh_facenum, nmesh) X(int, mesh_hulladr, nmesh)      \
+  X(int, mesh_hullnum, nmesh) X(double, mesh_vert, 3 * nmeshvert)                          \
+  X(int, mesh_face, 3 * nmeshface) X(int, mesh_hull, nmeshhull) X(int, mesh_pathadr, nmesh) \
+  X(int, pair_geom1, npair) X(int, pair_geom2, npair) X(int, pair_dim, npair)              \
+  X(double, pair_friction, 5 * npair) X(double, pair_margin, npair)                        \
+  X(double, pair_gap, npair) X(int, exclude_body1, nexclude)                               \
+  X(int, exclude_body2, nexclude) X(int, name_meshadr, nmesh) X(int, name_pairadr, npair)  \
   X(int, jnt_type, njnt) X(int, jnt_qposadr, njnt) X(int, jnt_dofadr, njnt)                \
   X(int, jnt_bodyid, njnt) X(int, jnt_limited, njnt) X(double, jnt_pos, 3 * njnt)          \
   X(double, jnt_axis, 3 * njnt) X(double, jnt_stiffness, njnt)                             \
@@ -90,7 +99,9 @@ static size_t align64(size_t x) { return (x + 63) & ~(size_t)63; }
 static void allocate(ld_ctx* c, imp_model* m) {
   int nbody = m->nbody, njnt = m->njnt, nv = m->nv, nq = m->nq, ngeom = m->ngeom,
       nsite = m->nsite, ncam = m->ncam, nlight = m->nlight, nmat = m->nmat, ntex = m->ntex,
-      nu = m->nu, nkey = m->nkey, nnames = m->nnames, npaths = m->npaths;
+      nu = m->nu, nkey = m->nkey, nnames = m->nnames, npaths = m->npaths, nmesh = m->nmesh,
+      nmeshvert = m->nmeshvert, nmeshface = m->nmeshface, nmeshhull = m->nmeshhull,
+      npair = m->npair, nexclude = m->nexclude;
   size_t off = 0;
 #define X(type, field, count) off = align64(off) + sizeof(type) * (size_t)(count);
   LD_ARRAYS(X)
@@ -203,6 +214,22 @@ static double rbound(const ld_geom* g) {
     case IMP_GEOM_ELLIPSOID: return fmax(s[0], fmax(s[1], s[2]));
     default: return 0;
   }
+}
+
+/* box around a primitive geom in its own frame: centre, half sizes */
+static void geom_aabb(const ld_geom* g, double aabb[6]) {
+  const double* s = g->size;
+  double h[3] = {0, 0, 0};
+  switch (g->type) {
+    case IMP_GEOM_SPHERE: h[0] = h[1] = h[2] = s[0]; break;
+    case IMP_GEOM_CAPSULE: h[0] = h[1] = s[0]; h[2] = s[0] + s[1]; break;
+    case IMP_GEOM_CYLINDER: h[0] = h[1] = s[0]; h[2] = s[1]; break;
+    case IMP_GEOM_BOX:
+    case IMP_GEOM_ELLIPSOID: imp_copy(h, s, 3); break;
+    default: break;
+  }
+  imp_zero(aabb, 3);
+  imp_copy(aabb + 3, h, 3);
 }
 
 /* copy names into m->names and set the offsets; "" for unnamed */
@@ -384,6 +411,8 @@ imp_model* ld_compile(ld_ctx* c) {
   m->nmat = c->materials.n;
   m->ntex = c->textures.n;
   m->nkey = c->keys.n;
+  /* contact slots: <size nconmax> when given, else room for a dense pile */
+  m->nconmax = c->nconmax > 0 ? c->nconmax : 256 + 16 * m->ngeom;
   m->opt = c->opt;
   m->vis = c->vis;
   const char* mname = c->modelname ? c->modelname : "";
@@ -408,6 +437,7 @@ imp_model* ld_compile(ld_ctx* c) {
     ld_body* bd = &B[b];
     m->body_parentid[b] = b ? bd->parent : 0;
     m->body_rootid[b] = b == 0 ? 0 : bd->parent == 0 ? b : m->body_rootid[bd->parent];
+    m->body_weldid[b] = b == 0 || jntnum[b] > 0 ? b : m->body_weldid[bd->parent];
     imp_copy(m->body_pos + 3 * b, bd->pos, 3);
     imp_copy(m->body_quat + 4 * b, bd->quat, 4);
     m->body_jntnum[b] = jntnum[b];
@@ -553,6 +583,9 @@ imp_model* ld_compile(ld_ctx* c) {
     m->geom_margin[g] = s->margin;
     m->geom_gap[g] = s->gap;
     m->geom_rbound[g] = rbound(s);
+    m->geom_dataid[g] = -1;
+    m->geom_priority[g] = s->priority;
+    geom_aabb(s, m->geom_aabb + 6 * g);
     memcpy(m->geom_rgba + 4 * g, s->rgba, sizeof s->rgba);
   }
   for (int i = 0; i < m->nsite; i++) {

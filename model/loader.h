@@ -187,6 +187,7 @@ typedef struct ld_ctx {
   const char* texturedir;
   double boundmass, boundinertia;
   int inertiagroup[2];
+  int nconmax;           /* <size nconmax>, 0 when absent */
 
   const char* modelname;
   imp_option opt;

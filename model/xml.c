@@ -821,7 +821,12 @@ static void parse_root(ld_ctx* c, ld_node* root) {
       switch (s) {
         case 0: parse_compiler(c, ch); break;
         case 1: parse_option(c, ch); break;
-        case 2: case 4: mark_all_used(ch); break;
+        case 2:
+          ld_attr_int(c, ch, "nconmax", &c->nconmax);
+          if (c->nconmax < 0) ld_error(c, ch->file, ch->line, "nconmax must be non-negative");
+          mark_all_used(ch);
+          break;
+        case 4: mark_all_used(ch); break;
         case 3: parse_visual(c, ch); ld_warn_unused(c, ch); break;
         case 5: ld_parse_defaults(c, ch, -1); break;
         case 7: ld_warn_unused(c, ch); parse_asset(c, ch); break;

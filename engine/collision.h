@@ -1,0 +1,98 @@
+/* Collision detection: which geoms touch, where, along which normal and how
+ * deep. Internal to the engine; the public result is d->contact[0..ncon).
+ *
+ *   collision.c          the stage imp_collision: broad phase (sweep and
+ *                        prune on world boxes), MJCF filters, explicit
+ *                        pairs, the dispatch table, contact parameters and
+ *                        frames
+ *   collide_primitive.c  analytic routines for plane, sphere, capsule, box
+ *                        and cylinder-plane pairs
+ *   collide_box.c        box-box with its contact manifold
+ *   collide_convex.c     every other convex pair through libccd (MPR), and
+ *                        plane against ellipsoid and mesh
+ *
+ * What a narrow-phase routine promises (every imp_narrow_fn):
+ *  - it is called with geom types type(g1) <= type(g2), as the dispatch
+ *    table is laid out (imp_collide_geoms accepts any order and swaps);
+ *  - it reads only the model and the geoms' world frames d->geom_xpos,
+ *    d->geom_xmat, and writes nothing but con[0..return value);
+ *  - it writes at most IMP_MAXCONPAIR contacts and only those with
+ *    dist < margin; for each it fills dist, pos (midpoint between the two
+ *    surface points) and frame[0..2], the unit normal from g1 to g2. The
+ *    rest of the contact (tangents, geoms, friction, condim, margin) is
+ *    filled by the caller;
+ *  - deep penetration gives the minimum-translation normal; coincident
+ *    centres give a deterministic normal, never NaN. */
+#ifndef IMPETUS_COLLISION_H
+#define IMPETUS_COLLISION_H
+
+#include "engine.h"
+
+typedef int (*imp_narrow_fn)(const imp_model* m, const imp_data* d, int g1, int g2,
+                             double margin, imp_contact* con);
+
+/* ---- collision.c ---- */
+
+/* The stage: fills d->contact, d->ncon and the broad-phase counters from the
+   geom frames of the last kinematics. Nothing when contacts are disabled. */
+void imp_collision(const imp_model* m, imp_data* d);
+
+/* Narrow phase of geoms g1, g2 in either order: the normal points from g1 to
+   g2. Fills dist, pos and the whole frame (tangents completed); returns the
+   number of contacts (0 when the pair has no routine or dist >= margin). */
+int imp_collide_geoms(const imp_model* m, const imp_data* d, int g1, int g2, double margin,
+                      imp_contact* con);
+
+/* Complete frame[3..8] with unit tangents so that (n, t1, t2) is a
+   right-handed orthonormal frame; frame[0..2] holds the unit normal n. */
+void imp_contact_frame(double frame[9]);
+
+/* ---- collide_primitive.c ---- */
+
+int imp_collide_plane_sphere(const imp_model* m, const imp_data* d, int g1, int g2,
+                             double margin, imp_contact* con);
+/* up to 2: the two segment ends */
+int imp_collide_plane_capsule(const imp_model* m, const imp_data* d, int g1, int g2,
+                              double margin, imp_contact* con);
+/* up to 4: the deepest corners */
+int imp_collide_plane_box(const imp_model* m, const imp_data* d, int g1, int g2,
+                          double margin, imp_contact* con);
+/* up to 4: deepest rim point, its opposite, and two points across the face */
+int imp_collide_plane_cylinder(const imp_model* m, const imp_data* d, int g1, int g2,
+                               double margin, imp_contact* con);
+int imp_collide_sphere_sphere(const imp_model* m, const imp_data* d, int g1, int g2,
+                              double margin, imp_contact* con);
+int imp_collide_sphere_capsule(const imp_model* m, const imp_data* d, int g1, int g2,
+                               double margin, imp_contact* con);
+int imp_collide_capsule_capsule(const imp_model* m, const imp_data* d, int g1, int g2,
+                                double margin, imp_contact* con);
+int imp_collide_sphere_box(const imp_model* m, const imp_data* d, int g1, int g2,
+                           double margin, imp_contact* con);
+/* up to 2 when the capsule lies along a face */
+int imp_collide_capsule_box(const imp_model* m, const imp_data* d, int g1, int g2,
+                            double margin, imp_contact* con);
+
+/* ---- collide_box.c ---- */
+
+/* up to IMP_MAXCONPAIR: the clipped face-face manifold, or one edge-edge point */
+int imp_collide_box_box(const imp_model* m, const imp_data* d, int g1, int g2, double margin,
+                        imp_contact* con);
+
+/* ---- collide_convex.c ---- */
+
+/* Any two convex geoms (sphere, capsule, ellipsoid, cylinder, box, mesh hull)
+   through libccd's MPR, the shapes inflated by margin/2 each so that
+   separated pairs within the margin report their distance. One contact. */
+int imp_collide_convex(const imp_model* m, const imp_data* d, int g1, int g2, double margin,
+                       imp_contact* con);
+/* Plane against an ellipsoid (one contact, exact support point) or a mesh
+   (up to 4 hull vertices: the deepest and those spreading the support). */
+int imp_collide_plane_convex(const imp_model* m, const imp_data* d, int g1, int g2,
+                             double margin, imp_contact* con);
+
+/* Support point of geom g in world direction dir (need not be unit): the
+   point of the geom's surface farthest along dir. For tests and libccd. */
+void imp_geom_support(const imp_model* m, const imp_data* d, int g, const double dir[3],
+                      double out[3]);
+
+#endif
