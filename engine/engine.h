@@ -27,6 +27,11 @@ void imp_error(const char* fmt, ...) __attribute__((format(printf, 1, 2), noretu
 /* Report a run-time warning through the warning hook. */
 void imp_warning(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* ---- step.c ---- */
+
+/* Monotonic wall-clock seconds, for d->timer. */
+double imp_timer_now(void);
+
 /* ---- kinematics.c ---- */
 
 /* Body, joint, geom, site, camera and light frames from qpos. */

@@ -1,11 +1,21 @@
 /* The pipeline of one step, top to bottom. Each stage lives in the file of
-   its name: kinematics.c, inertia.c, dynamics.c, integrate.c; the contact
-   stages (collision, constraints, contact solvers) arrive with their issues
-   and slot in between the smooth forces and the integration. */
-#include <math.h>
+   its name: kinematics.c, inertia.c, dynamics.c, collision.c, integrate.c;
+   the constraint stages (constraint rows, contact solvers) arrive with their
+   issue and slot in between collision and the integration. */
+#define _POSIX_C_SOURCE 200809L
 
+#include <math.h>
+#include <time.h>
+
+#include "collision.h"
 #include "engine.h"
 #include "mathx.h"
+
+double imp_timer_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* Values past this are treated as divergence, like non-finite ones. */
 #define IMP_MAXVAL 1e10
@@ -24,6 +34,9 @@ void imp_forward(const imp_model* m, imp_data* d) {
   imp_actuation(m, d);
   /* acceleration without constraints */
   imp_smooth_acc(m, d);
+  /* contacts: where geoms touch (the contact stage that acts on them is the
+     next issue's; until then qacc is the smooth acceleration) */
+  imp_collision(m, d);
   imp_zero(d->qfrc_constraint, m->nv);
   imp_copy(d->qacc, d->qacc_smooth, m->nv);
 }
@@ -49,6 +62,7 @@ static int check_state(const imp_model* m, imp_data* d, const char* what, const 
 }
 
 void imp_step(const imp_model* m, imp_data* d) {
+  double t0 = imp_timer_now();
   if (check_state(m, d, "qpos", d->qpos, m->nq) || check_state(m, d, "qvel", d->qvel, m->nv)) return;
   imp_forward(m, d);
   if (check_state(m, d, "qacc", d->qacc, m->nv)) return;
@@ -57,4 +71,5 @@ void imp_step(const imp_model* m, imp_data* d) {
   else
     imp_euler(m, d);
   d->nstep++;
+  d->timer[IMP_TIMER_STEP] += imp_timer_now() - t0;
 }
