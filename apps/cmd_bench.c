@@ -108,6 +108,7 @@ int cmd_bench(int argc, char** argv) {
 
   uint64_t seed = (uint64_t)seed_arg;
   double wall = 0;
+  long long ncon = 0, nbroad = 0, nnarrow = 0;
   for (long long done = 0; done < steps;) {
     int n = steps - done < BLOCK ? (int)(steps - done) : BLOCK;
     if (ctrl) draw_controls(m, noise, &seed, ctrl, n);
@@ -115,6 +116,9 @@ int cmd_bench(int argc, char** argv) {
     for (int t = 0; t < n; t++) {
       if (ctrl) memcpy(d->ctrl, ctrl + (size_t)t * (size_t)m->nu, sizeof(double) * (size_t)m->nu);
       imp_step(m, d);
+      ncon += d->ncon;
+      nbroad += d->npair_broad;
+      nnarrow += d->npair_narrow;
     }
     wall += cli_now() - t0;
     done += n;
@@ -128,6 +132,12 @@ int cmd_bench(int argc, char** argv) {
   printf("steps_per_second: %.6g\n", (double)steps / wall);
   printf("realtime_factor: %.6g\n", (double)steps * m->opt.timestep / wall);
   printf("ns_per_step: %.6g\n", 1e9 * wall / (double)steps);
+  printf("contacts_per_step: %.6g\n", (double)ncon / (double)steps);
+  printf("pairs_broad_per_step: %.6g\n", (double)nbroad / (double)steps);
+  printf("pairs_narrow_per_step: %.6g\n", (double)nnarrow / (double)steps);
+  /* the engine's own timer: resets (non-finite states) restart it */
+  printf("collision_ns_per_step: %.6g\n",
+         1e9 * d->timer[IMP_TIMER_COLLISION] / (double)(d->nstep > 0 ? d->nstep : 1));
   if (d->nwarning_nan > 0)
     fprintf(stderr, "impetus bench: warning: the state went non-finite %d times\n",
             d->nwarning_nan);

@@ -1,15 +1,79 @@
-/* impetus check MODEL.xml: load a model and print its sizes. */
+/* impetus check MODEL.xml [--contacts [--key NAME]]: load a model, print its
+   sizes, and optionally the contacts of its initial state. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
 
+static const char* const geom_type_names[IMP_NGEOMTYPES] = {
+    "plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh"};
+
+/* "name" or "#id" of geom g into buf */
+static const char* geom_label(const imp_model* m, int g, char* buf, size_t n) {
+  const char* name = imp_id2name(m, IMP_OBJ_GEOM, g);
+  if (name && name[0])
+    snprintf(buf, n, "%s", name);
+  else
+    snprintf(buf, n, "#%d", g);
+  return buf;
+}
+
+static void print_contacts(const imp_model* m, const imp_data* d) {
+  printf("ncon: %d\n", d->ncon);
+  if (d->ncon_dropped) printf("ncon_dropped: %d\n", d->ncon_dropped);
+  for (int i = 0; i < d->ncon; i++) {
+    const imp_contact* c = d->contact + i;
+    char a[64], b[64];
+    printf("contact %d: %s (%s) - %s (%s) dist %.9g pos %.9g %.9g %.9g normal %.9g %.9g %.9g "
+           "condim %d friction %g %g %g\n",
+           i, geom_label(m, c->geom1, a, sizeof a), geom_type_names[m->geom_type[c->geom1]],
+           geom_label(m, c->geom2, b, sizeof b), geom_type_names[m->geom_type[c->geom2]], c->dist,
+           c->pos[0], c->pos[1], c->pos[2], c->frame[0], c->frame[1], c->frame[2], c->dim,
+           c->friction[0], c->friction[2], c->friction[3]);
+  }
+}
+
+/* contacts at the initial state; 0 or an exit status */
+static int check_contacts(const imp_model* m, const char* key) {
+  imp_data* d = imp_make_data(m);
+  if (!d) {
+    fprintf(stderr, "impetus check: out of memory\n");
+    return CLI_EXIT_ERROR;
+  }
+  if (key) {
+    int k = imp_name2id(m, IMP_OBJ_KEY, key);
+    if (k < 0) {
+      fprintf(stderr, "impetus check: the model has no keyframe named '%s'\n", key);
+      imp_free_data(d);
+      return CLI_EXIT_ERROR;
+    }
+    imp_reset_data_keyframe(m, d, k);
+  }
+  imp_forward(m, d);
+  print_contacts(m, d);
+  imp_free_data(d);
+  return 0;
+}
+
 int cmd_check(int argc, char** argv) {
   const char* path = NULL;
+  const char* key = NULL;
+  int contacts = 0;
   for (int i = 1; i < argc; i++) {
+    const char* v = NULL;
+    int k;
     if (cli_is_help(argv[i])) {
       cli_usage("check", 0);
       return 0;
+    }
+    if (!strcmp(argv[i], "--contacts")) {
+      contacts = 1;
+      continue;
+    }
+    if ((k = cli_option(argc, argv, &i, "key", &v)) != 0) {
+      if (k < 0) return CLI_EXIT_USAGE;
+      key = v;
+      continue;
     }
     if (argv[i][0] == '-' && argv[i][1] != '\0') {
       fprintf(stderr, "impetus check: unknown option '%s'\n", argv[i]);
@@ -27,6 +91,10 @@ int cmd_check(int argc, char** argv) {
     cli_usage("check", 1);
     return CLI_EXIT_USAGE;
   }
+  if (key && !contacts) {
+    fprintf(stderr, "impetus check: --key needs --contacts\n");
+    return CLI_EXIT_USAGE;
+  }
 
   imp_model* m = cli_load(path);
   if (!m) return CLI_EXIT_ERROR;
@@ -36,9 +104,13 @@ int cmd_check(int argc, char** argv) {
   printf("nbody: %d\n", m->nbody);
   printf("njnt: %d\n", m->njnt);
   printf("ngeom: %d\n", m->ngeom);
+  printf("nmesh: %d\n", m->nmesh);
+  printf("npair: %d\n", m->npair);
+  printf("nexclude: %d\n", m->nexclude);
   printf("nu: %d\n", m->nu);
   printf("timestep: %g\n", m->opt.timestep);
   printf("warnings: %d\n", m->nwarning);
+  int rc = contacts ? check_contacts(m, key) : 0;
   imp_free_model(m);
-  return 0;
+  return rc;
 }
