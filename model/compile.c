@@ -232,6 +232,78 @@ static void geom_aabb(const ld_geom* g, double aabb[6]) {
   imp_copy(aabb + 3, h, 3);
 }
 
+/* a mesh geom: its mesh, and its frame composed with the mesh frame so the
+   vertices (stored in the mesh frame) land where the file put them */
+static void resolve_mesh_geom(ld_ctx* c, ld_geom* g) {
+  if (!g->mesh) ld_error(c, g->file, g->line, "mesh geom without a mesh attribute");
+  for (int k = 0; k < c->meshes.n && g->meshid < 0; k++)
+    if (!strcmp(LD_AT(c->meshes, ld_mesh, k)->name, g->mesh)) g->meshid = k;
+  if (g->meshid < 0) ld_error(c, g->file, g->line, "unknown mesh '%s'", g->mesh);
+  const ld_mesh* me = LD_AT(c->meshes, ld_mesh, g->meshid);
+  double r[3], q[4];
+  imp_quat_rotate(r, g->quat, me->pos);
+  imp_add_scl(g->pos, r, 1, 3);
+  imp_quat_mul(q, g->quat, me->quat);
+  imp_quat_normalize(q);
+  imp_copy(g->quat, q, 4);
+  g->mesh_volume = me->volume;
+  imp_copy(g->mesh_inertia, me->inertia, 3);
+  imp_copy(g->size, me->size, 3); /* as MuJoCo: the largest |coordinate| per axis */
+}
+
+/* contact pairs: geom ids with geom1's body <= geom2's body, sorted stably
+   by (body1, body2) as MuJoCo 2.2.2 orders them */
+static void resolve_pairs(ld_ctx* c, const ld_geom* G, int ngeom, int* g1, int* g2) {
+  int n = c->pairs.n;
+  for (int i = 0; i < n; i++) {
+    ld_pair* p = LD_AT(c->pairs, ld_pair, i);
+    const char* nm[2] = {p->geom1, p->geom2};
+    int id[2] = {-1, -1};
+    for (int k = 0; k < 2; k++) {
+      for (int g = 0; g < ngeom && id[k] < 0; g++)
+        if (G[g].name && !strcmp(G[g].name, nm[k])) id[k] = g;
+      if (id[k] < 0) ld_error(c, p->file, p->line, "pair: unknown geom '%s'", nm[k]);
+    }
+    if (id[0] == id[1]) ld_error(c, p->file, p->line, "pair of geom '%s' with itself", nm[0]);
+    int b0 = G[id[0]].body, b1 = G[id[1]].body;
+    int swap = b0 > b1 || (b0 == b1 && id[0] > id[1]);
+    g1[i] = id[swap];
+    g2[i] = id[!swap];
+  }
+  /* insertion sort: stable, and pair lists are short */
+  for (int i = 1; i < n; i++) {
+    ld_pair p = *LD_AT(c->pairs, ld_pair, i);
+    int a = g1[i], b = g2[i], j = i;
+    for (; j > 0; j--) {
+      int pa = G[g1[j - 1]].body, pb = G[g2[j - 1]].body;
+      if (pa < G[a].body || (pa == G[a].body && pb <= G[b].body)) break;
+      *LD_AT(c->pairs, ld_pair, j) = *LD_AT(c->pairs, ld_pair, j - 1);
+      g1[j] = g1[j - 1];
+      g2[j] = g2[j - 1];
+    }
+    *LD_AT(c->pairs, ld_pair, j) = p;
+    g1[j] = a;
+    g2[j] = b;
+  }
+}
+
+/* excluded body pairs: body1 < body2, sorted by (body1, body2) */
+static void resolve_excludes(ld_ctx* c, int* b1, int* b2) {
+  int n = c->excludes.n;
+  for (int i = 0; i < n; i++) {
+    ld_exclude* e = LD_AT(c->excludes, ld_exclude, i);
+    int a = body_id(c, e->body1, e->file, e->line), b = body_id(c, e->body2, e->file, e->line);
+    if (a == b) ld_error(c, e->file, e->line, "exclude of body '%s' with itself", e->body1);
+    int lo = a < b ? a : b, hi = a < b ? b : a, j = i;
+    for (; j > 0 && (b1[j - 1] > lo || (b1[j - 1] == lo && b2[j - 1] > hi)); j--) {
+      b1[j] = b1[j - 1];
+      b2[j] = b2[j - 1];
+    }
+    b1[j] = lo;
+    b2[j] = hi;
+  }
+}
+
 /* copy names into m->names and set the offsets; "" for unnamed */
 static void put_names(imp_model* m, int* pos, int* adr, ld_vec* v) {
   for (int i = 0; i < v->n; i++) {
@@ -272,18 +344,20 @@ imp_model* ld_compile(ld_ctx* c) {
   ld_body* B = (ld_body*)c->bodies.data;
   double deg = c->degree ? IMP_PI / 180 : 1;
 
-  /* ---- geoms: drop mesh/hfield geoms, resolve shapes, order by body ---- */
+  /* ---- geoms: drop hfield geoms, resolve shapes and meshes, order by body ---- */
   int* keep = ld_alloc(c, sizeof(int) * (size_t)(c->geoms.n + 1));
   int nkeep = 0;
+  check_unique(c, &c->meshes, "mesh");
   for (int i = 0; i < c->geoms.n; i++) {
     ld_geom* g = LD_AT(c->geoms, ld_geom, i);
-    if (g->type == IMP_GEOM_MESH || g->type == IMP_GEOM_HFIELD) {
-      ld_warning(c, "geom/mesh", g->file, g->line,
-                 "geom type '%s' is not supported yet (geom skipped)",
-                 g->type == IMP_GEOM_MESH ? "mesh" : "hfield");
+    if (g->type == IMP_GEOM_HFIELD) {
+      ld_warning(c, "geom/hfield", g->file, g->line,
+                 "geom type 'hfield' is not supported yet (geom skipped)");
       continue;
     }
     resolve_shape(c, g, 1);
+    g->meshid = -1;
+    if (g->type == IMP_GEOM_MESH) resolve_mesh_geom(c, g);
     keep[nkeep++] = i;
   }
   permute(c, &c->geoms, keep, nkeep);
@@ -320,6 +394,13 @@ imp_model* ld_compile(ld_ctx* c) {
   check_unique(c, &c->textures, "texture");
   check_unique(c, &c->actuators, "actuator");
   check_unique(c, &c->keys, "key");
+  check_unique(c, &c->pairs, "pair");
+  int* pairg1 = ld_alloc(c, sizeof(int) * (size_t)(c->pairs.n + 1));
+  int* pairg2 = ld_alloc(c, sizeof(int) * (size_t)(c->pairs.n + 1));
+  resolve_pairs(c, G, c->geoms.n, pairg1, pairg2);
+  int* exb1 = ld_alloc(c, sizeof(int) * (size_t)(c->excludes.n + 1));
+  int* exb2 = ld_alloc(c, sizeof(int) * (size_t)(c->excludes.n + 1));
+  resolve_excludes(c, exb1, exb2);
 
   /* ---- joints: sizes and checks ---- */
   int nq = 0, nv = 0;
@@ -411,6 +492,15 @@ imp_model* ld_compile(ld_ctx* c) {
   m->nmat = c->materials.n;
   m->ntex = c->textures.n;
   m->nkey = c->keys.n;
+  m->nmesh = c->meshes.n;
+  for (int i = 0; i < m->nmesh; i++) {
+    const ld_mesh* me = LD_AT(c->meshes, ld_mesh, i);
+    m->nmeshvert += me->nvert;
+    m->nmeshface += me->nface;
+    m->nmeshhull += me->nhull;
+  }
+  m->npair = c->pairs.n;
+  m->nexclude = c->excludes.n;
   /* contact slots: <size nconmax> when given, else room for a dense pile */
   m->nconmax = c->nconmax > 0 ? c->nconmax : 256 + 16 * m->ngeom;
   m->opt = c->opt;
@@ -418,14 +508,16 @@ imp_model* ld_compile(ld_ctx* c) {
   const char* mname = c->modelname ? c->modelname : "";
   size_t nn = strlen(mname) + 2;
   ld_vec* named[] = {&c->bodies, &c->joints,    &c->geoms,    &c->sites,    &c->cameras,
-                     &c->lights, &c->actuators, &c->keys,     &c->materials, &c->textures};
-  for (int k = 0; k < 10; k++) nn += names_bytes(named[k]);
+                     &c->lights, &c->actuators, &c->keys,     &c->materials, &c->textures,
+                     &c->meshes, &c->pairs};
+  for (int k = 0; k < 12; k++) nn += names_bytes(named[k]);
   m->nnames = (int)nn;
   size_t np = 0;
   for (int t = 0; t < c->textures.n; t++) {
     const char* p = LD_AT(c->textures, ld_texture, t)->path;
     if (p) np += strlen(p) + 1;
   }
+  for (int i = 0; i < c->meshes.n; i++) np += strlen(LD_AT(c->meshes, ld_mesh, i)->path) + 1;
   m->npaths = (int)np;
   int nM = 0;
   m->nM = 0; /* set below, after dof_Madr; no array depends on it */
@@ -583,9 +675,14 @@ imp_model* ld_compile(ld_ctx* c) {
     m->geom_margin[g] = s->margin;
     m->geom_gap[g] = s->gap;
     m->geom_rbound[g] = rbound(s);
-    m->geom_dataid[g] = -1;
+    m->geom_dataid[g] = s->meshid;
     m->geom_priority[g] = s->priority;
     geom_aabb(s, m->geom_aabb + 6 * g);
+    if (s->type == IMP_GEOM_MESH) {
+      const ld_mesh* me = LD_AT(c->meshes, ld_mesh, s->meshid);
+      m->geom_rbound[g] = me->rbound;
+      imp_copy(m->geom_aabb + 6 * g, me->aabb, 6);
+    }
     memcpy(m->geom_rgba + 4 * g, s->rgba, sizeof s->rgba);
   }
   for (int i = 0; i < m->nsite; i++) {
@@ -669,6 +766,43 @@ imp_model* ld_compile(ld_ctx* c) {
     m->tex_random[i] = s->random;
   }
 
+  /* ---- meshes ---- */
+  int va = 0, fa = 0, ha = 0;
+  for (int i = 0; i < m->nmesh; i++) {
+    const ld_mesh* me = LD_AT(c->meshes, ld_mesh, i);
+    m->mesh_vertadr[i] = va;
+    m->mesh_vertnum[i] = me->nvert;
+    m->mesh_faceadr[i] = fa;
+    m->mesh_facenum[i] = me->nface;
+    m->mesh_hulladr[i] = ha;
+    m->mesh_hullnum[i] = me->nhull;
+    imp_copy(m->mesh_vert + 3 * va, me->vert, 3 * me->nvert);
+    memcpy(m->mesh_face + 3 * fa, me->face, sizeof(int) * 3 * (size_t)me->nface);
+    memcpy(m->mesh_hull + ha, me->hull, sizeof(int) * (size_t)me->nhull);
+    va += me->nvert;
+    fa += me->nface;
+    ha += me->nhull;
+    m->mesh_pathadr[i] = pa;
+    size_t n = strlen(me->path) + 1;
+    memcpy(m->paths + pa, me->path, n);
+    pa += (int)n;
+  }
+
+  /* ---- contact pairs and excluded body pairs ---- */
+  for (int i = 0; i < m->npair; i++) {
+    const ld_pair* p = LD_AT(c->pairs, ld_pair, i);
+    m->pair_geom1[i] = pairg1[i];
+    m->pair_geom2[i] = pairg2[i];
+    m->pair_dim[i] = p->condim;
+    imp_copy(m->pair_friction + 5 * i, p->friction, 5);
+    m->pair_margin[i] = p->margin;
+    m->pair_gap[i] = p->gap;
+  }
+  for (int i = 0; i < m->nexclude; i++) {
+    m->exclude_body1[i] = exb1[i];
+    m->exclude_body2[i] = exb2[i];
+  }
+
   /* ---- actuators ---- */
   for (int i = 0; i < nu; i++) {
     ld_actuator* a = LD_AT(c->actuators, ld_actuator, i);
@@ -712,6 +846,8 @@ imp_model* ld_compile(ld_ctx* c) {
   put_names(m, &pos, m->name_keyadr, &c->keys);
   put_names(m, &pos, m->name_matadr, &c->materials);
   put_names(m, &pos, m->name_texadr, &c->textures);
+  put_names(m, &pos, m->name_meshadr, &c->meshes);
+  put_names(m, &pos, m->name_pairadr, &c->pairs);
 
   /* ---- extent, as MuJoCo's statistic: the longest side of the box around
      body centres of mass, geoms (centre +- rbound; planes +- a tenth of

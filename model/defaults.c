@@ -76,6 +76,16 @@ void ld_defaults_builtin(ld_class* cls) {
   a->gear[0] = 1;
   a->ctrllimited = a->forcelimited = -1;
   a->gainprm[0] = 1;
+
+  /* MuJoCo 2.2.2 gives an unspecified pair attribute the pair class's value,
+     not one inferred from the geoms (measured with mj_loadXML) */
+  ld_pair* p = &cls->pair;
+  p->condim = 3;
+  p->friction[0] = p->friction[1] = 1;
+  p->friction[2] = 0.005;
+  p->friction[3] = p->friction[4] = 0.0001;
+
+  cls->mesh_scale[0] = cls->mesh_scale[1] = cls->mesh_scale[2] = 1;
 }
 
 int ld_find_class(ld_ctx* c, ld_node* at, const char* name) {
@@ -162,6 +172,20 @@ void ld_read_geom(ld_ctx* c, ld_node* n, ld_geom* g) {
   if (mesh) g->mesh = mesh;
   const char* hf = ld_attr_str(n, "hfield");
   if (hf) g->mesh = hf;
+  ld_accept(n, ok);
+}
+
+/* friction with fewer than 5 values overwrites the leading ones and keeps
+   the rest (as MuJoCo 2.2.2 does: "0.5" gives 0.5 1 0.005 0.0001 0.0001);
+   solref/solimp are accepted unstored, as on geoms */
+void ld_read_pair(ld_ctx* c, ld_node* n, ld_pair* p) {
+  static const char* const ok[] = {"solref", "solimp", "solreffriction", NULL};
+  if (ld_attr_int(c, n, "condim", &p->condim) && p->condim != 1 && p->condim != 3 &&
+      p->condim != 4 && p->condim != 6)
+    ld_error(c, n->file, n->line, "condim must be 1, 3, 4 or 6, not %d", p->condim);
+  ld_attr_nums(c, n, "friction", p->friction, 1, 5);
+  ld_attr_nums(c, n, "margin", &p->margin, 1, 1);
+  ld_attr_nums(c, n, "gap", &p->gap, 1, 1);
   ld_accept(n, ok);
 }
 
@@ -302,6 +326,8 @@ void ld_parse_defaults(ld_ctx* c, ld_node* n, int parent) {
     else if (!strcmp(e, "light")) ld_read_light(c, ch, &cl->light);
     else if (!strcmp(e, "material")) ld_read_material(c, ch, &cl->material);
     else if (kind >= 0) ld_read_actuator(c, ch, &cl->actuator, kind);
+    else if (!strcmp(e, "pair")) ld_read_pair(c, ch, &cl->pair);
+    else if (!strcmp(e, "mesh")) ld_attr_nums(c, ch, "scale", cl->mesh_scale, 3, 3);
     else {
       char key[160];
       snprintf(key, sizeof key, "e:%s", e);

@@ -12,6 +12,8 @@
  *              Izz = m_c r^2/2 + 2/5 m_s r^2
  *   box        V = 8abc,              Ixx = m (b^2 + c^2)/3 ...
  *   ellipsoid  V = 4/3 pi abc,        Ixx = m (b^2 + c^2)/5 ...
+ *   mesh       V and the principal moments per unit density come from the
+ *              mesh (mesh.c); the geom frame is the mesh's principal frame
  *   plane      no volume, no mass.
  * A body sums its geoms about their joint centre of mass (parallel axis
  * theorem, each geom tensor rotated into the body frame by its quaternion)
@@ -32,6 +34,7 @@ double ld_geom_volume(const ld_geom* g) {
     case IMP_GEOM_CYLINDER: return IMP_PI * s[0] * s[0] * 2 * s[1];
     case IMP_GEOM_BOX: return 8 * s[0] * s[1] * s[2];
     case IMP_GEOM_ELLIPSOID: return 4.0 / 3.0 * IMP_PI * s[0] * s[1] * s[2];
+    case IMP_GEOM_MESH: return g->mesh_volume;
     default: return 0;
   }
 }
@@ -67,6 +70,9 @@ void ld_geom_inertia(const ld_geom* g, double* mass, double I[3]) {
       I[0] = m * (s[1] * s[1] + s[2] * s[2]) / 5;
       I[1] = m * (s[0] * s[0] + s[2] * s[2]) / 5;
       I[2] = m * (s[0] * s[0] + s[1] * s[1]) / 5;
+      break;
+    case IMP_GEOM_MESH: /* moments per unit density, times density m/V */
+      for (int i = 0; i < 3 && V > 0; i++) I[i] = g->mesh_inertia[i] * m / V;
       break;
     default: break;
   }

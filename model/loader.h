@@ -72,6 +72,10 @@ typedef struct ld_geom {
   double margin, gap;
   const char* material;
   const char* mesh;
+  /* mesh geoms, set by the compiler: volume and principal moments per unit
+     density of the mesh, in the mesh frame (which pos/quat then place) */
+  double mesh_volume, mesh_inertia[3];
+  int meshid;
 } ld_geom;
 
 typedef struct ld_camera {
@@ -149,6 +153,42 @@ typedef struct ld_body {
   double ipos[3], iquat[4], mass, inertia[3];
 } ld_body;
 
+/* a mesh asset: read, hull and frame computed while the asset is parsed */
+typedef struct ld_mesh {
+  const char* name;
+  const char* file; /* XML file and line of the <mesh> element */
+  int line;
+  const char* path; /* resolved mesh file path */
+  double scale[3];
+  int nvert, nface, nhull;
+  double* vert;  /* nvert x 3: in the mesh frame once loaded */
+  int* face;     /* nface x 3 */
+  int* hull;     /* nhull: indices of the convex hull's vertices, ascending */
+  double volume;      /* of the mesh, or of its hull when the mesh is open */
+  double inertia[3];  /* principal moments per unit density, decreasing */
+  double pos[3], quat[4]; /* mesh frame (centroid, principal axes) in the file's frame */
+  double aabb[6];     /* hull vertices' box in the mesh frame: centre, half sizes */
+  double rbound;      /* largest vertex distance from the mesh frame's origin */
+  double size[3];     /* largest |coordinate| along each mesh-frame axis (MuJoCo's geom size) */
+} ld_mesh;
+
+/* an explicit contact pair: geom names, resolved by the compiler */
+typedef struct ld_pair {
+  const char* name;
+  const char* file;
+  int line;
+  const char *geom1, *geom2;
+  int condim;
+  double friction[5], margin, gap;
+} ld_pair;
+
+typedef struct ld_exclude {
+  const char* name;
+  const char* file;
+  int line;
+  const char *body1, *body2;
+} ld_exclude;
+
 /* a default class: the values every element of the class starts from */
 typedef struct ld_class {
   const char* name;
@@ -160,6 +200,8 @@ typedef struct ld_class {
   ld_light light;
   ld_material material;
   ld_actuator actuator;
+  ld_pair pair;
+  double mesh_scale[3];
 } ld_class;
 
 /* a growable array of fixed-size elements */
@@ -194,7 +236,7 @@ typedef struct ld_ctx {
   imp_visual vis;
 
   ld_vec bodies, joints, geoms, sites, cameras, lights, materials, textures,
-      actuators, keys, classes;
+      actuators, keys, classes, meshes, pairs, excludes;
   imp_model* building; /* the model under construction, freed on error */
 
   /* warnings */
@@ -241,6 +283,7 @@ void ld_read_camera(ld_ctx* c, ld_node* n, ld_camera* cam);
 void ld_read_light(ld_ctx* c, ld_node* n, ld_light* l);
 void ld_read_material(ld_ctx* c, ld_node* n, ld_material* m);
 void ld_read_actuator(ld_ctx* c, ld_node* n, ld_actuator* a, int kind);
+void ld_read_pair(ld_ctx* c, ld_node* n, ld_pair* p);
 int ld_actuator_kind(const char* elem); /* -1 when not an actuator shortcut */
 
 /* ---- inertia_from_geom.c ---- */
@@ -252,6 +295,13 @@ void ld_geom_inertia(const ld_geom* g, double* mass, double inertia[3]);
 /* body mass properties from its geoms (indices gi[0..n-1] into c->geoms) */
 void ld_body_from_geoms(ld_ctx* c, const int* gi, int n, double* mass, double ipos[3],
                         double iquat[4], double inertia[3]);
+
+/* ---- mesh.c ---- */
+
+/* Read mesh->path (STL binary or ASCII, OBJ by extension), scale it, find its
+   convex hull and its mass frame, and re-express the vertices in that frame.
+   Errors name the mesh file and the <mesh> element's file:line. */
+void ld_mesh_load(ld_ctx* c, ld_mesh* mesh);
 
 /* ---- compile.c ---- */
 

@@ -1,2 +1,520 @@
-/* placeholder: being written (issue 3) */
+/* Mesh assets: file readers, convex hull, mass frame.
+ *
+ * A mesh goes through three steps, each its own group of functions:
+ *  1. a reader per format fills a vertex list and a triangle list:
+ *     binary STL (80-byte header, uint32 count, 50 bytes a triangle, the
+ *     size must match exactly), ASCII STL ("solid ... facet normal ... outer
+ *     loop, vertex x y z (3 times), endloop, endfacet ... endsolid") and
+ *     Wavefront OBJ ("v x y z"; "f" with v, v/vt, v//vn or v/vt/vn items,
+ *     negative indices counted back from the last vertex read, polygons
+ *     fan-triangulated; other statements ignored). STL stores each triangle
+ *     with its own corners, so equal corners are merged into one vertex;
+ *  2. the convex hull by qhull (reentrant API): the indices of the hull's
+ *     vertices, and its triangles for the fallback below;
+ *  3. the mass frame: volume, centroid and inertia tensor of the closed
+ *     triangle surface by the divergence theorem, summing signed tetrahedra
+ *     (origin, a, b, c) (Mirtich 1996, "Fast and accurate computation of
+ *     polyhedral mass properties"; the covariance form of Blow and Binstock
+ *     2004): a tetrahedron with vertices 0, a, b, c has volume
+ *     v = a.(b x c)/6 and second moment
+ *       C = v/20 (a a' + b b' + c c' + s s'),  s = a + b + c,
+ *     about the origin; summed over the surface, shifted to the centroid
+ *     (C - V g g') and turned into the inertia tensor trace(C) 1 - C. When
+ *     the volume is not positive (an open or inconsistently oriented
+ *     surface), the hull's triangles are used instead, with a warning. The
+ *     vertices are then re-expressed in the frame at the centroid whose axes
+ *     are the principal axes, moments decreasing (as MuJoCo 2.2.2), and the
+ *     geom's pos/quat are later composed with this frame.
+ * All memory is the loader's arena, so an error (longjmp) leaks nothing;
+ * qhull's own memory is freed before any error is raised. */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <libqhull_r/qhull_ra.h>
+
 #include "loader.h"
+#include "mathx.h"
+#include "quat.h"
+
+#define MESH_MAXFILE ((long)1 << 31) /* bytes: counts stay well inside int */
+
+/* a raw mesh while it is read */
+typedef struct raw_mesh {
+  int nvert, nface;
+  double* vert;
+  int* face;
+} raw_mesh;
+
+/* "mesh 'name' (file 'path')" errors at the <mesh> element */
+#define MESH_ERROR(c, me, ...) mesh_error(c, me, __VA_ARGS__)
+
+__attribute__((format(printf, 3, 4), noreturn)) static void mesh_error(ld_ctx* c,
+                                                                        const ld_mesh* me,
+                                                                        const char* fmt, ...) {
+  char msg[600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  ld_error(c, me->file, me->line, "mesh '%s' (file '%s'): %s", me->name, me->path, msg);
+}
+
+/* the whole file in arena memory, NUL-terminated */
+static char* read_file(ld_ctx* c, const ld_mesh* me, long* size) {
+  FILE* f = fopen(me->path, "rb");
+  if (!f) MESH_ERROR(c, me, "cannot open file");
+  long n = -1;
+  if (fseek(f, 0, SEEK_END) == 0) n = ftell(f);
+  if (n < 0 || n > MESH_MAXFILE || fseek(f, 0, SEEK_SET) != 0) {
+    fclose(f);
+    MESH_ERROR(c, me, n > MESH_MAXFILE ? "file too large" : "cannot read file");
+  }
+  char* buf = ld_alloc(c, (size_t)n + 1);
+  size_t got = fread(buf, 1, (size_t)n, f);
+  fclose(f);
+  if (got != (size_t)n) MESH_ERROR(c, me, "cannot read file");
+  *size = n;
+  return buf;
+}
+
+/* ------------------------------------------------------------ binary STL */
+
+static float read_f32(const unsigned char* p) {
+  uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+static void read_stl_binary(ld_ctx* c, const ld_mesh* me, const char* buf, long size,
+                            raw_mesh* r) {
+  const unsigned char* p = (const unsigned char*)buf;
+  if (size < 84) MESH_ERROR(c, me, "binary STL truncated: %ld bytes, the header needs 84", size);
+  uint32_t n = (uint32_t)p[80] | (uint32_t)p[81] << 8 | (uint32_t)p[82] << 16 |
+               (uint32_t)p[83] << 24;
+  if ((uint64_t)size != 84 + 50 * (uint64_t)n)
+    MESH_ERROR(c, me, "binary STL of %u triangles must have %llu bytes, not %ld", n,
+               (unsigned long long)(84 + 50 * (uint64_t)n), size);
+  r->nface = (int)n;
+  r->nvert = 3 * (int)n;
+  r->vert = ld_alloc(c, sizeof(double) * 9 * (size_t)(n ? n : 1));
+  r->face = ld_alloc(c, sizeof(int) * 3 * (size_t)(n ? n : 1));
+  for (uint32_t t = 0; t < n; t++) {
+    const unsigned char* q = p + 84 + 50 * (size_t)t + 12; /* skip the normal */
+    for (int k = 0; k < 9; k++) r->vert[9 * t + k] = read_f32(q + 4 * k);
+    for (int k = 0; k < 3; k++) r->face[3 * t + k] = 3 * (int)t + k;
+  }
+}
+
+/* ------------------------------------------------------------- ASCII STL */
+
+/* a whitespace-separated token reader that counts lines */
+typedef struct tokens {
+  const char* p;
+  int line;
+  char tok[64];
+} tokens;
+
+static const char* next_token(tokens* t) {
+  while (*t->p && isspace((unsigned char)*t->p)) {
+    if (*t->p == '\n') t->line++;
+    t->p++;
+  }
+  size_t k = 0;
+  while (*t->p && !isspace((unsigned char)*t->p)) {
+    if (k + 1 < sizeof t->tok) t->tok[k++] = *t->p;
+    t->p++;
+  }
+  t->tok[k] = 0;
+  return t->tok;
+}
+
+static void skip_line(tokens* t) {
+  while (*t->p && *t->p != '\n') t->p++;
+}
+
+static void expect_word(ld_ctx* c, const ld_mesh* me, tokens* t, const char* w) {
+  if (strcmp(next_token(t), w))
+    MESH_ERROR(c, me, "line %d: expected '%s', found '%s'", t->line, w,
+               t->tok[0] ? t->tok : "end of file");
+}
+
+static double parse_number(ld_ctx* c, const ld_mesh* me, const char* s, int line) {
+  char* end;
+  double v = strtod(s, &end);
+  if (end == s || *end) MESH_ERROR(c, me, "line %d: '%s' is not a number", line, s);
+  if (!isfinite(v)) MESH_ERROR(c, me, "line %d: non-finite number '%s'", line, s);
+  return v;
+}
+
+static void read_stl_ascii(ld_ctx* c, const ld_mesh* me, const char* buf, raw_mesh* r) {
+  /* the number of triangles bounds the "facet" words */
+  int cap = 0;
+  for (const char* s = buf; (s = strstr(s, "facet")); s += 5) cap++;
+  r->vert = ld_alloc(c, sizeof(double) * 9 * (size_t)(cap + 1));
+  r->face = ld_alloc(c, sizeof(int) * 3 * (size_t)(cap + 1));
+  tokens t = {buf, 1, ""};
+  expect_word(c, me, &t, "solid");
+  skip_line(&t); /* the solid's name */
+  for (;;) {
+    const char* w = next_token(&t);
+    if (!strcmp(w, "endsolid")) break;
+    if (strcmp(w, "facet"))
+      MESH_ERROR(c, me, "line %d: expected 'facet' or 'endsolid', found '%s'", t.line,
+                 w[0] ? w : "end of file");
+    expect_word(c, me, &t, "normal");
+    for (int k = 0; k < 3; k++) parse_number(c, me, next_token(&t), t.line);
+    expect_word(c, me, &t, "outer");
+    expect_word(c, me, &t, "loop");
+    if (r->nface >= cap) MESH_ERROR(c, me, "line %d: too many facets", t.line);
+    for (int v = 0; v < 3; v++) {
+      expect_word(c, me, &t, "vertex");
+      for (int k = 0; k < 3; k++)
+        r->vert[3 * r->nvert + k] = parse_number(c, me, next_token(&t), t.line);
+      r->face[3 * r->nface + v] = r->nvert++;
+    }
+    expect_word(c, me, &t, "endloop");
+    expect_word(c, me, &t, "endfacet");
+    r->nface++;
+  }
+}
+
+/* ------------------------------------------------------------------ OBJ */
+
+/* the next line of an OBJ file, NUL-terminated in place; NULL at the end */
+static char* next_line(char** p) {
+  if (!**p) return NULL;
+  char* s = *p;
+  char* e = strchr(s, '\n');
+  if (e) {
+    *e = 0;
+    *p = e + 1;
+  } else {
+    *p = s + strlen(s);
+  }
+  char* hash = strchr(s, '#');
+  if (hash) *hash = 0;
+  return s;
+}
+
+/* vertex index of one face item ("7", "7/2", "7//3", "-1/2/3"), 0-based */
+static int obj_index(ld_ctx* c, const ld_mesh* me, const char* item, int nseen, int line) {
+  char* end;
+  long v = strtol(item, &end, 10);
+  if (end == item || (*end && *end != '/'))
+    MESH_ERROR(c, me, "line %d: bad face vertex '%s'", line, item);
+  long i = v > 0 ? v - 1 : v < 0 ? nseen + v : -1;
+  if (v == 0 || i < 0 || i >= nseen)
+    MESH_ERROR(c, me, "line %d: face vertex index %ld out of range (%d vertices so far)", line, v,
+               nseen);
+  return (int)i;
+}
+
+/* one pass over the file: counts only when r->vert is NULL, else fills */
+static void obj_pass(ld_ctx* c, const ld_mesh* me, char* text, raw_mesh* r) {
+  int fill = r->vert != NULL, nv = 0, nf = 0, line = 0;
+  char* p = text;
+  for (char* s; (s = next_line(&p));) {
+    line++;
+    char* save;
+    char* key = strtok_r(s, " \t\r", &save);
+    if (!key) continue;
+    if (!strcmp(key, "v")) {
+      for (int k = 0; k < 3; k++) {
+        char* w = strtok_r(NULL, " \t\r", &save);
+        if (!w) MESH_ERROR(c, me, "line %d: a vertex needs 3 coordinates", line);
+        double x = parse_number(c, me, w, line);
+        if (fill) r->vert[3 * nv + k] = x;
+      }
+      nv++;
+    } else if (!strcmp(key, "f")) {
+      int first = -1, prev = -1, k = 0;
+      for (char* w; (w = strtok_r(NULL, " \t\r", &save)); k++) {
+        int i = obj_index(c, me, w, nv, line);
+        if (k >= 2) { /* fan: (first, prev, i) */
+          if (fill) {
+            r->face[3 * nf] = first;
+            r->face[3 * nf + 1] = prev;
+            r->face[3 * nf + 2] = i;
+          }
+          nf++;
+        }
+        if (k == 0) first = i;
+        prev = i;
+      }
+      if (k < 3) MESH_ERROR(c, me, "line %d: a face needs at least 3 vertices", line);
+    }
+    /* vt, vn, vp, g, o, s, l, usemtl, mtllib ...: not geometry we use */
+  }
+  r->nvert = nv;
+  r->nface = nf;
+}
+
+static void read_obj(ld_ctx* c, const ld_mesh* me, char* buf, long size, raw_mesh* r) {
+  /* next_line cuts lines in place: count on a copy, then fill */
+  char* copy = ld_alloc(c, (size_t)size + 1);
+  memcpy(copy, buf, (size_t)size + 1);
+  obj_pass(c, me, copy, r);
+  int nv = r->nvert, nf = r->nface;
+  r->vert = ld_alloc(c, sizeof(double) * 3 * (size_t)(nv + 1));
+  r->face = ld_alloc(c, sizeof(int) * 3 * (size_t)(nf + 1));
+  obj_pass(c, me, buf, r);
+}
+
+/* ------------------------------------------------ merging STL vertices */
+
+static const double* g_sort_vert; /* qsort has no context argument */
+
+static int cmp_vertex(const void* a, const void* b) {
+  const double* u = g_sort_vert + 3 * *(const int*)a;
+  const double* v = g_sort_vert + 3 * *(const int*)b;
+  for (int k = 0; k < 3; k++)
+    if (u[k] != v[k]) return u[k] < v[k] ? -1 : 1;
+  return *(const int*)a - *(const int*)b;
+}
+
+/* one vertex per distinct position (exact equality), faces renumbered */
+static void merge_vertices(ld_ctx* c, raw_mesh* r) {
+  int n = r->nvert;
+  int* order = ld_alloc(c, sizeof(int) * (size_t)(n + 1));
+  int* newid = ld_alloc(c, sizeof(int) * (size_t)(n + 1));
+  double* vert = ld_alloc(c, sizeof(double) * 3 * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) order[i] = i;
+  g_sort_vert = r->vert;
+  qsort(order, (size_t)n, sizeof(int), cmp_vertex);
+  /* ids in order of first appearance keep the file's order */
+  int* first = ld_alloc(c, sizeof(int) * (size_t)(n + 1));
+  for (int k = 0; k < n; k++) {
+    int same = k > 0 && !memcmp(r->vert + 3 * order[k], r->vert + 3 * order[k - 1],
+                                3 * sizeof(double));
+    first[order[k]] = same ? first[order[k - 1]] : order[k];
+  }
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    if (first[i] == i) {
+      newid[i] = m;
+      imp_copy(vert + 3 * m, r->vert + 3 * i, 3);
+      m++;
+    } else {
+      newid[i] = newid[first[i]];
+    }
+  }
+  for (int k = 0; k < 3 * r->nface; k++) r->face[k] = newid[r->face[k]];
+  r->vert = vert;
+  r->nvert = m;
+}
+
+/* ---------------------------------------------------------------- hull */
+
+typedef struct hull {
+  int nvert, nface;
+  int* vert; /* indices of hull vertices, ascending */
+  int* face; /* outward triangles */
+} hull;
+
+static int cmp_int(const void* a, const void* b) {
+  return *(const int*)a - *(const int*)b;
+}
+
+/* copy qhull's vertices and (triangulated, outward) facets */
+static void collect_hull(ld_ctx* c, qhT* qh, const double* pts, hull* h) {
+  h->vert = ld_alloc(c, sizeof(int) * (size_t)(qh->num_vertices + 1));
+  h->face = ld_alloc(c, sizeof(int) * 3 * (size_t)(qh->num_facets + 1));
+  vertexT *vertex, **vertexp;
+  facetT* facet;
+  FORALLvertices h->vert[h->nvert++] = qh_pointid(qh, vertex->point);
+  qsort(h->vert, (size_t)h->nvert, sizeof(int), cmp_int);
+  FORALLfacets {
+    int k = 0, id[3];
+    FOREACHvertex_(facet->vertices) if (k < 3) id[k++] = qh_pointid(qh, vertex->point);
+    if (k < 3) continue;
+    double e1[3], e2[3], nrm[3];
+    for (int i = 0; i < 3; i++) {
+      e1[i] = pts[3 * id[1] + i] - pts[3 * id[0] + i];
+      e2[i] = pts[3 * id[2] + i] - pts[3 * id[0] + i];
+    }
+    imp_cross(nrm, e1, e2);
+    if (imp_dot(nrm, facet->normal, 3) < 0) { /* make it counter-clockwise outside */
+      int tmp = id[1];
+      id[1] = id[2];
+      id[2] = tmp;
+    }
+    memcpy(h->face + 3 * h->nface++, id, sizeof id);
+  }
+}
+
+/* the convex hull of the vertices; an error when qhull finds none (fewer
+   than 4 points not all in a plane) */
+static void convex_hull(ld_ctx* c, const ld_mesh* me, const raw_mesh* r, hull* h) {
+  FILE* errfile = fopen("/dev/null", "w"); /* qhull prints nothing */
+  if (!errfile) MESH_ERROR(c, me, "cannot open /dev/null for qhull");
+  qhT* qh = ld_alloc(c, sizeof(qhT));
+  qh_zero(qh, errfile);
+  char flags[] = "qhull Qt";
+  int code = qh_new_qhull(qh, 3, r->nvert, r->vert, False, flags, NULL, errfile);
+  if (!code) collect_hull(c, qh, r->vert, h);
+  qh_freeqhull(qh, !qh_ALL);
+  int curlong, totlong;
+  qh_memfreeshort(qh, &curlong, &totlong);
+  fclose(errfile);
+  if (code || h->nvert < 4 || h->nface < 4)
+    MESH_ERROR(c, me, "degenerate mesh: no convex hull with volume (all vertices coplanar?)");
+}
+
+/* ----------------------------------------------------------- mass frame */
+
+/* volume, centroid and second moment about the origin of the solid bounded
+   by the triangles (divergence theorem, see the top of the file) */
+static double surface_integrals(const double* vert, const int* face, int nface, double com[3],
+                                double C[9]) {
+  double V = 0, first[3] = {0, 0, 0};
+  imp_zero(C, 9);
+  for (int f = 0; f < nface; f++) {
+    const double* a = vert + 3 * face[3 * f];
+    const double* b = vert + 3 * face[3 * f + 1];
+    const double* d = vert + 3 * face[3 * f + 2];
+    double bxd[3], s[3];
+    imp_cross(bxd, b, d);
+    double v = imp_dot(a, bxd, 3) / 6;
+    for (int i = 0; i < 3; i++) s[i] = a[i] + b[i] + d[i];
+    V += v;
+    imp_add_scl(first, s, v / 4, 3); /* tetrahedron centroid s/4 */
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        C[3 * i + j] += v / 20 * (a[i] * a[j] + b[i] * b[j] + d[i] * d[j] + s[i] * s[j]);
+  }
+  if (V != 0) imp_scl(com, first, 1 / V, 3);
+  else imp_zero(com, 3);
+  return V;
+}
+
+/* the frame: centroid and principal axes; moments per unit density */
+static void mass_frame(ld_mesh* me, double V, const double com[3], const double C[9]) {
+  double Cc[9], I[9];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) Cc[3 * i + j] = C[3 * i + j] - V * com[i] * com[j];
+  double tr = Cc[0] + Cc[4] + Cc[8];
+  for (int i = 0; i < 9; i++) I[i] = (i % 4 == 0 ? tr : 0) - Cc[i];
+  me->volume = V;
+  imp_copy(me->pos, com, 3);
+  imp_eig3(me->inertia, me->quat, I);
+}
+
+/* vertices into the mesh frame: v' = R' (v - pos); box and bounding radius */
+static void to_mesh_frame(ld_mesh* me, const hull* h) {
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  me->rbound = 0;
+  for (int v = 0; v < me->nvert; v++) {
+    double* p = me->vert + 3 * v;
+    double d[3];
+    for (int i = 0; i < 3; i++) d[i] = p[i] - me->pos[i];
+    imp_quat_rotate_inv(p, me->quat, d);
+    me->rbound = fmax(me->rbound, imp_norm3(p));
+    for (int i = 0; i < 3; i++) me->size[i] = fmax(me->size[i], fabs(p[i]));
+  }
+  for (int k = 0; k < h->nvert; k++)
+    for (int i = 0; i < 3; i++) {
+      lo[i] = fmin(lo[i], me->vert[3 * h->vert[k] + i]);
+      hi[i] = fmax(hi[i], me->vert[3 * h->vert[k] + i]);
+    }
+  for (int i = 0; i < 3; i++) {
+    me->aabb[i] = 0.5 * (lo[i] + hi[i]);
+    me->aabb[3 + i] = 0.5 * (hi[i] - lo[i]);
+  }
+}
+
+/* ---------------------------------------------------------------- driver */
+
+/* extension of a path, without the dot ("" when none) */
+static const char* extension(const char* path) {
+  const char* slash = strrchr(path, '/');
+  const char* dot = strrchr(path, '.');
+  return dot && (!slash || dot > slash) ? dot + 1 : "";
+}
+
+static void read_any(ld_ctx* c, const ld_mesh* me, raw_mesh* r) {
+  const char* ext = extension(me->path);
+  int stl = !strcasecmp(ext, "stl"), obj = !strcasecmp(ext, "obj");
+  if (!stl && !obj)
+    MESH_ERROR(c, me, "unknown mesh file extension '%s' (expected .stl or .obj)", ext);
+  long size;
+  char* buf = read_file(c, me, &size);
+  if (obj) {
+    read_obj(c, me, buf, size, r);
+    return;
+  }
+  /* ASCII when it starts with "solid" and is not a binary file of the right
+     size (some binary headers start with "solid" too) */
+  int binary_size = 0;
+  if (size >= 84) {
+    const unsigned char* p = (const unsigned char*)buf;
+    uint64_t n = (uint64_t)p[80] | (uint64_t)p[81] << 8 | (uint64_t)p[82] << 16 |
+                 (uint64_t)p[83] << 24;
+    binary_size = (uint64_t)size == 84 + 50 * n;
+  }
+  const char* s = buf;
+  while (isspace((unsigned char)*s)) s++;
+  if (!binary_size && !strncmp(s, "solid", 5) && (s[5] == 0 || isspace((unsigned char)s[5])))
+    read_stl_ascii(c, me, buf, r);
+  else
+    read_stl_binary(c, me, buf, size, r);
+  merge_vertices(c, r);
+}
+
+void ld_mesh_load(ld_ctx* c, ld_mesh* me) {
+  raw_mesh r = {0, 0, NULL, NULL};
+  read_any(c, me, &r);
+  if (r.nface == 0) MESH_ERROR(c, me, "no triangles");
+  if (r.nvert < 4) MESH_ERROR(c, me, "%d vertices: a mesh needs at least 4", r.nvert);
+  double flip = me->scale[0] * me->scale[1] * me->scale[2];
+  for (int v = 0; v < r.nvert; v++)
+    for (int i = 0; i < 3; i++) {
+      r.vert[3 * v + i] *= me->scale[i];
+      if (!isfinite(r.vert[3 * v + i])) MESH_ERROR(c, me, "non-finite vertex coordinate");
+    }
+  if (flip < 0) /* a mirror turns the surface inside out: keep it outward */
+    for (int f = 0; f < r.nface; f++) {
+      int t = r.face[3 * f + 1];
+      r.face[3 * f + 1] = r.face[3 * f + 2];
+      r.face[3 * f + 2] = t;
+    }
+  hull h = {0, 0, NULL, NULL};
+  convex_hull(c, me, &r, &h);
+
+  /* integrate about the vertices' mean for accuracy, then shift back */
+  double mean[3] = {0, 0, 0}, com[3], C[9];
+  for (int v = 0; v < r.nvert; v++) imp_add_scl(mean, r.vert + 3 * v, 1.0 / r.nvert, 3);
+  double* local = ld_alloc(c, sizeof(double) * 3 * (size_t)r.nvert);
+  double ext = 0;
+  for (int v = 0; v < r.nvert; v++)
+    for (int i = 0; i < 3; i++) {
+      local[3 * v + i] = r.vert[3 * v + i] - mean[i];
+      ext = fmax(ext, fabs(local[3 * v + i]));
+    }
+  double V = surface_integrals(local, r.face, r.nface, com, C);
+  if (!(V > 1e-9 * ext * ext * ext)) {
+    ld_warning(c, ld_strdup(c, me->path), me->file, me->line,
+               "mesh '%s' (file '%s'): volume %g is not positive (open or inconsistently "
+               "oriented surface): mass properties from its convex hull",
+               me->name, me->path, V);
+    V = surface_integrals(local, h.face, h.nface, com, C);
+    if (!(V > 1e-9 * ext * ext * ext))
+      MESH_ERROR(c, me, "degenerate mesh: its convex hull has no volume");
+  }
+  mass_frame(me, V, com, C);
+  imp_add_scl(me->pos, mean, 1, 3);
+  me->nvert = r.nvert;
+  me->nface = r.nface;
+  me->vert = r.vert;
+  me->face = r.face;
+  me->nhull = h.nvert;
+  me->hull = h.vert;
+  to_mesh_frame(me, &h);
+}

@@ -25,6 +25,8 @@ static const int* name_table(const imp_model* m, imp_obj_type type, int* n) {
     case IMP_OBJ_KEY: *n = m->nkey; return m->name_keyadr;
     case IMP_OBJ_MATERIAL: *n = m->nmat; return m->name_matadr;
     case IMP_OBJ_TEXTURE: *n = m->ntex; return m->name_texadr;
+    case IMP_OBJ_MESH: *n = m->nmesh; return m->name_meshadr;
+    case IMP_OBJ_PAIR: *n = m->npair; return m->name_pairadr;
     default: *n = 0; return NULL;
   }
 }

@@ -407,6 +407,8 @@ static void parse_compiler(ld_ctx* c, ld_node* n) {
       ld_error(c, n->file, n->line, "bad eulerseq '%s'", s);
     memcpy(c->eulerseq, s, 4);
   }
+  /* assetdir sets both directories; meshdir and texturedir override it */
+  if ((s = ld_attr_str(n, "assetdir"))) c->meshdir = c->texturedir = join_path(c, c->dir, s);
   if ((s = ld_attr_str(n, "meshdir"))) c->meshdir = join_path(c, c->dir, s);
   if ((s = ld_attr_str(n, "texturedir"))) c->texturedir = join_path(c, c->dir, s);
   int co = 0;
@@ -510,6 +512,70 @@ static void parse_visual(ld_ctx* c, ld_node* n) {
   }
 }
 
+static int element_class(ld_ctx* c, ld_node* n, int childclass);
+
+/* the file name without directory and extension: a mesh's default name */
+static const char* file_stem(ld_ctx* c, const char* path) {
+  const char* slash = strrchr(path, '/');
+  const char* base = slash ? slash + 1 : path;
+  char* s = (char*)ld_strdup(c, base);
+  char* dot = strrchr(s, '.');
+  if (dot && dot != s) *dot = 0;
+  return s;
+}
+
+static void parse_mesh(ld_ctx* c, ld_node* n) {
+  static const char* const ok[] = {"smoothnormal", "content_type", NULL};
+  const char* cls = ld_attr_str(n, "class");
+  ld_class* cl = LD_AT(c->classes, ld_class, cls ? ld_find_class(c, n, cls) : 0);
+  ld_mesh* me = ld_push(c, &c->meshes);
+  me->file = n->file;
+  me->line = n->line;
+  imp_copy(me->scale, cl->mesh_scale, 3);
+  ld_attr_nums(c, n, "scale", me->scale, 3, 3);
+  const char* f = ld_attr_str(n, "file");
+  me->name = ld_attr_str(n, "name");
+  ld_accept(n, ok);
+  ld_warn_unused(c, n);
+  if (!f) ld_error(c, n->file, n->line, "mesh without a file (inline vertex data is not supported yet)");
+  if (!me->name) me->name = file_stem(c, f);
+  me->path = join_path(c, c->meshdir ? c->meshdir : c->dir, f);
+  for (int i = 0; i < 3; i++)
+    if (!isfinite(me->scale[i]) || me->scale[i] == 0)
+      ld_error(c, n->file, n->line, "mesh '%s': scale must be finite and non-zero", me->name);
+  ld_mesh_load(c, me);
+}
+
+static void parse_contact(ld_ctx* c, ld_node* n) {
+  for (ld_node* ch = n->child; ch; ch = ch->next) {
+    if (!strcmp(ch->name, "pair")) {
+      ld_pair* p = ld_push(c, &c->pairs);
+      *p = LD_AT(c->classes, ld_class, element_class(c, ch, 0))->pair;
+      ld_read_pair(c, ch, p);
+      p->name = ld_attr_str(ch, "name");
+      p->file = ch->file;
+      p->line = ch->line;
+      p->geom1 = ld_attr_str(ch, "geom1");
+      p->geom2 = ld_attr_str(ch, "geom2");
+      if (!p->geom1 || !p->geom2)
+        ld_error(c, ch->file, ch->line, "pair needs geom1 and geom2");
+      ld_warn_unused(c, ch);
+    } else if (!strcmp(ch->name, "exclude")) {
+      ld_exclude* e = ld_push(c, &c->excludes);
+      e->name = ld_attr_str(ch, "name");
+      e->file = ch->file;
+      e->line = ch->line;
+      e->body1 = ld_attr_str(ch, "body1");
+      e->body2 = ld_attr_str(ch, "body2");
+      if (!e->body1 || !e->body2)
+        ld_error(c, ch->file, ch->line, "exclude needs body1 and body2");
+      ld_warn_unused(c, ch);
+    } else {
+      warn_element(c, ch);
+    }
+  }
+}
+
 static void parse_asset(ld_ctx* c, ld_node* n) {
   for (ld_node* ch = n->child; ch; ch = ch->next) {
     if (!strcmp(ch->name, "texture")) {
@@ -550,7 +616,9 @@ static void parse_asset(ld_ctx* c, ld_node* n) {
       m->name = ld_attr_str(ch, "name");
       ld_read_material(c, ch, m);
       ld_warn_unused(c, ch);
-    } else if (!strcmp(ch->name, "mesh") || !strcmp(ch->name, "hfield")) {
+    } else if (!strcmp(ch->name, "mesh")) {
+      parse_mesh(c, ch);
+    } else if (!strcmp(ch->name, "hfield")) {
       char key[64];
       snprintf(key, sizeof key, "e:%s", ch->name);
       ld_warning(c, key, ch->file, ch->line, "%s assets are not supported yet (ignored)", ch->name);
@@ -775,13 +843,17 @@ static void init_ctx(ld_ctx* c, char* err, int errsz) {
   c->actuators.elsz = sizeof(ld_actuator);
   c->keys.elsz = sizeof(ld_key);
   c->classes.elsz = sizeof(ld_class);
+  c->meshes.elsz = sizeof(ld_mesh);
+  c->pairs.elsz = sizeof(ld_pair);
+  c->excludes.elsz = sizeof(ld_exclude);
   c->warnkeys.elsz = sizeof(const char*);
 }
 
 static void free_ctx(ld_ctx* c) {
   ld_vec* vecs[] = {&c->bodies,  &c->joints,    &c->geoms,     &c->sites,
                     &c->cameras, &c->lights,    &c->materials, &c->textures,
-                    &c->actuators, &c->keys,    &c->classes,   &c->warnkeys};
+                    &c->actuators, &c->keys,    &c->classes,   &c->warnkeys,
+                    &c->meshes,  &c->pairs,     &c->excludes};
   for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++) free(vecs[i]->data);
   while (c->arena) {
     ld_block* b = c->arena->next;
@@ -831,6 +903,7 @@ static void parse_root(ld_ctx* c, ld_node* root) {
         case 5: ld_parse_defaults(c, ch, -1); break;
         case 7: ld_warn_unused(c, ch); parse_asset(c, ch); break;
         case 8: ld_warn_unused(c, ch); parse_body(c, ch, 0, 0); break;
+        case 9: ld_warn_unused(c, ch); parse_contact(c, ch); break;
         case 12: ld_warn_unused(c, ch); parse_actuators(c, ch); break;
         case 14: ld_warn_unused(c, ch); parse_keyframe(c, ch); break;
         default: warn_element(c, ch); break;

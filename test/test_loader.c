@@ -627,12 +627,13 @@ START_TEST(unsupported_elements_and_attributes_warn_once) {
 }
 END_TEST
 
-START_TEST(mesh_geoms_are_skipped_with_a_warning) {
+START_TEST(hfield_geoms_are_skipped_with_a_warning) {
   imp_model* m = load(
-      "<mujoco><asset><mesh name='m' file='x.stl'/></asset><worldbody>"
-      "<geom type='mesh' mesh='m'/><geom size='1'/></worldbody></mujoco>");
+      "<mujoco><asset><hfield name='h' size='1 1 1 1' nrow='2' ncol='2'/></asset><worldbody>"
+      "<geom type='hfield' hfield='h'/><geom size='1'/></worldbody></mujoco>");
   ck_assert_int_eq(m->ngeom, 1);
   ck_assert_int_eq(m->nwarning, 2);
+  ck_assert_msg(strstr(m->warnings, "geom type 'hfield' is not supported"), "%s", m->warnings);
   imp_free_model(m);
 }
 END_TEST
@@ -836,7 +837,7 @@ Suite* loader_suite(void) {
   tcase_add_test(t, keyframes_fill_missing_with_qpos0_and_zeros);
   tcase_add_test(t, keyframe_quaternions_are_normalized);
   tcase_add_test(t, unsupported_elements_and_attributes_warn_once);
-  tcase_add_test(t, mesh_geoms_are_skipped_with_a_warning);
+  tcase_add_test(t, hfield_geoms_are_skipped_with_a_warning);
   tcase_add_test(t, actuators_on_tendons_and_ball_joints_are_skipped);
   tcase_add_test(t, sites_cameras_lights);
   suite_add_tcase(s, t);
