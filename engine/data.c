@@ -41,7 +41,7 @@ static size_t aligned_bytes(size_t ndouble) {
    per body and per dof; generous, and checked on every allocation. */
 static size_t arena_bytes(const imp_model* m) {
   size_t n = 64 * (size_t)m->nbody + 32 * (size_t)m->nv + 4 * (size_t)m->nM + 4 * (size_t)m->nq +
-             4 * (size_t)m->nu + 24 * (size_t)m->ngeom; /* collision: boxes, sort keys */
+             4 * (size_t)m->nu + 32 * (size_t)m->ngeom; /* collision: boxes, tree */
   return aligned_bytes(n) + 64 * IMP_ALIGN;
 }
 
