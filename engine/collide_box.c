@@ -17,7 +17,10 @@
  *
  * For separated boxes the gap along the best axis is a lower bound of the
  * true distance (equal unless the nearest features are edge/corner pairs
- * not spanned by one axis); it is what is reported within the margin. */
+ * not spanned by one axis); it is what is reported within the margin.
+ * Contacts are kept at dist <= margin, as in collide_primitive.c.
+ * MuJoCo 2.2.2 reports half the depth in the face case (same points and
+ * normal); the full signed distance is reported here. */
 #include <math.h>
 
 #include "collision.h"
@@ -172,7 +175,7 @@ static int face_manifold(const box_w* ref, int k, const double nr[3], const box_
     double r[3];
     for (int j = 0; j < 3; j++) r[j] = poly[i][j] - face[j];
     double depth = imp_dot(r, nr, 3);
-    if (depth >= margin) continue;
+    if (!(depth <= margin)) continue;
     /* drop a point equal to one kept (clipping at a shared corner) */
     double pos[3];
     imp_copy(pos, poly[i], 3);
@@ -205,7 +208,7 @@ int imp_collide_box_box(const imp_model* m, const imp_data* d, int g1, int g2, d
       imp_copy(n, nk, 3);
     }
   }
-  if (best >= margin) return 0;
+  if (!(best <= margin)) return 0;
   /* an edge axis must beat the best face by more than round-off */
   double scale = b1.h[0] + b1.h[1] + b1.h[2] + b2.h[0] + b2.h[1] + b2.h[2];
   double face_best = best;
@@ -221,7 +224,7 @@ int imp_collide_box_box(const imp_model* m, const imp_data* d, int g1, int g2, d
         imp_copy(n, nk, 3);
       }
     }
-  if (best >= margin) return 0;
+  if (!(best <= margin)) return 0;
   if (best_axis < 3) return face_manifold(&b1, best_axis, n, &b2, n, margin, con);
   if (best_axis < 6) {
     double nr[3];

@@ -8,7 +8,12 @@
  * closest-point problem between cores (Ericson, Real-Time Collision
  * Detection, 2005, ch. 5). When the cores overlap (a segment inside a box)
  * the minimum-translation direction is found by the separating axis test
- * instead (Gottschalk, Lin and Manocha 1996). */
+ * instead (Gottschalk, Lin and Manocha 1996).
+ *
+ * Margin: a contact is kept when dist <= margin, as MuJoCo 2.2.2 keeps
+ * them (its analytic routines reject only dist > margin), so a sphere
+ * exactly touching a floor at margin 0 is in contact in both; collision.h
+ * says dist < margin, which differs only at equality. */
 #include <math.h>
 
 #include "collision.h"
@@ -50,7 +55,7 @@ static void set_contact(imp_contact* con, double dist, const double pos[3], cons
    normal is the unit p2 - p1, dist = |p2 - p1| - r1 - r2, pos the midpoint
    of the two surface points, p1 + n (r1 + dist/2). Coincident points take
    the fallback normal, so the result is never NaN. Returns 1 when
-   dist < margin. */
+   dist <= margin. */
 static int point_point_contact(const double p1[3], double r1, const double p2[3], double r2,
                                const double fallback[3], double margin, imp_contact* con) {
   double n[3];
@@ -62,7 +67,7 @@ static int point_point_contact(const double p1[3], double r1, const double p2[3]
     imp_scl(n, n, 1 / len, 3);
   }
   double dist = len - r1 - r2;
-  if (dist >= margin) return 0;
+  if (!(dist <= margin)) return 0;
   double pos[3];
   add_scaled3(pos, p1, n, r1 + 0.5 * dist);
   set_contact(con, dist, pos, n);
@@ -161,11 +166,11 @@ static double plane_height(const imp_data* d, int g, const double n[3], const do
 
 /* Contact of a sphere of radius r at c with the plane (normal n): dist is
    the height less r, pos halfway between the plane and the sphere's lowest
-   point. Returns 1 when dist < margin. */
+   point. Returns 1 when dist <= margin. */
 static int plane_point_contact(const imp_data* d, int gp, const double n[3], const double c[3],
                                double r, double margin, imp_contact* con) {
   double dist = plane_height(d, gp, n, c) - r;
-  if (dist >= margin) return 0;
+  if (!(dist <= margin)) return 0;
   double pos[3];
   add_scaled3(pos, c, n, -(r + 0.5 * dist));
   set_contact(con, dist, pos, n);
@@ -192,7 +197,7 @@ int imp_collide_plane_capsule(const imp_model* m, const imp_data* d, int g1, int
 }
 
 /* Keep the (at most max) candidate points deepest below the plane among
-   those with height < margin, in order of depth (ties in candidate order,
+   those with height <= margin, in order of depth (ties in candidate order,
    so the result is deterministic); write them as contacts. */
 static int plane_deepest_points(int npt, double pts[][3], const double* height, const double n[3],
                                 double margin, int max, imp_contact* con) {
@@ -200,7 +205,7 @@ static int plane_deepest_points(int npt, double pts[][3], const double* height, 
   while (nc < max) {
     int best = -1;
     for (int i = 0; i < npt; i++)
-      if (!used[i] && height[i] < margin && (best < 0 || height[i] < height[best])) best = i;
+      if (!used[i] && height[i] <= margin && (best < 0 || height[i] < height[best])) best = i;
     if (best < 0) break;
     used[best] = 1;
     double pos[3];
@@ -407,7 +412,7 @@ static int box_point_contact(const box_frame* b, const double p[3], double r, do
                              imp_contact* con) {
   double o[3], q[3];
   double dist = box_point_feature(b->h, p, o, q) - r;
-  if (dist >= margin) return 0;
+  if (!(dist <= margin)) return 0;
   double posl[3], pos[3], n[3];
   add_scaled3(posl, q, o, 0.5 * dist);
   box_to_world_point(b, posl, pos);
@@ -552,7 +557,7 @@ static int capsule_box_contact(const box_frame* b, const double ps[3], const dou
                                const double o[3], double core, double r, double margin,
                                imp_contact* con) {
   double dist = core - r;
-  if (dist >= margin) return 0;
+  if (!(dist <= margin)) return 0;
   double posl[3], pos[3], n[3], surf[3];
   add_scaled3(surf, ps, o, -r); /* capsule surface point */
   for (int i = 0; i < 3; i++) posl[i] = 0.5 * (surf[i] + qb[i]);
@@ -626,7 +631,7 @@ int imp_collide_capsule_box(const imp_model* m, const imp_data* d, int g1, int g
   double ps[3], qb[3], o[3];
   double core = segment_hits_box(b.h, a, ab) ? 0 : segment_box_closest(b.h, a, ab, ps, qb);
   if (core > 0) {
-    if (core - r >= margin) return 0;
+    if (!(core - r <= margin)) return 0;
     sub3(o, ps, qb);
     imp_scl(o, o, 1 / core, 3);
   } else {

@@ -145,7 +145,7 @@ static void check_case(const pair_case* c, const double q[4], const double t[3])
     pose_case(d, c, delta, q, t);
     imp_contact con[IMP_MAXCONPAIR], con2[IMP_MAXCONPAIR], con3[IMP_MAXCONPAIR];
     int nc = c->fn(m, d, 0, 1, k_margin, con);
-    int expect = delta < k_margin ? c->count : 0;
+    int expect = delta <= k_margin ? c->count : 0;
     ck_assert_msg(nc == expect, "%s delta %g: %d contacts, expected %d", c->name, delta, nc,
                   expect);
     for (int i = 0; i < nc; i++) {
@@ -249,6 +249,10 @@ START_TEST(test_box_on_plane_four_corners) {
     for (int sy = -1; sy <= 1; sy += 2)
       ck_assert(has_point(con, n, 1 + 0.3 * sx, 2 + 0.4 * sy, -0.005, 1e-12));
   for (int i = 0; i < n; i++) imp_assert_near(con[i].dist, -0.01, 1e-12);
+  /* exactly touching at margin 0 is a contact (dist <= margin, as MuJoCo) */
+  n = collide_posed(m, d, k_zero, k_id, (double[3]){1, 2, 0.5}, k_id, 0, con);
+  ck_assert_int_eq(n, 4);
+  for (int i = 0; i < n; i++) imp_assert_near(con[i].dist, 0, 0);
   /* stood on a corner: one contact at the corner */
   double q[4], axis[3] = {1, -1, 0};
   imp_normalize3(axis);
