@@ -793,6 +793,113 @@ START_TEST(error_global_coordinates) {
 }
 END_TEST
 
+/* ------------------------------------------------- contact pairs, excludes */
+
+/* Unspecified pair attributes take the pair class's values (MuJoCo 2.2.2:
+   condim 3, friction 1 1 0.005 0.0001 0.0001, margin and gap 0), not the
+   geoms'; fewer than 5 friction values replace the leading ones only. */
+START_TEST(pairs_take_class_values_and_partial_friction) {
+  imp_model* m = load(
+      "<mujoco><default><default class='pc'><pair condim='6' margin='0.05' gap='0.01' "
+      "friction='0.7 0.8 0.01 0.002 0.003'/></default></default><worldbody>"
+      "<geom name='floor' type='plane' size='1 1 1' friction='0.3 0.02 0.003' condim='4' "
+      "margin='0.1'/><body name='a'><freejoint/><geom name='s' size='0.1' condim='6'/></body>"
+      "</worldbody><contact><pair name='p0' geom1='floor' geom2='s'/>"
+      "<pair geom1='floor' geom2='s' friction='0.5'/>"
+      "<pair geom1='floor' geom2='s' friction='0.5 0.6 0.1'/>"
+      "<pair name='p3' class='pc' geom1='floor' geom2='s' friction='1 2' solref='0.02 1' "
+      "solimp='0.9 0.95 0.001'/></contact></mujoco>");
+  ck_assert_int_eq(m->nwarning, 0);
+  ck_assert_int_eq(m->npair, 4);
+  double f0[5] = {1, 1, 0.005, 0.0001, 0.0001}, f1[5] = {0.5, 1, 0.005, 0.0001, 0.0001},
+         f2[5] = {0.5, 0.6, 0.1, 0.0001, 0.0001}, f3[5] = {1, 2, 0.01, 0.002, 0.003};
+  assert_vec(m->pair_friction, f0, 5, 0);
+  assert_vec(m->pair_friction + 5, f1, 5, 0);
+  assert_vec(m->pair_friction + 10, f2, 5, 0);
+  assert_vec(m->pair_friction + 15, f3, 5, 0);
+  ck_assert_int_eq(m->pair_dim[0], 3);
+  ck_assert_double_eq(m->pair_margin[0], 0);
+  ck_assert_double_eq(m->pair_gap[0], 0);
+  ck_assert_int_eq(m->pair_dim[3], 6);
+  ck_assert_double_eq(m->pair_margin[3], 0.05);
+  ck_assert_double_eq(m->pair_gap[3], 0.01);
+  ck_assert_int_eq(imp_name2id(m, IMP_OBJ_PAIR, "p3"), 3);
+  ck_assert_str_eq(imp_id2name(m, IMP_OBJ_PAIR, 0), "p0");
+  ck_assert_str_eq(imp_id2name(m, IMP_OBJ_PAIR, 1), "");
+  imp_free_model(m);
+}
+END_TEST
+
+/* geom1's body comes first, and pairs are ordered by (body1, body2) with
+   file order kept among equals, as MuJoCo 2.2.2 orders them */
+START_TEST(pairs_are_ordered_by_bodies) {
+  imp_model* m = load(
+      "<mujoco><worldbody><geom name='floor' type='plane' size='1 1 1'/>"
+      "<body name='a'><freejoint/><geom name='s' size='0.1'/>"
+      "<body name='b'><geom name='t' size='0.1'/></body></body></worldbody><contact>"
+      "<pair name='ts' geom1='t' geom2='s'/><pair name='sf' geom1='s' geom2='floor'/>"
+      "<pair name='tf' geom1='t' geom2='floor'/></contact></mujoco>");
+  ck_assert_int_eq(m->npair, 3);
+  const char* order[3] = {"sf", "tf", "ts"};
+  int g1[3] = {0, 0, 1}, g2[3] = {1, 2, 2};
+  for (int i = 0; i < 3; i++) {
+    ck_assert_str_eq(imp_id2name(m, IMP_OBJ_PAIR, i), order[i]);
+    ck_assert_int_eq(m->pair_geom1[i], g1[i]);
+    ck_assert_int_eq(m->pair_geom2[i], g2[i]);
+  }
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(excludes_are_ordered_body_pairs) {
+  imp_model* m = load(
+      "<mujoco><worldbody><body name='a'><freejoint/><geom size='0.1'/>"
+      "<body name='b'><geom size='0.1'/></body></body><body name='c'><freejoint/>"
+      "<geom size='0.1'/></body></worldbody><contact><exclude body1='c' body2='a'/>"
+      "<exclude name='e' body1='b' body2='a'/><exclude body1='world' body2='c'/>"
+      "</contact></mujoco>");
+  ck_assert_int_eq(m->nwarning, 0);
+  ck_assert_int_eq(m->nexclude, 3);
+  int b1[3] = {0, 1, 1}, b2[3] = {3, 2, 3};
+  for (int i = 0; i < 3; i++) {
+    ck_assert_int_eq(m->exclude_body1[i], b1[i]);
+    ck_assert_int_eq(m->exclude_body2[i], b2[i]);
+  }
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(error_pair_and_exclude_references) {
+  const char* head =
+      "<mujoco><worldbody><geom name='f' type='plane' size='1 1 1'/><body name='a'><freejoint/>"
+      "<geom name='s' size='0.1'/></body></worldbody>\n<contact>\n";
+  char xml[1024];
+  snprintf(xml, sizeof xml, "%s<pair geom1='f' geom2='nope'/></contact></mujoco>", head);
+  expect_error(xml, 3, "unknown geom 'nope'");
+  snprintf(xml, sizeof xml, "%s<pair geom1='s'/></contact></mujoco>", head);
+  expect_error(xml, 3, "pair needs geom1 and geom2");
+  snprintf(xml, sizeof xml, "%s<pair geom1='s' geom2='s'/></contact></mujoco>", head);
+  expect_error(xml, 3, "with itself");
+  snprintf(xml, sizeof xml, "%s<pair geom1='s' geom2='f' condim='2'/></contact></mujoco>", head);
+  expect_error(xml, 3, "condim must be 1, 3, 4 or 6");
+  snprintf(xml, sizeof xml,
+           "%s<pair geom1='s' geom2='f' friction='1 2 3 4 5 6'/></contact></mujoco>", head);
+  expect_error(xml, 3, "expected 1 to 5 numbers");
+  snprintf(xml, sizeof xml, "%s<pair geom1='s' geom2='f' class='x'/></contact></mujoco>", head);
+  expect_error(xml, 3, "unknown default class 'x'");
+  snprintf(xml, sizeof xml,
+           "%s<pair name='p' geom1='s' geom2='f'/>\n<pair name='p' geom1='f' geom2='s'/>"
+           "</contact></mujoco>", head);
+  expect_error(xml, 4, "repeated pair name 'p'");
+  snprintf(xml, sizeof xml, "%s<exclude body1='a' body2='zz'/></contact></mujoco>", head);
+  expect_error(xml, 3, "unknown body 'zz'");
+  snprintf(xml, sizeof xml, "%s<exclude body1='a' body2='a'/></contact></mujoco>", head);
+  expect_error(xml, 3, "with itself");
+  snprintf(xml, sizeof xml, "%s<exclude body2='a'/></contact></mujoco>", head);
+  expect_error(xml, 3, "exclude needs body1 and body2");
+}
+END_TEST
+
 Suite* loader_suite(void) {
   Suite* s = suite_create("loader");
   TCase* t = tcase_create("defaults");
@@ -840,6 +947,9 @@ Suite* loader_suite(void) {
   tcase_add_test(t, hfield_geoms_are_skipped_with_a_warning);
   tcase_add_test(t, actuators_on_tendons_and_ball_joints_are_skipped);
   tcase_add_test(t, sites_cameras_lights);
+  tcase_add_test(t, pairs_take_class_values_and_partial_friction);
+  tcase_add_test(t, pairs_are_ordered_by_bodies);
+  tcase_add_test(t, excludes_are_ordered_body_pairs);
   suite_add_tcase(s, t);
   t = tcase_create("errors");
   tcase_add_test(t, error_malformed_xml_has_line);
@@ -860,6 +970,7 @@ Suite* loader_suite(void) {
   tcase_add_test(t, error_massless_moving_body);
   tcase_add_test(t, error_plane_in_moving_body);
   tcase_add_test(t, error_global_coordinates);
+  tcase_add_test(t, error_pair_and_exclude_references);
   suite_add_tcase(s, t);
   return s;
 }

@@ -1,0 +1,474 @@
+/* Tests of mesh assets (model/mesh.c and the loader around it): each file
+ * format, the convex hull, the mass frame (volume-derived mass and principal
+ * moments against the analytic solids, the geom placed where the file put
+ * it), names, paths, defaults, and every broken file giving an error that
+ * names the mesh file and the <mesh> element's line. Good meshes are in
+ * test/data/ or written by the test (binary STL); broken ones are written
+ * into IMP_TEST_TMPDIR. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "impetus.h"
+#include "quat.h"
+#include "test_util.h"
+
+#ifndef IMP_TEST_TMPDIR
+#define IMP_TEST_TMPDIR "."
+#endif
+#define DATA_DIR IMP_MODELS_DIR "/../test/data"
+#define TOL 1e-12
+
+static char g_err[1000];
+
+/* load text named "t.xml" with meshes resolved against dir; fail on error */
+static imp_model* load_in(const char* dir, const char* xml) {
+  imp_model* m = imp_load_xml_string(xml, dir, "t.xml", g_err, sizeof g_err);
+  ck_assert_msg(m != NULL, "load failed: %s", g_err);
+  return m;
+}
+
+static void write_file(const char* name, const void* data, size_t n) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", IMP_TEST_TMPDIR, name);
+  FILE* f = fopen(path, "wb");
+  ck_assert_msg(f != NULL, "cannot write %s", path);
+  ck_assert_uint_eq(fwrite(data, 1, n, f), n);
+  fclose(f);
+}
+
+static void write_text(const char* name, const char* text) { write_file(name, text, strlen(text)); }
+
+/* binary STL of an axis-aligned box: 12 triangles, outward, 36 corners */
+static void write_box_stl(const char* name, const double c[3], const double h[3]) {
+  static const int quads[6][4][3] = {
+      {{-1, -1, -1}, {-1, 1, -1}, {1, 1, -1}, {1, -1, -1}}, {{-1, -1, 1}, {1, -1, 1}, {1, 1, 1}, {-1, 1, 1}},
+      {{-1, -1, -1}, {1, -1, -1}, {1, -1, 1}, {-1, -1, 1}}, {{-1, 1, -1}, {-1, 1, 1}, {1, 1, 1}, {1, 1, -1}},
+      {{-1, -1, -1}, {-1, -1, 1}, {-1, 1, 1}, {-1, 1, -1}}, {{1, -1, -1}, {1, 1, -1}, {1, 1, 1}, {1, -1, 1}}};
+  unsigned char buf[84 + 12 * 50];
+  memset(buf, 0, sizeof buf);
+  memcpy(buf, "binary box", 10);
+  buf[80] = 12;
+  unsigned char* p = buf + 84;
+  for (int q = 0; q < 6; q++)
+    for (int t = 0; t < 2; t++) {
+      const int corner[3] = {0, t ? 2 : 1, t ? 3 : 2};
+      p += 12; /* normal left zero */
+      for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 3; i++) {
+          float x = (float)(c[i] + quads[q][corner[k]][i] * h[i]);
+          memcpy(p, &x, 4); /* little-endian hosts (x86, arm64) */
+          p += 4;
+        }
+      p += 2;
+    }
+  write_file(name, buf, sizeof buf);
+}
+
+/* the error must start with "t.xml:<line>:" and name the mesh file and what */
+static void expect_mesh_error(const char* xml, int line, const char* file, const char* what) {
+  imp_model* m = imp_load_xml_string(xml, IMP_TEST_TMPDIR, "t.xml", g_err, sizeof g_err);
+  ck_assert_msg(m == NULL, "loaded although it should fail with '%s'", what);
+  char prefix[64];
+  snprintf(prefix, sizeof prefix, "t.xml:%d:", line);
+  ck_assert_msg(!strncmp(g_err, prefix, strlen(prefix)), "error '%s' does not start with '%s'",
+                g_err, prefix);
+  if (file) ck_assert_msg(strstr(g_err, file) != NULL, "error '%s' does not name '%s'", g_err, file);
+  ck_assert_msg(strstr(g_err, what) != NULL, "error '%s' does not mention '%s'", g_err, what);
+}
+
+/* one-mesh model text: <mesh file=file/> on line 2, a free body with it */
+static void one_mesh_xml(char* out, size_t n, const char* file, const char* meshattr,
+                         const char* geomattr) {
+  snprintf(out, n,
+           "<mujoco>\n<asset><mesh file='%s' %s/></asset>\n<worldbody><body><freejoint/>"
+           "<geom type='mesh' mesh='%.*s' %s/></body></worldbody></mujoco>",
+           file, meshattr, (int)(strrchr(file, '.') - file), file, geomattr);
+}
+
+/* body inertia tensor in the body frame, R diag(I) R' */
+static void body_tensor(const imp_model* m, int b, double T[9]) {
+  double R[9];
+  imp_quat2mat(R, m->body_iquat + 4 * b);
+  const double* d = m->body_inertia + 3 * b;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      T[3 * i + j] = R[3 * i] * d[0] * R[3 * j] + R[3 * i + 1] * d[1] * R[3 * j + 1] +
+                     R[3 * i + 2] * d[2] * R[3 * j + 2];
+}
+
+/* ------------------------------------------------------------ good files */
+
+/* test/data/mesh_cube_offset.obj: the unit cube (1,2,3)..(2,3,4) as quads
+   with v, v/vt, v//vn, v/vt/vn and negative indices */
+START_TEST(obj_cube_mass_frame_and_placement) {
+  imp_model* m = load_in(DATA_DIR,
+                         "<mujoco><asset><mesh file='mesh_cube_offset.obj'/></asset><worldbody>"
+                         "<body pos='0 0 1'><freejoint/><geom type='mesh' mesh='mesh_cube_offset'/>"
+                         "</body></worldbody></mujoco>");
+  imp_test_no_warnings(m);
+  ck_assert_int_eq(m->nmesh, 1);
+  ck_assert_int_eq(m->mesh_vertnum[0], 8);
+  ck_assert_int_eq(m->mesh_facenum[0], 12); /* 6 quads, fan-triangulated */
+  ck_assert_int_eq(m->mesh_hullnum[0], 8);
+  ck_assert_int_eq(m->geom_type[0], IMP_GEOM_MESH);
+  ck_assert_int_eq(m->geom_dataid[0], 0);
+  /* a 1 m^3 cube of density 1000: 1000 kg, moments m (1 + 1) / 12 */
+  imp_assert_near(m->body_mass[1], 1000, 1e-9);
+  for (int i = 0; i < 3; i++) imp_assert_near(m->body_inertia[3 + i], 1000.0 / 6, 1e-9);
+  double centre[3] = {1.5, 2.5, 3.5};
+  imp_assert_vec_near(m->body_ipos + 3, centre, 3, TOL);
+  /* the mesh frame sits at the centroid: vertices are the cube's corners
+     +-0.5, the bounding sphere half the diagonal, the box centred */
+  imp_assert_near(m->geom_rbound[0], sqrt(3) / 2, TOL);
+  double aabb[6] = {0, 0, 0, 0.5, 0.5, 0.5};
+  imp_assert_vec_near(m->geom_aabb, aabb, 6, TOL);
+  for (int v = 0; v < 8; v++)
+    for (int i = 0; i < 3; i++) imp_assert_near(fabs(m->mesh_vert[3 * v + i]), 0.5, TOL);
+  imp_data* d = imp_make_data(m);
+  imp_kinematics(m, d);
+  double world[3] = {1.5, 2.5, 4.5};
+  imp_assert_vec_near(d->geom_xpos, world, 3, TOL);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
+/* the faces are outward: every face normal points away from the centroid */
+START_TEST(obj_faces_are_outward_and_hull_indices_local) {
+  imp_model* m = load_in(DATA_DIR,
+                         "<mujoco><asset><mesh file='mesh_cube_offset.obj'/>"
+                         "<mesh name='t' file='mesh_tetra.stl'/></asset><worldbody>"
+                         "<geom type='mesh' mesh='t'/><geom type='mesh' mesh='mesh_cube_offset'/>"
+                         "</worldbody></mujoco>");
+  for (int k = 0; k < m->nmesh; k++) {
+    const double* V = m->mesh_vert + 3 * m->mesh_vertadr[k];
+    for (int f = 0; f < m->mesh_facenum[k]; f++) {
+      const int* F = m->mesh_face + 3 * (m->mesh_faceadr[k] + f);
+      double e1[3], e2[3], n[3], s[3];
+      for (int i = 0; i < 3; i++) {
+        e1[i] = V[3 * F[1] + i] - V[3 * F[0] + i];
+        e2[i] = V[3 * F[2] + i] - V[3 * F[0] + i];
+        s[i] = V[3 * F[0] + i] + V[3 * F[1] + i] + V[3 * F[2] + i];
+      }
+      n[0] = e1[1] * e2[2] - e1[2] * e2[1];
+      n[1] = e1[2] * e2[0] - e1[0] * e2[2];
+      n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+      ck_assert_msg(n[0] * s[0] + n[1] * s[1] + n[2] * s[2] > 0, "mesh %d face %d inward", k, f);
+    }
+    for (int h = 0; h < m->mesh_hullnum[k]; h++) {
+      int v = m->mesh_hull[m->mesh_hulladr[k] + h];
+      ck_assert(v >= 0 && v < m->mesh_vertnum[k]);
+    }
+  }
+  imp_free_model(m);
+}
+END_TEST
+
+/* binary STL box with half sizes (1.5, 1, 0.5): corners merged, mass 6000,
+   principal moments m (b^2 + c^2) / 3 ...: 6500 (about z), 5000, 2500; the
+   geom's first axis is the file's z (largest moment first, as MuJoCo) */
+START_TEST(binary_stl_box_principal_axes) {
+  double c[3] = {0.25, 0.5, -0.75}, h[3] = {1.5, 1, 0.5};
+  write_box_stl("mesh_good_box.STL", c, h);
+  imp_model* m = load_in(IMP_TEST_TMPDIR,
+                         "<mujoco><asset><mesh file='mesh_good_box.STL'/></asset><worldbody>"
+                         "<body><freejoint/><geom type='mesh' mesh='mesh_good_box'/></body>"
+                         "</worldbody></mujoco>");
+  ck_assert_int_eq(m->mesh_vertnum[0], 8); /* 36 corners, 8 distinct */
+  ck_assert_int_eq(m->mesh_facenum[0], 12);
+  ck_assert_int_eq(m->mesh_hullnum[0], 8);
+  imp_assert_near(m->body_mass[1], 6000, 1e-8);
+  double I[3] = {6500, 5000, 2500};
+  imp_assert_vec_near(m->body_inertia + 3, I, 3, 1e-8);
+  double T[9], D[9] = {2500, 0, 0, 0, 5000, 0, 0, 0, 6500};
+  body_tensor(m, 1, T);
+  imp_assert_vec_near(T, D, 9, 1e-8);
+  imp_data* d = imp_make_data(m);
+  imp_kinematics(m, d);
+  imp_assert_vec_near(d->geom_xpos, c, 3, TOL);
+  imp_assert_near(fabs(d->geom_xmat[6]), 1, TOL); /* column 0 = +-z */
+  double half[3] = {0.5, 1, 1.5};
+  imp_assert_vec_near(m->geom_aabb + 3, half, 3, TOL);
+  imp_assert_near(m->geom_rbound[0], sqrt(1.5 * 1.5 + 1 + 0.25), TOL);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
+/* a mirroring scale keeps the surface outward: the mass stays positive */
+START_TEST(scale_multiplies_the_volume) {
+  double c[3] = {0, 0, 0}, h[3] = {0.5, 0.5, 0.5};
+  write_box_stl("mesh_unit.stl", c, h);
+  imp_model* m = load_in(IMP_TEST_TMPDIR,
+                         "<mujoco><default><mesh scale='2 2 2'/></default><asset>"
+                         "<mesh name='a' file='mesh_unit.stl' scale='2 3 -1'/>"
+                         "<mesh name='b' file='mesh_unit.stl'/></asset><worldbody>"
+                         "<body><freejoint/><geom type='mesh' mesh='a'/></body>"
+                         "<body><freejoint/><geom type='mesh' mesh='b'/></body></worldbody></mujoco>");
+  imp_test_no_warnings(m);
+  imp_assert_near(m->body_mass[1], 6000, 1e-9);
+  imp_assert_near(m->body_mass[2], 8000, 1e-9); /* the class scale 2 2 2 */
+  imp_free_model(m);
+}
+END_TEST
+
+/* ASCII STL tetrahedron (0,0,0), e1, e2, e3, scaled by 2: V = 8/6, centroid
+   (0.5, 0.5, 0.5); central second moments 1000 x (0.2 diagonal, -1/15 off
+   diagonal) give moments 1600/3 about (1,1,1) and 1000/3 twice */
+START_TEST(ascii_stl_tetrahedron) {
+  imp_model* m = load_in(DATA_DIR,
+                         "<mujoco><asset><mesh file='mesh_tetra.stl' scale='2 2 2'/></asset>"
+                         "<worldbody><body><freejoint/><geom type='mesh' mesh='mesh_tetra'/></body>"
+                         "</worldbody></mujoco>");
+  ck_assert_int_eq(m->mesh_vertnum[0], 4);
+  ck_assert_int_eq(m->mesh_facenum[0], 4);
+  ck_assert_int_eq(m->mesh_hullnum[0], 4);
+  imp_assert_near(m->body_mass[1], 4000.0 / 3, 1e-9);
+  double I[3] = {1600.0 / 3, 1000.0 / 3, 1000.0 / 3}, com[3] = {0.5, 0.5, 0.5};
+  imp_assert_vec_near(m->body_inertia + 3, I, 3, 1e-9);
+  imp_assert_vec_near(m->body_ipos + 3, com, 3, TOL);
+  double R[9];
+  imp_quat2mat(R, m->geom_quat);
+  for (int i = 0; i < 3; i++) imp_assert_near(fabs(R[3 * i]), 1 / sqrt(3), 1e-12);
+  imp_assert_near(m->geom_rbound[0], sqrt(2.75), TOL); /* (2,0,0) from the centroid */
+  imp_free_model(m);
+}
+END_TEST
+
+/* a geom's own pos and orientation act on the mesh as written in the file */
+START_TEST(geom_frame_composes_with_mesh_frame) {
+  imp_model* m = load_in(DATA_DIR,
+                         "<mujoco><asset><mesh file='mesh_cube_offset.obj'/></asset><worldbody>"
+                         "<geom type='mesh' mesh='mesh_cube_offset' pos='1 0 0' euler='0 0 90'/>"
+                         "</worldbody></mujoco>");
+  imp_data* d = imp_make_data(m);
+  imp_kinematics(m, d);
+  double e[3] = {1 - 2.5, 1.5, 3.5}; /* (1,0,0) + Rz(90) (1.5, 2.5, 3.5) */
+  imp_assert_vec_near(d->geom_xpos, e, 3, 1e-12);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
+/* a geom mass overrides the density: the unit cube at 3 kg has moments 0.5 */
+START_TEST(geom_mass_sets_mesh_density) {
+  imp_model* m = load_in(DATA_DIR,
+                         "<mujoco><asset><mesh file='mesh_cube_offset.obj'/></asset><worldbody>"
+                         "<body><freejoint/><geom type='mesh' mesh='mesh_cube_offset' mass='3'/>"
+                         "</body></worldbody></mujoco>");
+  imp_assert_near(m->body_mass[1], 3, TOL);
+  for (int i = 0; i < 3; i++) imp_assert_near(m->body_inertia[3 + i], 0.5, 1e-12);
+  imp_free_model(m);
+}
+END_TEST
+
+/* a box with three faces turned inward (volume 0) and an inside-out box:
+   mass properties from the hull with a warning naming the file. (An open
+   surface whose volume still comes out positive is taken as it is, as in
+   MuJoCo 2.2.2.) */
+START_TEST(open_or_inverted_mesh_uses_hull_with_warning) {
+  static const char* cube_v = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n";
+  char open[512], inverted[512];
+  snprintf(open, sizeof open,
+           "%sf 2 3 4 1\nf 5 6 7 8\nf 5 6 2 1\nf 2 3 7 6\nf 7 8 4 3\nf 4 1 5 8\n", cube_v);
+  snprintf(inverted, sizeof inverted,
+           "%sf 2 3 4 1\nf 8 7 6 5\nf 5 6 2 1\nf 6 7 3 2\nf 7 8 4 3\nf 8 5 1 4\n", cube_v);
+  write_text("mesh_open.obj", open);
+  write_text("mesh_inverted.obj", inverted);
+  imp_model* m = load_in(IMP_TEST_TMPDIR,
+                         "<mujoco>\n<asset><mesh file='mesh_open.obj'/>\n"
+                         "<mesh file='mesh_inverted.obj'/></asset><worldbody>"
+                         "<body><freejoint/><geom type='mesh' mesh='mesh_open'/></body>"
+                         "<body><freejoint/><geom type='mesh' mesh='mesh_inverted'/></body>"
+                         "</worldbody></mujoco>");
+  ck_assert_int_eq(m->nwarning, 2);
+  ck_assert_msg(strstr(m->warnings, "t.xml:2: warning: mesh 'mesh_open'") &&
+                    strstr(m->warnings, "mesh_open.obj") && strstr(m->warnings, "t.xml:3:"),
+                "%s", m->warnings);
+  imp_assert_near(m->body_mass[1], 1000, 1e-9);
+  imp_assert_near(m->body_mass[2], 1000, 1e-9);
+  ck_assert_int_eq(m->mesh_facenum[0], 12); /* the file's faces are kept */
+  imp_free_model(m);
+}
+END_TEST
+
+/* an interior vertex is a mesh vertex but not a hull vertex */
+START_TEST(hull_leaves_out_interior_vertices) {
+  write_text("mesh_inner.obj",
+             "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nv 0.1 0.1 0.1\n"
+             "f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n");
+  imp_model* m = load_in(IMP_TEST_TMPDIR,
+                         "<mujoco><asset><mesh file='mesh_inner.obj'/></asset><worldbody>"
+                         "<geom type='mesh' mesh='mesh_inner'/></worldbody></mujoco>");
+  ck_assert_int_eq(m->mesh_vertnum[0], 5);
+  ck_assert_int_eq(m->mesh_hullnum[0], 4);
+  for (int h = 0; h < 4; h++) ck_assert_int_ne(m->mesh_hull[h], 4);
+  imp_free_model(m);
+}
+END_TEST
+
+/* names from the file name, name lookup, resolved paths, meshdir/assetdir */
+START_TEST(names_paths_and_directories) {
+  imp_model* m = load_in(IMP_MODELS_DIR "/..",
+                         "<mujoco><compiler assetdir='models' meshdir='test/data'/><asset>"
+                         "<mesh file='mesh_cube_offset.obj'/><mesh name='tet' file='mesh_tetra.stl'/>"
+                         "</asset><worldbody><geom type='mesh' mesh='tet'/></worldbody></mujoco>");
+  ck_assert_int_eq(m->nmesh, 2);
+  ck_assert_int_eq(imp_name2id(m, IMP_OBJ_MESH, "mesh_cube_offset"), 0);
+  ck_assert_int_eq(imp_name2id(m, IMP_OBJ_MESH, "tet"), 1);
+  ck_assert_str_eq(imp_id2name(m, IMP_OBJ_MESH, 1), "tet");
+  ck_assert_int_eq(m->geom_dataid[0], 1);
+  const char* p = m->paths + m->mesh_pathadr[1];
+  ck_assert_msg(strstr(p, "test/data/mesh_tetra.stl") != NULL, "%s", p);
+  imp_free_model(m);
+}
+END_TEST
+
+/* the scene of models/ with a mesh loads without warnings and falls */
+START_TEST(mesh_drop_scene_loads) {
+  imp_model* m = imp_test_load_model("mesh_drop.xml");
+  ck_assert_int_eq(m->nmesh, 1);
+  int g = imp_test_id(m, IMP_OBJ_GEOM, "wedge");
+  ck_assert_int_eq(m->geom_type[g], IMP_GEOM_MESH);
+  ck_assert(m->body_mass[m->geom_bodyid[g]] > 0);
+  imp_free_model(m);
+}
+END_TEST
+
+/* ---------------------------------------------------------- broken files */
+
+START_TEST(error_missing_and_unknown_files) {
+  char xml[1024];
+  one_mesh_xml(xml, sizeof xml, "mesh_nothere.obj", "", "");
+  expect_mesh_error(xml, 2, "mesh_nothere.obj", "cannot open");
+  write_text("mesh_x.ply", "ply\n");
+  one_mesh_xml(xml, sizeof xml, "mesh_x.ply", "", "");
+  expect_mesh_error(xml, 2, "mesh_x.ply", "unknown mesh file extension");
+}
+END_TEST
+
+START_TEST(error_binary_stl_truncated_or_mismatched) {
+  char xml[1024];
+  unsigned char hdr[60] = {0};
+  write_file("mesh_trunc.stl", hdr, sizeof hdr);
+  one_mesh_xml(xml, sizeof xml, "mesh_trunc.stl", "", "");
+  expect_mesh_error(xml, 2, "mesh_trunc.stl", "truncated");
+  unsigned char bad[84 + 50 + 7] = {0};
+  bad[80] = 1;
+  write_file("mesh_size.stl", bad, sizeof bad);
+  one_mesh_xml(xml, sizeof xml, "mesh_size.stl", "", "");
+  expect_mesh_error(xml, 2, "mesh_size.stl", "must have 134 bytes");
+}
+END_TEST
+
+START_TEST(error_ascii_stl_syntax) {
+  char xml[1024];
+  write_text("mesh_syntax.stl",
+             "solid s\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\n"
+             "vertex 0 1 0\nendfacet\nendsolid\n");
+  one_mesh_xml(xml, sizeof xml, "mesh_syntax.stl", "", "");
+  expect_mesh_error(xml, 2, "mesh_syntax.stl", "line 7: expected 'endloop'");
+  write_text("mesh_num.stl",
+             "solid s\nfacet normal 0 0 1\nouter loop\nvertex 0 0 zero\n");
+  one_mesh_xml(xml, sizeof xml, "mesh_num.stl", "", "");
+  expect_mesh_error(xml, 2, "mesh_num.stl", "'zero' is not a number");
+}
+END_TEST
+
+START_TEST(error_obj_syntax_and_indices) {
+  char xml[1024];
+  static const struct {
+    const char *file, *text, *what;
+  } cases[] = {
+      {"mesh_e1.obj", "v 0 0 0\nv 1 0\n", "line 2: a vertex needs 3 coordinates"},
+      {"mesh_e2.obj", "v 0 0 0\nv 1 x 0\n", "line 2: 'x' is not a number"},
+      {"mesh_e3.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 9\n", "index 9 out of range"},
+      {"mesh_e4.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 0 1 2\n", "index 0 out of range"},
+      {"mesh_e5.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -4\n", "index -4 out of range"},
+      {"mesh_e6.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2\n", "at least 3 vertices"},
+      {"mesh_e7.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf x/1 2 3\n", "bad face vertex"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    write_text(cases[i].file, cases[i].text);
+    one_mesh_xml(xml, sizeof xml, cases[i].file, "", "");
+    expect_mesh_error(xml, 2, cases[i].file, cases[i].what);
+  }
+}
+END_TEST
+
+START_TEST(error_degenerate_meshes) {
+  char xml[1024];
+  static const struct {
+    const char *file, *text, *what;
+  } cases[] = {
+      {"mesh_d1.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n", "no triangles"},
+      {"mesh_d2.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", "at least 4"},
+      {"mesh_d3.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\nf 4 3 2 1\n",
+       "degenerate"},
+      {"mesh_d4.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nv 3 0 0\nf 1 2 3\nf 2 3 4\n", "degenerate"},
+      {"mesh_d5.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 inf\nf 1 2 3\n", "non-finite"},
+      {"mesh_d6.obj", "v nan 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\n", "non-finite"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    write_text(cases[i].file, cases[i].text);
+    one_mesh_xml(xml, sizeof xml, cases[i].file, "", "");
+    expect_mesh_error(xml, 2, cases[i].file, cases[i].what);
+  }
+  /* a scale of 0 flattens any mesh */
+  one_mesh_xml(xml, sizeof xml, "mesh_inner.obj", "scale='1 0 1'", "");
+  write_text("mesh_inner.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n");
+  expect_mesh_error(xml, 2, NULL, "scale");
+}
+END_TEST
+
+START_TEST(error_mesh_references) {
+  expect_mesh_error("<mujoco>\n<worldbody>\n<geom type='mesh' mesh='nope'/></worldbody></mujoco>",
+                    3, NULL, "unknown mesh 'nope'");
+  expect_mesh_error("<mujoco>\n<worldbody>\n<geom type='mesh'/></worldbody></mujoco>", 3, NULL,
+                    "mesh geom without a mesh attribute");
+  write_text("mesh_ok.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n");
+  expect_mesh_error("<mujoco><asset>\n<mesh file='mesh_ok.obj'/>\n<mesh name='mesh_ok' "
+                    "file='mesh_ok.obj'/></asset></mujoco>",
+                    3, NULL, "repeated mesh name 'mesh_ok'");
+}
+END_TEST
+
+static Suite* mesh_suite(void) {
+  Suite* s = suite_create("mesh");
+  TCase* t = tcase_create("good");
+  tcase_add_test(t, obj_cube_mass_frame_and_placement);
+  tcase_add_test(t, obj_faces_are_outward_and_hull_indices_local);
+  tcase_add_test(t, binary_stl_box_principal_axes);
+  tcase_add_test(t, scale_multiplies_the_volume);
+  tcase_add_test(t, ascii_stl_tetrahedron);
+  tcase_add_test(t, geom_frame_composes_with_mesh_frame);
+  tcase_add_test(t, geom_mass_sets_mesh_density);
+  tcase_add_test(t, open_or_inverted_mesh_uses_hull_with_warning);
+  tcase_add_test(t, hull_leaves_out_interior_vertices);
+  tcase_add_test(t, names_paths_and_directories);
+  tcase_add_test(t, mesh_drop_scene_loads);
+  suite_add_tcase(s, t);
+  t = tcase_create("errors");
+  tcase_add_test(t, error_missing_and_unknown_files);
+  tcase_add_test(t, error_binary_stl_truncated_or_mismatched);
+  tcase_add_test(t, error_ascii_stl_syntax);
+  tcase_add_test(t, error_obj_syntax_and_indices);
+  tcase_add_test(t, error_degenerate_meshes);
+  tcase_add_test(t, error_mesh_references);
+  suite_add_tcase(s, t);
+  return s;
+}
+
+int main(void) {
+  SRunner* r = srunner_create(mesh_suite());
+  srunner_run_all(r, CK_NORMAL);
+  int nfail = srunner_ntests_failed(r);
+  srunner_free(r);
+  return nfail ? EXIT_FAILURE : EXIT_SUCCESS;
+}
