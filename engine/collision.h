@@ -17,7 +17,7 @@
  *  - it reads only the model and the geoms' world frames d->geom_xpos,
  *    d->geom_xmat, and writes nothing but con[0..return value);
  *  - it writes at most IMP_MAXCONPAIR contacts and only those with
- *    dist < margin; for each it fills dist, pos (midpoint between the two
+ *    dist <= margin (touching counts at margin 0, as in MuJoCo 2.2.2); for each it fills dist, pos (midpoint between the two
  *    surface points) and frame[0..2], the unit normal from g1 to g2. The
  *    rest of the contact (tangents, geoms, friction, condim, margin) is
  *    filled by the caller;
@@ -39,7 +39,7 @@ void imp_collision(const imp_model* m, imp_data* d);
 
 /* Narrow phase of geoms g1, g2 in either order: the normal points from g1 to
    g2. Fills dist, pos and the whole frame (tangents completed); returns the
-   number of contacts (0 when the pair has no routine or dist >= margin). */
+   number of contacts (0 when the pair has no routine or dist > margin). */
 int imp_collide_geoms(const imp_model* m, const imp_data* d, int g1, int g2, double margin,
                       imp_contact* con);
 
@@ -81,8 +81,8 @@ int imp_collide_box_box(const imp_model* m, const imp_data* d, int g1, int g2, d
 /* ---- collide_convex.c ---- */
 
 /* Any two convex geoms (sphere, capsule, ellipsoid, cylinder, box, mesh hull)
-   through libccd's MPR, the shapes inflated by margin/2 each so that
-   separated pairs within the margin report their distance. One contact. */
+   through libccd, the shapes inflated by margin/2 each so that separated
+   pairs within the margin report their distance. One contact. */
 int imp_collide_convex(const imp_model* m, const imp_data* d, int g1, int g2, double margin,
                        imp_contact* con);
 /* Plane against an ellipsoid (one contact, exact support point) or a mesh

@@ -80,13 +80,13 @@ typedef enum imp_obj_type {
  * t1 x t2 = n; impulses and velocities of the contact stage are expressed in
  * this frame. dist is the signed distance between the surfaces along n:
  * positive when apart, negative when penetrating. pos is the midpoint
- * between the two surface points. A contact exists when dist < margin. */
+ * between the two surface points. A contact exists when dist <= margin. */
 typedef struct imp_contact {
   double dist;        /* signed distance, m */
   double pos[3];      /* world position: midpoint between the surfaces */
   double frame[9];    /* rows n, t1, t2 (world) */
   double friction[5]; /* tangent1, tangent2, torsional, rolling1, rolling2 */
-  double margin;      /* generated when dist < margin */
+  double margin;      /* generated when dist <= margin */
   double gap;         /* the solver acts when dist < margin - gap */
   int dim;            /* condim: 1, 3, 4 or 6 */
   int geom1, geom2;   /* normal points from geom1 to geom2 */

@@ -1,6 +1,9 @@
-/* The example scenes of models/: each loads without warnings, is contact
- * free (the engine has no contact stage yet), steps to finite states, and
- * does what its comment promises. And a determinism check: the same run
+/* The example scenes of models/: the contact-free ones load without
+ * warnings, step to finite states and do what their comments promise; the
+ * contact scenes (k_contact_models) load without warnings and report the
+ * contacts their comments promise at the initial state (their geometry is
+ * checked against MuJoCo in test/mujoco/test_mujoco_contacts.c; they do not
+ * rest until the contact stage exists). And a determinism check: the same run
  * twice gives bit-identical states, and a copied data continues exactly as
  * the original. */
 #define _DEFAULT_SOURCE /* DT_REG, M_PI */
@@ -19,6 +22,9 @@ static const char* k_models[] = {
 };
 #define NMODEL ((int)(sizeof k_models / sizeof k_models[0]))
 
+static const char* k_contact_models[] = {"contact_primitives.xml", "capsule_pile.xml"};
+#define NCONTACT_MODEL ((int)(sizeof k_contact_models / sizeof k_contact_models[0]))
+
 /* Every .xml at the top of models/ is in the list above (so the MuJoCo
    differential test, which lists them too, misses none). */
 START_TEST(test_list_is_complete) {
@@ -30,8 +36,9 @@ START_TEST(test_list_is_complete) {
     if (n < 5 || strcmp(e->d_name + n - 4, ".xml") != 0) continue;
     int found = 0;
     for (int i = 0; i < NMODEL; i++) found |= !strcmp(k_models[i], e->d_name);
-    ck_assert_msg(found, "models/%s is not listed in the tests (test_models.c, "
-                         "test/mujoco/test_mujoco_diff.c)", e->d_name);
+    for (int i = 0; i < NCONTACT_MODEL; i++) found |= !strcmp(k_contact_models[i], e->d_name);
+    ck_assert_msg(found, "models/%s is not listed in the tests (test_models.c, and "
+                         "test/mujoco/test_mujoco_diff.c or test_mujoco_contacts.c)", e->d_name);
   }
   closedir(dir);
 }
@@ -60,6 +67,46 @@ START_TEST(test_model_steps) {
     for (int i = 0; i < m->nv; i++)
       ck_assert_msg(isfinite(d->qvel[i]), "%s: qvel[%d] = %g", k_models[_i], i, d->qvel[i]);
     ck_assert_int_eq(d->nwarning_nan, 0);
+  }
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
+/* contact_primitives.xml: every primitive rests 1 mm deep in what it lies
+   on, so each plane-primitive pair and the three stacked pairs report
+   contacts at depth 1 mm, and the two touching balls at depth 0. */
+START_TEST(test_contact_primitives_initial_contacts) {
+  imp_model* m = imp_test_load_model("contact_primitives.xml");
+  imp_data* d = imp_make_data(m);
+  imp_forward(m, d);
+  const char* on_floor[] = {"ball", "capsule", "box", "cylinder", "ellipsoid", "crossed_a",
+                            "twin_a", "twin_b"};
+  int floor = imp_test_id(m, IMP_OBJ_GEOM, "floor");
+  for (size_t k = 0; k < sizeof on_floor / sizeof *on_floor; k++) {
+    int g = imp_test_id(m, IMP_OBJ_GEOM, on_floor[k]), n = 0;
+    double expect = !strncmp(on_floor[k], "twin", 4) ? 0 : -0.001;
+    for (int i = 0; i < d->ncon; i++) {
+      const imp_contact* c = d->contact + i;
+      if (c->geom1 != floor || c->geom2 != g) continue;
+      n++;
+      imp_assert_near(c->dist, expect, 1e-9);
+      imp_assert_near(c->frame[2], 1, 1e-12); /* the floor's normal, up */
+    }
+    ck_assert_msg(n >= 1, "%s: no contact with the floor", on_floor[k]);
+  }
+  const char* stacked[][2] = {{"box_ball", "box"}, {"crossed_a", "crossed_b"},
+                              {"twin_a", "twin_b"}};
+  for (int k = 0; k < 3; k++) {
+    int a = imp_test_id(m, IMP_OBJ_GEOM, stacked[k][0]), b = imp_test_id(m, IMP_OBJ_GEOM, stacked[k][1]), n = 0;
+    for (int i = 0; i < d->ncon; i++) {
+      const imp_contact* c = d->contact + i;
+      if ((c->geom1 == a && c->geom2 == b) || (c->geom1 == b && c->geom2 == a)) {
+        n++;
+        imp_assert_near(c->dist, -0.001, 1e-9);
+      }
+    }
+    ck_assert_msg(n == 1, "%s-%s: %d contacts", stacked[k][0], stacked[k][1], n);
   }
   imp_free_data(d);
   imp_free_model(m);
@@ -162,6 +209,7 @@ int main(void) {
   tcase_add_test(tc, test_list_is_complete);
   tcase_add_loop_test(tc, test_model_steps, 0, NMODEL);
   tcase_add_test(tc, test_arm_reaches);
+  tcase_add_test(tc, test_contact_primitives_initial_contacts);
   tcase_add_test(tc, test_double_pendulum_loses_energy);
   tcase_add_test(tc, test_determinism);
   suite_add_tcase(s, tc);
