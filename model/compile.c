@@ -20,7 +20,17 @@
  *  - a jointed body plus its welded descendants needs mass and every summed
  *    principal moment above IMP_MINVAL; explicit inertias must satisfy the
  *    triangle inequality; planes only in static bodies;
- *  - keyframe quaternions are normalized.
+ *  - keyframe quaternions are normalized;
+ *  - a mesh geom's pos/quat are composed with its mesh's frame (centroid,
+ *    principal axes, moments decreasing) and its size is the largest
+ *    |coordinate| per axis of that frame; mass properties as 2.2.2 with
+ *    compiler exactmeshinertia="true" (its default legacy method is an
+ *    approximation we do not copy);
+ *  - contact pairs: unspecified attributes from the pair class (not the
+ *    geoms), geom1's body first, ordered by (body1, body2); excludes with
+ *    body1 < body2, ordered likewise.
+ * Mesh geoms' rbound is the largest vertex distance (2.2.2: the norm of the
+ * size, a looser bound).
  * Deliberate differences: compiler autolimits defaults to true (2.2.2 says
  * false and rejects a range without limited, so every valid 2.2.2 file loads
  * the same); principal moments from geoms come sorted in decreasing order

@@ -7,7 +7,9 @@
  * children replace the <include> element), paths relative to the main file's
  * directory as MJCF defines. The sections of <mujoco> are then read in
  * MuJoCo's order (compiler, option, size, visual, default, asset, worldbody,
- * actuator, keyframe), whatever their order in the file. */
+ * contact, actuator, keyframe), whatever their order in the file. Mesh
+ * assets are read as their <mesh> element is parsed (mesh.c), so their
+ * errors carry that element's file and line. */
 #define _POSIX_C_SOURCE 200809L
 #include <libxml/globals.h>
 #include <libxml/parser.h>
