@@ -1,0 +1,722 @@
+/* Unit tests of the convex narrow phase (engine/collide_convex.c).
+ *
+ * Support points are checked against closed forms (sphere, capsule, cylinder
+ * rim, box corner) and, for the ellipsoid, against the Lagrange conditions
+ * of max d.p on the surface plus a brute-force search. Pairs through libccd
+ * are checked against exact distances where the geometry gives one (equal
+ * axes ellipsoids = spheres, stacked and side-by-side cylinders, a cylinder
+ * on a box, an ellipsoid on a plane), for the normal flip of the two orders,
+ * invariance under a rigid motion, and against the analytic routines of
+ * collide_primitive.c / collide_box.c on random poses.
+ *
+ * Geoms are placed by writing d->geom_xpos / geom_xmat directly: the
+ * narrow phase reads nothing else.
+ *
+ * Tolerances: MPR stops when the portal moves by less than its tolerance
+ * (1e-6) along its normal, so a distance is within a few 1e-6 of the truth:
+ * TOL_DIST = 5e-6. The portal normal of a curved pair is the normal of a
+ * triangle inscribed in the Minkowski boundary; its tilt is of order
+ * sqrt(tolerance / radius of curvature), a few 1e-3 rad for our 0.1-1 m
+ * shapes: TOL_ANGLE = 1e-2 rad. Flat contacts (face on face) are exact to
+ * rounding. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collision.h"
+#include "engine.h"
+#include "mathx.h"
+#include "quat.h"
+#include "test_util.h"
+
+#define TOL_DIST 5e-6
+#define TOL_ANGLE 1e-2
+
+/* two geoms of every convex type, and a plane; sizes are set per test */
+static const char* k_model =
+    "<mujoco><worldbody>"
+    "<geom name='plane' type='plane' size='1 1 0.1'/>"
+    "<geom name='sphere1' type='sphere' size='0.3'/>"
+    "<geom name='sphere2' type='sphere' size='0.2'/>"
+    "<geom name='capsule1' type='capsule' size='0.2 0.4'/>"
+    "<geom name='capsule2' type='capsule' size='0.15 0.3'/>"
+    "<geom name='ellipsoid1' type='ellipsoid' size='0.3 0.2 0.1'/>"
+    "<geom name='ellipsoid2' type='ellipsoid' size='0.1 0.25 0.4'/>"
+    "<geom name='cylinder1' type='cylinder' size='0.2 0.3'/>"
+    "<geom name='cylinder2' type='cylinder' size='0.1 0.25'/>"
+    "<geom name='box1' type='box' size='0.3 0.2 0.1'/>"
+    "<geom name='box2' type='box' size='0.1 0.25 0.15'/>"
+    "</worldbody></mujoco>";
+
+static imp_model* M;
+static imp_data* D;
+
+static void setup(void) {
+  imp_test_rng = 0x9e3779b97f4a7c15ull;
+  M = imp_test_load_string(k_model);
+  D = imp_make_data(M);
+  imp_forward(M, D);
+}
+
+static void teardown(void) {
+  imp_free_data(D);
+  imp_free_model(M);
+}
+
+static int geom(const char* name) { return imp_test_id(M, IMP_OBJ_GEOM, name); }
+
+static void set_size(int g, double a, double b, double c) {
+  M->geom_size[3 * g] = a;
+  M->geom_size[3 * g + 1] = b;
+  M->geom_size[3 * g + 2] = c;
+}
+
+/* place geom g at pos with orientation quat (w, x, y, z) */
+static void set_pose(int g, const double pos[3], const double quat[4]) {
+  imp_copy(D->geom_xpos + 3 * g, pos, 3);
+  double q[4] = {quat[0], quat[1], quat[2], quat[3]};
+  imp_quat_normalize(q);
+  imp_quat2mat(D->geom_xmat + 9 * g, q);
+}
+
+static const double k_ident[4] = {1, 0, 0, 0};
+
+static void rand_vec(double v[3], double lo, double hi) {
+  for (int i = 0; i < 3; i++) v[i] = imp_test_urand(lo, hi);
+}
+
+/* angle between two unit vectors, robust near 0 */
+static double angle_between(const double a[3], const double b[3]) {
+  double c[3];
+  imp_cross(c, a, b);
+  return atan2(imp_norm3(c), imp_dot(a, b, 3));
+}
+
+/* world = pos + R local for geom g */
+static void to_world(int g, const double local[3], double world[3]) {
+  imp_mat3_vec(world, D->geom_xmat + 9 * g, local);
+  imp_add_scl(world, D->geom_xpos + 3 * g, 1, 3);
+}
+
+/* ---- support points ---- */
+
+START_TEST(support_sphere_and_capsule) {
+  int s = geom("sphere1"), c = geom("capsule1");
+  for (int trial = 0; trial < 50; trial++) {
+    double pos[3], q[4], dir[3], out[3];
+    rand_vec(pos, -1, 1);
+    imp_test_rand_quat(q);
+    rand_vec(dir, -2, 2);
+    set_pose(s, pos, q);
+    set_pose(c, pos, q);
+    double u[3] = {dir[0], dir[1], dir[2]};
+    imp_normalize3(u);
+    /* sphere: centre + r u */
+    double want[3];
+    imp_copy(want, pos, 3);
+    imp_add_scl(want, u, 0.3, 3);
+    imp_geom_support(M, D, s, dir, out);
+    imp_assert_vec_near(out, want, 3, 1e-14);
+    /* capsule: the segment end on the side of dir, + r u */
+    double axis[3] = {D->geom_xmat[9 * c + 2], D->geom_xmat[9 * c + 5], D->geom_xmat[9 * c + 8]};
+    imp_copy(want, pos, 3);
+    imp_add_scl(want, axis, imp_dot(axis, u, 3) >= 0 ? 0.4 : -0.4, 3);
+    imp_add_scl(want, u, 0.2, 3);
+    imp_geom_support(M, D, c, dir, out);
+    imp_assert_vec_near(out, want, 3, 1e-14);
+  }
+}
+END_TEST
+
+/* The support p of an ellipsoid with semi-axes a along local direction u
+   satisfies the Lagrange conditions of max u.p s.t. sum p_i^2/a_i^2 = 1:
+   p on the surface and the surface normal (p_i / a_i^2) parallel to u; and
+   no sampled surface point beats it. */
+START_TEST(support_ellipsoid_lagrange) {
+  int e = geom("ellipsoid1");
+  const double a[3] = {0.3, 0.2, 0.1};
+  for (int trial = 0; trial < 40; trial++) {
+    double pos[3], q[4], dir[3], out[3], local[3], u[3];
+    rand_vec(pos, -1, 1);
+    imp_test_rand_quat(q);
+    rand_vec(dir, -1, 1);
+    set_pose(e, pos, q);
+    imp_geom_support(M, D, e, dir, out);
+    for (int i = 0; i < 3; i++) out[i] -= pos[i];
+    imp_mat3T_vec(local, D->geom_xmat + 9 * e, out);
+    imp_mat3T_vec(u, D->geom_xmat + 9 * e, dir);
+    double surf = 0, grad[3];
+    for (int i = 0; i < 3; i++) {
+      surf += local[i] * local[i] / (a[i] * a[i]);
+      grad[i] = local[i] / (a[i] * a[i]);
+    }
+    imp_assert_near(surf, 1.0, 1e-13);
+    imp_normalize3(grad);
+    imp_normalize3(u);
+    ck_assert_msg(angle_between(grad, u) < 1e-7, "normal at the support not along dir: %g",
+                  angle_between(grad, u));
+    /* brute force over the surface (a_i cos/sin parametrization) */
+    double best = -1e300;
+    for (int i = 0; i <= 200; i++)
+      for (int j = 0; j < 200; j++) {
+        double th = IMP_PI * i / 200, ph = 2 * IMP_PI * j / 200;
+        double p[3] = {a[0] * sin(th) * cos(ph), a[1] * sin(th) * sin(ph), a[2] * cos(th)};
+        double v = imp_dot(p, u, 3);
+        if (v > best) best = v;
+      }
+    double got = imp_dot(local, u, 3);
+    ck_assert_msg(got >= best - 1e-12 && got <= best + 1e-3, "support %g vs sampled max %g", got,
+                  best);
+  }
+}
+END_TEST
+
+START_TEST(support_cylinder_rim_and_cap) {
+  int y = geom("cylinder1"); /* r 0.2, half-height 0.3 */
+  double pos[3] = {0.1, -0.2, 0.3}, q[4], out[3], want[3];
+  imp_test_rand_quat(q);
+  set_pose(y, pos, q);
+  /* local (3, 4, 1): rim point (0.2*0.6, 0.2*0.8, +0.3) */
+  double ul[3] = {3, 4, 1}, dir[3];
+  imp_mat3_vec(dir, D->geom_xmat + 9 * y, ul);
+  imp_geom_support(M, D, y, dir, out);
+  to_world(y, (double[3]){0.12, 0.16, 0.3}, want);
+  imp_assert_vec_near(out, want, 3, 1e-14);
+  /* local (-1, 0, -5): rim (-0.2, 0, -0.3) */
+  imp_mat3_vec(dir, D->geom_xmat + 9 * y, (double[3]){-1, 0, -5});
+  imp_geom_support(M, D, y, dir, out);
+  to_world(y, (double[3]){-0.2, 0, -0.3}, want);
+  imp_assert_vec_near(out, want, 3, 1e-14);
+  /* along the axis: the centre of the cap */
+  imp_mat3_vec(dir, D->geom_xmat + 9 * y, (double[3]){0, 0, -2});
+  imp_geom_support(M, D, y, dir, out);
+  to_world(y, (double[3]){0, 0, -0.3}, want);
+  imp_assert_vec_near(out, want, 3, 1e-14);
+}
+END_TEST
+
+START_TEST(support_box_corner) {
+  int b = geom("box1"); /* 0.3 0.2 0.1 */
+  double pos[3] = {1, 2, 3}, q[4], out[3], want[3], dir[3];
+  imp_test_rand_quat(q);
+  set_pose(b, pos, q);
+  const double signs[4][3] = {{1, -2, 3}, {-1, -1, -1}, {0.5, 7, -0.1}, {-3, 1, 1}};
+  for (int k = 0; k < 4; k++) {
+    imp_mat3_vec(dir, D->geom_xmat + 9 * b, signs[k]);
+    imp_geom_support(M, D, b, dir, out);
+    double corner[3] = {signs[k][0] > 0 ? 0.3 : -0.3, signs[k][1] > 0 ? 0.2 : -0.2,
+                        signs[k][2] > 0 ? 0.1 : -0.1};
+    to_world(b, corner, want);
+    imp_assert_vec_near(out, want, 3, 1e-14);
+  }
+}
+END_TEST
+
+/* A zero direction gives a finite surface point of every type (a support
+   of the zero direction is any point). */
+START_TEST(support_zero_direction_finite) {
+  const char* names[] = {"sphere1", "capsule1", "ellipsoid1", "cylinder1", "box1"};
+  const double zero[3] = {0, 0, 0}, tiny[3] = {1e-300, 0, -1e-300};
+  for (int k = 0; k < 5; k++) {
+    int g = geom(names[k]);
+    double pos[3] = {0.5, 0, 0}, out[3];
+    set_pose(g, pos, k_ident);
+    imp_geom_support(M, D, g, zero, out);
+    for (int i = 0; i < 3; i++) ck_assert_msg(isfinite(out[i]), "%s: NaN support", names[k]);
+    ck_assert_msg(imp_norm3((double[3]){out[0] - 0.5, out[1], out[2]}) > 0.05,
+                  "%s: zero-direction support is not on the surface", names[k]);
+    imp_geom_support(M, D, g, tiny, out);
+    for (int i = 0; i < 3; i++) ck_assert_msg(isfinite(out[i]), "%s: NaN support", names[k]);
+  }
+}
+END_TEST
+
+/* ---- a mesh grafted onto the loaded model ---- */
+
+/* Geom g of the test model turned into a mesh with the given vertices (all
+   on the hull), in a copy of the model struct: the loader-independent way to
+   test the mesh paths. */
+#define FAKE_MAXG 32
+#define FAKE_MAXV 16
+static int fake_type[FAKE_MAXG], fake_dataid[FAKE_MAXG], fake_hull[FAKE_MAXV];
+static int fake_zero, fake_num;
+static double fake_vert[3 * FAKE_MAXV], fake_rbound[FAKE_MAXG];
+
+static imp_model fake_mesh_model(int g, const double* vert, int nvert) {
+  ck_assert_int_le(M->ngeom, FAKE_MAXG);
+  imp_model mm = *M;
+  for (int i = 0; i < M->ngeom; i++) {
+    fake_type[i] = M->geom_type[i];
+    fake_dataid[i] = -1;
+    fake_rbound[i] = M->geom_rbound[i];
+  }
+  fake_type[g] = IMP_GEOM_MESH;
+  fake_dataid[g] = 0;
+  fake_rbound[g] = 0;
+  for (int i = 0; i < nvert; i++) {
+    imp_copy(fake_vert + 3 * i, vert + 3 * i, 3);
+    fake_hull[i] = i;
+    fake_rbound[g] = fmax(fake_rbound[g], imp_norm3(vert + 3 * i));
+  }
+  fake_zero = 0;
+  fake_num = nvert;
+  mm.geom_type = fake_type;
+  mm.geom_dataid = fake_dataid;
+  mm.geom_rbound = fake_rbound;
+  mm.nmesh = 1;
+  mm.mesh_vertadr = mm.mesh_hulladr = &fake_zero;
+  mm.mesh_vertnum = mm.mesh_hullnum = &fake_num;
+  mm.mesh_vert = fake_vert;
+  mm.mesh_hull = fake_hull;
+  return mm;
+}
+
+/* the 8 corners of a box of half sizes h */
+static void box_corners(double v[24], const double h[3]) {
+  for (int i = 0; i < 8; i++) {
+    v[3 * i] = (i & 1) ? h[0] : -h[0];
+    v[3 * i + 1] = (i & 2) ? h[1] : -h[1];
+    v[3 * i + 2] = (i & 4) ? h[2] : -h[2];
+  }
+}
+
+START_TEST(support_mesh_is_box_support) {
+  int g = geom("box2"), b = geom("box1");
+  double h[3] = {0.3, 0.2, 0.1}, v[24];
+  box_corners(v, h);
+  imp_model mm = fake_mesh_model(g, v, 8);
+  for (int trial = 0; trial < 30; trial++) {
+    double pos[3], q[4], dir[3], a[3], c[3];
+    rand_vec(pos, -1, 1);
+    imp_test_rand_quat(q);
+    rand_vec(dir, -1, 1);
+    set_pose(g, pos, q);
+    set_pose(b, pos, q);
+    imp_geom_support(&mm, D, g, dir, a);
+    imp_geom_support(M, D, b, dir, c);
+    imp_assert_vec_near(a, c, 3, 1e-14);
+  }
+}
+END_TEST
+
+/* ---- pairs through libccd ---- */
+
+/* one contact of g1, g2 through imp_collide_convex; returns the count */
+static int convex(const imp_model* m, int g1, int g2, double margin, imp_contact* con) {
+  memset(con, 0, sizeof *con);
+  return imp_collide_convex(m, D, g1, g2, margin, con);
+}
+
+/* Ellipsoids with equal semi-axes are spheres: dist = |c2 - c1| - r1 - r2,
+   normal along c2 - c1, pos the midpoint c1 + n (r1 + dist / 2). */
+START_TEST(ellipsoid_equal_axes_is_sphere) {
+  int e1 = geom("ellipsoid1"), e2 = geom("ellipsoid2");
+  double r1 = 0.3, r2 = 0.2, margin = 0.05;
+  set_size(e1, r1, r1, r1);
+  set_size(e2, r2, r2, r2);
+  double worst_d = 0, worst_a = 0, worst_p = 0;
+  for (int trial = 0; trial < 200; trial++) {
+    double c1[3], n[3], q1[4], q2[4];
+    rand_vec(c1, -1, 1);
+    rand_vec(n, -1, 1);
+    imp_normalize3(n);
+    /* from 0.2 deep to just inside the margin */
+    double dist = imp_test_urand(-0.2, 0.049);
+    double c2[3];
+    imp_copy(c2, c1, 3);
+    imp_add_scl(c2, n, r1 + r2 + dist, 3);
+    imp_test_rand_quat(q1);
+    imp_test_rand_quat(q2);
+    set_pose(e1, c1, q1);
+    set_pose(e2, c2, q2);
+    imp_contact con;
+    ck_assert_int_eq(convex(M, e1, e2, margin, &con), 1);
+    double pos[3];
+    imp_copy(pos, c1, 3);
+    imp_add_scl(pos, n, r1 + 0.5 * dist, 3);
+    worst_d = fmax(worst_d, fabs(con.dist - dist));
+    worst_a = fmax(worst_a, angle_between(con.frame, n));
+    worst_p = fmax(worst_p, imp_max_abs_diff(con.pos, pos, 3));
+  }
+  printf("ellipsoid=sphere: worst |dist err| %.3g, normal %.3g rad, pos %.3g\n", worst_d,
+         worst_a, worst_p);
+  ck_assert_msg(worst_d <= TOL_DIST, "dist error %g", worst_d);
+  ck_assert_msg(worst_a <= TOL_ANGLE, "normal error %g rad", worst_a);
+  /* pos is off by the normal error times the lever arm (<= 0.5 m) */
+  ck_assert_msg(worst_p <= 0.5 * TOL_ANGLE, "pos error %g", worst_p);
+}
+END_TEST
+
+/* A capsule against an equal-axes ellipsoid (a sphere of radius R) off
+   the capsule's axis, so the centre line is not the normal (libccd's MPR
+   alone is off by up to 6 cm here): dist = distance from the centre to the
+   segment - r - R, normal from the closest segment point to the centre.
+   Where the capsule's support is a whole side segment pos is libccd's
+   point of the overlap, so only its being in the contact region is
+   asserted. */
+START_TEST(capsule_ellipsoid_sphere_closed_form) {
+  int c = geom("capsule1"), e = geom("ellipsoid1"); /* capsule (0.2, 0.4) */
+  double R = 0.25, margin = 0.02;
+  set_size(e, R, R, R);
+  double worst_d = 0, worst_a = 0, worst_p = 0;
+  for (int trial = 0; trial < 200; trial++) {
+    double pc[3], qc[4], qe[4];
+    rand_vec(pc, -1, 1);
+    imp_test_rand_quat(qc);
+    imp_test_rand_quat(qe);
+    set_pose(c, pc, qc);
+    double axis[3] = {D->geom_xmat[9 * c + 2], D->geom_xmat[9 * c + 5], D->geom_xmat[9 * c + 8]};
+    /* closest segment point, then a direction perpendicular to the axis
+       there (or any direction beyond an end) */
+    double t = imp_test_urand(-0.6, 0.6), base[3], n[3];
+    imp_copy(base, pc, 3);
+    imp_add_scl(base, axis, fmax(-0.4, fmin(0.4, t)), 3);
+    rand_vec(n, -1, 1);
+    if (fabs(t) <= 0.4) imp_add_scl(n, axis, -imp_dot(n, axis, 3), 3);
+    else if (imp_dot(n, axis, 3) * t < 0) imp_add_scl(n, axis, -2 * imp_dot(n, axis, 3), 3);
+    imp_normalize3(n);
+    double dist = imp_test_urand(-0.15, 0.019), ce[3];
+    imp_copy(ce, base, 3);
+    imp_add_scl(ce, n, 0.2 + R + dist, 3);
+    set_pose(e, ce, qe);
+    imp_contact con;
+    ck_assert_int_eq(convex(M, c, e, margin, &con), 1);
+    double pos[3];
+    imp_copy(pos, base, 3);
+    imp_add_scl(pos, n, 0.2 + 0.5 * dist, 3);
+    worst_d = fmax(worst_d, fabs(con.dist - dist));
+    worst_a = fmax(worst_a, angle_between(con.frame, n));
+    worst_p = fmax(worst_p, imp_max_abs_diff(con.pos, pos, 3));
+    /* pos in the contact region: inside both shapes grown by half the gap */
+    double grow = fmax(0, 0.5 * dist) + TOL_DIST, rel[3], seg;
+    for (int i = 0; i < 3; i++) rel[i] = con.pos[i] - pc[i];
+    seg = fmax(-0.4, fmin(0.4, imp_dot(rel, axis, 3)));
+    imp_add_scl(rel, axis, -seg, 3);
+    ck_assert_msg(imp_norm3(rel) <= 0.2 + grow, "pos outside the capsule by %g",
+                  imp_norm3(rel) - 0.2);
+    for (int i = 0; i < 3; i++) rel[i] = con.pos[i] - ce[i];
+    ck_assert_msg(imp_norm3(rel) <= R + grow, "pos outside the sphere by %g", imp_norm3(rel) - R);
+  }
+  printf("capsule-sphere: worst |dist err| %.3g, normal %.3g rad, pos from the midpoint %.3g\n",
+         worst_d, worst_a, worst_p);
+  ck_assert_msg(worst_d <= TOL_DIST, "dist error %g", worst_d);
+  ck_assert_msg(worst_a <= TOL_ANGLE, "normal error %g rad", worst_a);
+}
+END_TEST
+
+/* Two cylinders on a common vertical axis, cap on cap: dist = gap, normal
+   +z; and side by side with parallel axes: dist = dx - r1 - r2, normal +x. */
+START_TEST(cylinder_cylinder_stacked_and_side_by_side) {
+  int y1 = geom("cylinder1"), y2 = geom("cylinder2"); /* (0.2, 0.3), (0.1, 0.25) */
+  const double gaps[] = {-0.05, -0.001, 0.0, 0.004, 0.009};
+  for (int k = 0; k < 5; k++) {
+    imp_contact con;
+    set_pose(y1, (double[3]){0.1, 0.2, 0.3}, k_ident);
+    set_pose(y2, (double[3]){0.1 + 0.03, 0.2, 0.3 + 0.55 + gaps[k]}, (double[4]){1, 0, 0, 0.7});
+    ck_assert_int_eq(convex(M, y1, y2, 0.01, &con), 1);
+    imp_assert_near(con.dist, gaps[k], TOL_DIST);
+    ck_assert_msg(angle_between(con.frame, (double[3]){0, 0, 1}) < TOL_ANGLE, "stack normal");
+    /* the contact lies in the overlap of the caps, halfway across the gap */
+    imp_assert_near(con.pos[2], 0.6 + 0.5 * gaps[k], TOL_DIST);
+    ck_assert(hypot(con.pos[0] - 0.13, con.pos[1] - 0.2) <= 0.1 + TOL_DIST);
+
+    set_pose(y2, (double[3]){0.1 + 0.3 + gaps[k], 0.2, 0.4}, (double[4]){1, 0, 0, 0.3});
+    ck_assert_int_eq(convex(M, y1, y2, 0.01, &con), 1);
+    imp_assert_near(con.dist, gaps[k], TOL_DIST);
+    ck_assert_msg(angle_between(con.frame, (double[3]){1, 0, 0}) < TOL_ANGLE, "side normal");
+  }
+  /* beyond the margin: nothing */
+  imp_contact con;
+  set_pose(y2, (double[3]){0.1, 0.2, 0.3 + 0.55 + 0.0101}, k_ident);
+  ck_assert_int_eq(convex(M, y1, y2, 0.01, &con), 0);
+  set_pose(y2, (double[3]){0.4 + 0.0101, 0.2, 0.4}, k_ident);
+  ck_assert_int_eq(convex(M, y1, y2, 0.01, &con), 0);
+}
+END_TEST
+
+/* A cylinder standing on a box top, and one lying on it (axis along x):
+   dist = bottom of the cylinder - top of the box. */
+START_TEST(cylinder_on_box) {
+  int y = geom("cylinder1"), b = geom("box1"); /* (0.2, 0.3); (0.3, 0.2, 0.1) */
+  const double gaps[] = {-0.02, -0.002, 0.003};
+  double lying[4] = {cos(IMP_PI / 4), 0, sin(IMP_PI / 4), 0}; /* 90 deg about y */
+  for (int k = 0; k < 3; k++) {
+    imp_contact con;
+    set_pose(b, (double[3]){0, 0, 0}, k_ident);
+    set_pose(y, (double[3]){0.05, -0.02, 0.1 + 0.3 + gaps[k]}, k_ident);
+    /* cylinder type (5) < box type (6): the dispatch order */
+    ck_assert_int_eq(convex(M, y, b, 0.005, &con), 1);
+    imp_assert_near(con.dist, gaps[k], TOL_DIST);
+    ck_assert_msg(angle_between(con.frame, (double[3]){0, 0, -1}) < TOL_ANGLE, "standing");
+    set_pose(y, (double[3]){0.0, 0.05, 0.1 + 0.2 + gaps[k]}, lying);
+    ck_assert_int_eq(convex(M, y, b, 0.005, &con), 1);
+    imp_assert_near(con.dist, gaps[k], TOL_DIST);
+    ck_assert_msg(angle_between(con.frame, (double[3]){0, 0, -1}) < TOL_ANGLE, "lying normal");
+  }
+}
+END_TEST
+
+/* Beyond the margin no contact; within it a positive distance. */
+START_TEST(margin_boundary) {
+  int e1 = geom("ellipsoid1"), y = geom("cylinder2");
+  imp_contact con;
+  /* ellipsoid (0.3, 0.2, 0.1) and cylinder (0.1, 0.25) side by side on x */
+  set_pose(e1, (double[3]){0, 0, 0}, k_ident);
+  set_pose(y, (double[3]){0.4 + 0.02, 0, 0}, k_ident);
+  ck_assert_int_eq(convex(M, e1, y, 0.01, &con), 0);
+  ck_assert_int_eq(convex(M, e1, y, 0.0, &con), 0);
+  ck_assert_int_eq(convex(M, e1, y, 0.03, &con), 1);
+  imp_assert_near(con.dist, 0.02, TOL_DIST);
+  /* far apart, every type pair */
+  const char* names[] = {"sphere1", "capsule1", "ellipsoid1", "cylinder1", "box1"};
+  for (int i = 0; i < 5; i++)
+    for (int j = 0; j < 5; j++) {
+      int g1 = geom(names[i]), g2 = geom(names[j]);
+      if (g1 == g2) continue;
+      set_pose(g1, (double[3]){0, 0, 0}, k_ident);
+      set_pose(g2, (double[3]){3, 1, 0}, k_ident);
+      ck_assert_int_eq(convex(M, g1, g2, 0.5, &con), 0);
+    }
+}
+END_TEST
+
+/* The plane-ellipsoid distance is exact: the support function of the
+   ellipsoid along n is |S R' n|, so dist = n.(c - o) - |S R' n|. */
+START_TEST(ellipsoid_on_plane_exact) {
+  int p = geom("plane"), e = geom("ellipsoid1");
+  const double a[3] = {0.3, 0.2, 0.1};
+  for (int trial = 0; trial < 50; trial++) {
+    double qp[4], qe[4], o[3], c[3];
+    imp_test_rand_quat(qp);
+    imp_test_rand_quat(qe);
+    rand_vec(o, -1, 1);
+    set_pose(p, o, qp);
+    const double* Rp = D->geom_xmat + 9 * p;
+    double n[3] = {Rp[2], Rp[5], Rp[8]};
+    double h = 0;
+    set_pose(e, o, qe);
+    double un[3];
+    imp_mat3T_vec(un, D->geom_xmat + 9 * e, n);
+    for (int i = 0; i < 3; i++) h += a[i] * a[i] * un[i] * un[i];
+    h = sqrt(h);
+    double want = imp_test_urand(-0.1, 0.02);
+    imp_copy(c, o, 3);
+    imp_add_scl(c, n, h + want, 3);
+    imp_add_scl(c, (double[3]){Rp[0], Rp[3], Rp[6]}, 0.3, 3); /* along the plane's x */
+    set_pose(e, c, qe);
+    imp_contact con[4];
+    ck_assert_int_eq(imp_collide_plane_convex(M, D, p, e, 0.02, con), 1);
+    imp_assert_near(con[0].dist, want, 1e-13);
+    imp_assert_vec_near(con[0].frame, n, 3, 1e-15);
+    /* pos: halfway between the deepest point and the plane */
+    double pos_n = imp_dot(con[0].pos, n, 3) - imp_dot(o, n, 3);
+    imp_assert_near(pos_n, 0.5 * want, 1e-13);
+  }
+  /* beyond the margin */
+  set_pose(p, (double[3]){0, 0, 0}, k_ident);
+  set_pose(e, (double[3]){0, 0, 0.1 + 0.0201}, k_ident);
+  imp_contact con[4];
+  ck_assert_int_eq(imp_collide_plane_convex(M, D, p, e, 0.02, con), 0);
+}
+END_TEST
+
+/* Through imp_collide_geoms both orders give the same distance and
+   opposite normals. */
+START_TEST(both_orders_flip_normal) {
+  const char* pairs[][2] = {{"ellipsoid1", "cylinder2"}, {"sphere1", "ellipsoid2"},
+                            {"capsule1", "cylinder1"}, {"cylinder1", "box2"},
+                            {"ellipsoid1", "box1"}, {"plane", "ellipsoid2"}};
+  for (int k = 0; k < 6; k++) {
+    int g1 = geom(pairs[k][0]), g2 = geom(pairs[k][1]);
+    double q1[4], q2[4];
+    imp_test_rand_quat(q1);
+    imp_test_rand_quat(q2);
+    set_pose(g1, (double[3]){0, 0, 0}, q1);
+    /* overlapping (the plane through the ellipsoid's centre) */
+    double p2[3] = {0.2, 0.15, 0.25};
+    set_pose(g2, M->geom_type[g1] == IMP_GEOM_PLANE ? (double[3]){0, 0, 0} : p2, q2);
+    imp_contact a[IMP_MAXCONPAIR], b[IMP_MAXCONPAIR];
+    int na = imp_collide_geoms(M, D, g1, g2, 0.01, a);
+    int nb = imp_collide_geoms(M, D, g2, g1, 0.01, b);
+    ck_assert_msg(na == 1 && nb == 1, "%s-%s: %d and %d contacts", pairs[k][0], pairs[k][1],
+                  na, nb);
+    imp_assert_near(a[0].dist, b[0].dist, 1e-15);
+    double minus[3] = {-b[0].frame[0], -b[0].frame[1], -b[0].frame[2]};
+    imp_assert_vec_near(a[0].frame, minus, 3, 1e-15);
+    ck_assert(a[0].dist < 0);
+  }
+}
+END_TEST
+
+/* Moving both geoms by one rigid motion moves the contact with them:
+   same distance, rotated normal, transformed position. */
+START_TEST(invariant_under_rigid_motion) {
+  const char* pairs[][2] = {{"ellipsoid1", "ellipsoid2"}, {"ellipsoid1", "cylinder2"},
+                            {"cylinder1", "cylinder2"}, {"cylinder1", "box2"},
+                            {"capsule2", "ellipsoid1"}};
+  for (int k = 0; k < 5; k++)
+    for (int trial = 0; trial < 20; trial++) {
+      int g1 = geom(pairs[k][0]), g2 = geom(pairs[k][1]);
+      double q1[4], q2[4], p1[3], p2[3];
+      imp_test_rand_quat(q1);
+      imp_test_rand_quat(q2);
+      rand_vec(p1, -0.1, 0.1);
+      rand_vec(p2, 0.1, 0.3);
+      set_pose(g1, p1, q1);
+      set_pose(g2, p2, q2);
+      imp_contact a, b;
+      if (!convex(M, g1, g2, 0.01, &a)) continue;
+      /* x -> t + R x */
+      double qt[4], t[3], Rt[9];
+      imp_test_rand_quat(qt);
+      rand_vec(t, -2, 2);
+      imp_quat2mat(Rt, qt);
+      double P1[3], P2[3], Q1[4], Q2[4];
+      imp_mat3_vec(P1, Rt, p1);
+      imp_mat3_vec(P2, Rt, p2);
+      imp_add_scl(P1, t, 1, 3);
+      imp_add_scl(P2, t, 1, 3);
+      imp_quat_mul(Q1, qt, q1);
+      imp_quat_mul(Q2, qt, q2);
+      set_pose(g1, P1, Q1);
+      set_pose(g2, P2, Q2);
+      ck_assert_int_eq(convex(M, g1, g2, 0.01, &b), 1);
+      double n[3], pos[3];
+      imp_mat3_vec(n, Rt, a.frame);
+      imp_mat3_vec(pos, Rt, a.pos);
+      imp_add_scl(pos, t, 1, 3);
+      imp_assert_near(b.dist, a.dist, TOL_DIST);
+      ck_assert_msg(angle_between(b.frame, n) < TOL_ANGLE, "%s-%s: normal moved by %g rad",
+                    pairs[k][0], pairs[k][1], angle_between(b.frame, n));
+      ck_assert_msg(imp_max_abs_diff(b.pos, pos, 3) < 0.5 * TOL_ANGLE, "pos moved by %g",
+                    imp_max_abs_diff(b.pos, pos, 3));
+    }
+}
+END_TEST
+
+/* Coincident centres: a unit normal, deterministic, no NaN. */
+START_TEST(coincident_centres) {
+  int e1 = geom("ellipsoid1"), e2 = geom("ellipsoid2");
+  set_pose(e1, (double[3]){0.5, 0.5, 0.5}, k_ident);
+  set_pose(e2, (double[3]){0.5, 0.5, 0.5}, k_ident);
+  imp_contact a, b;
+  ck_assert_int_eq(convex(M, e1, e2, 0, &a), 1);
+  ck_assert_int_eq(convex(M, e1, e2, 0, &b), 1);
+  ck_assert(isfinite(a.dist) && a.dist < 0);
+  imp_assert_near(imp_norm3(a.frame), 1, 1e-12);
+  for (int i = 0; i < 3; i++) ck_assert(isfinite(a.pos[i]));
+  ck_assert(memcmp(&a, &b, sizeof a) == 0);
+}
+END_TEST
+
+/* ---- meshes (grafted) ---- */
+
+/* A mesh box against a box: the box-box distance of the same shapes,
+   face on face (exact). */
+START_TEST(mesh_box_against_box) {
+  int g = geom("box2"), b = geom("box1");
+  double h[3] = {0.1, 0.1, 0.1}, v[24];
+  box_corners(v, h);
+  imp_model mm = fake_mesh_model(g, v, 8);
+  const double gaps[] = {-0.03, 0.0, 0.004};
+  for (int k = 0; k < 3; k++) {
+    set_pose(b, (double[3]){0, 0, 0}, k_ident);
+    set_pose(g, (double[3]){0.05, 0.02, 0.1 + 0.1 + gaps[k]}, (double[4]){1, 0, 0, 0.2});
+    imp_contact con;
+    ck_assert_int_eq(convex(&mm, b, g, 0.005, &con), 1);
+    imp_assert_near(con.dist, gaps[k], TOL_DIST);
+    ck_assert_msg(angle_between(con.frame, (double[3]){0, 0, 1}) < TOL_ANGLE, "mesh normal");
+  }
+}
+END_TEST
+
+/* A mesh cube resting on a face: its 4 bottom corners; a mesh tetrahedron
+   on a vertex: one; on an edge: two. */
+START_TEST(mesh_on_plane_manifold) {
+  int p = geom("plane"), g = geom("box2");
+  double h[3] = {0.1, 0.1, 0.1}, v[24];
+  box_corners(v, h);
+  imp_model mm = fake_mesh_model(g, v, 8);
+  double qp[4];
+  imp_test_rand_quat(qp);
+  double o[3] = {0.2, -0.1, 0.3};
+  set_pose(p, o, qp);
+  const double* Rp = D->geom_xmat + 9 * p;
+  double n[3] = {Rp[2], Rp[5], Rp[8]}, c[3];
+  /* cube with its local axes = the plane's, 0.01 deep */
+  imp_copy(c, o, 3);
+  imp_add_scl(c, n, 0.1 - 0.01, 3);
+  set_pose(g, c, qp);
+  imp_contact con[IMP_MAXCONPAIR];
+  int nc = imp_collide_plane_convex(&mm, D, p, g, 0.001, con);
+  ck_assert_int_eq(nc, 4);
+  int seen = 0;
+  for (int k = 0; k < 4; k++) {
+    imp_assert_near(con[k].dist, -0.01, 1e-12);
+    imp_assert_vec_near(con[k].frame, n, 3, 1e-15);
+    /* which bottom corner: its local (x, y) signs */
+    double rel[3] = {con[k].pos[0] - c[0], con[k].pos[1] - c[1], con[k].pos[2] - c[2]}, loc[3];
+    imp_mat3T_vec(loc, D->geom_xmat + 9 * g, rel);
+    imp_assert_near(fabs(loc[0]), 0.1, 1e-12);
+    imp_assert_near(fabs(loc[1]), 0.1, 1e-12);
+    imp_assert_near(loc[2], -0.1 + 0.005, 1e-12); /* pos halfway to the plane */
+    seen |= 1 << ((loc[0] > 0) + 2 * (loc[1] > 0));
+  }
+  ck_assert_int_eq(seen, 15);
+  /* lifted beyond the margin: nothing */
+  imp_add_scl(c, n, 0.0111, 3);
+  set_pose(g, c, qp);
+  ck_assert_int_eq(imp_collide_plane_convex(&mm, D, p, g, 0.001, con), 0);
+
+  /* regular tetrahedron (alternate cube corners); turned by 180 deg about x
+     its lowest vertices are (0.1, -0.1, -0.1) and (-0.1, 0.1, -0.1): an edge */
+  const double tet[12] = {0.1, 0.1, 0.1, 0.1, -0.1, -0.1, -0.1, 0.1, -0.1, -0.1, -0.1, 0.1};
+  mm = fake_mesh_model(g, tet, 4);
+  set_pose(p, (double[3]){0, 0, 0}, k_ident);
+  set_pose(g, (double[3]){0, 0, 0.1 - 0.002}, (double[4]){0, 1, 0, 0});
+  nc = imp_collide_plane_convex(&mm, D, p, g, 0, con);
+  ck_assert_int_eq(nc, 2);
+  for (int k = 0; k < 2; k++) imp_assert_near(con[k].dist, -0.002, 1e-12);
+  /* vertex (1, 1, 1) 0.1 pointing straight down: one contact */
+  double qz[4], qv[4], qx[4] = {0, 1, 0, 0};
+  imp_quat_z2vec(qz, (double[3]){1, 1, 1});
+  imp_quat_conj(qz, qz); /* takes (1, 1, 1)/sqrt(3) to +z */
+  imp_quat_mul(qv, qx, qz); /* then to -z */
+  set_pose(g, (double[3]){0.3, 0.1, 0.1 * sqrt(3.0) - 0.002}, qv);
+  nc = imp_collide_plane_convex(&mm, D, p, g, 0.001, con);
+  ck_assert_int_eq(nc, 1);
+  imp_assert_near(con[0].dist, -0.002, 1e-12);
+  imp_assert_vec_near(con[0].pos, ((double[3]){0.3, 0.1, -0.001}), 3, 1e-12);
+}
+END_TEST
+
+Suite* collide_convex_suite(void) {
+  Suite* s = suite_create("collide_convex");
+  TCase* tc = tcase_create("support");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, support_sphere_and_capsule);
+  tcase_add_test(tc, support_ellipsoid_lagrange);
+  tcase_add_test(tc, support_cylinder_rim_and_cap);
+  tcase_add_test(tc, support_box_corner);
+  tcase_add_test(tc, support_zero_direction_finite);
+  tcase_add_test(tc, support_mesh_is_box_support);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("pairs");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, ellipsoid_equal_axes_is_sphere);
+  tcase_add_test(tc, capsule_ellipsoid_sphere_closed_form);
+  tcase_add_test(tc, cylinder_cylinder_stacked_and_side_by_side);
+  tcase_add_test(tc, cylinder_on_box);
+  tcase_add_test(tc, margin_boundary);
+  tcase_add_test(tc, ellipsoid_on_plane_exact);
+  tcase_add_test(tc, both_orders_flip_normal);
+  tcase_add_test(tc, invariant_under_rigid_motion);
+  tcase_add_test(tc, coincident_centres);
+  tcase_add_test(tc, mesh_box_against_box);
+  tcase_add_test(tc, mesh_on_plane_manifold);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return imp_test_run_suite(collide_convex_suite()); }
