@@ -205,6 +205,8 @@ static const contact_case k_cases[] = {
     {"humanoid100", MUJOCO_MODEL_DIR "/humanoid100/humanoid100.xml", {100, 200, 0, 0}},
     {"primitives", IMP_MODELS_DIR "/contact_primitives.xml", {50, 200, 500, 0}},
     {"capsule_pile", IMP_MODELS_DIR "/capsule_pile.xml", {100, 300, 700, 0}},
+    {"mesh_drop", IMP_MODELS_DIR "/mesh_drop.xml", {150, 300, 600, 0}},
+    {"mug", MUJOCO_MODEL_DIR "/mug/mug.xml", {50, 300, 0, 0}},
 };
 #define NCASE ((int)(sizeof k_cases / sizeof *k_cases))
 

@@ -22,7 +22,8 @@ static const char* k_models[] = {
 };
 #define NMODEL ((int)(sizeof k_models / sizeof k_models[0]))
 
-static const char* k_contact_models[] = {"contact_primitives.xml", "capsule_pile.xml"};
+static const char* k_contact_models[] = {"contact_primitives.xml", "capsule_pile.xml",
+                                         "mesh_drop.xml"};
 #define NCONTACT_MODEL ((int)(sizeof k_contact_models / sizeof k_contact_models[0]))
 
 /* Every .xml at the top of models/ is in the list above (so the MuJoCo
