@@ -146,10 +146,9 @@ static void ccd_geom_center(const void* obj, ccd_vec3_t* center) {
 }
 
 /* One MPR run on the inflated pair: 0 and the unit normal (g1 to g2) and
-   libccd's pos when they overlap, -1 otherwise. libccd's dir is the
-   translation of obj2 that separates the pair, i.e. the normal from g1 to
-   g2; inflated shapes that only touch come back with a zero dir, which is
-   no contact (dist = margin). */
+   libccd's pos when they overlap, 1 when they only touch (libccd then
+   gives a zero dir), -1 when apart. libccd's dir is the translation of obj2
+   that separates the pair, i.e. the normal from g1 to g2. */
 static int mpr_normal(const ccd_geom* o1, const ccd_geom* o2, double n[3], double pos[3]) {
   ccd_t ccd;
   CCD_INIT(&ccd);
@@ -162,7 +161,7 @@ static int mpr_normal(const ccd_geom* o1, const ccd_geom* o2, double n[3], doubl
   if (ccdMPRPenetration(o1, o2, &ccd, &depth, &dir, &p) != 0) return -1;
   imp_copy(n, dir.v, 3);
   imp_copy(pos, p.v, 3);
-  return imp_normalize3(n) < 0.5 ? -1 : 0;
+  return imp_normalize3(n) < 0.5 ? 1 : 0;
 }
 
 /* Signed gap of the (un-inflated) geoms along the unit normal n from g1 to
@@ -238,7 +237,15 @@ int imp_collide_convex(const imp_model* m, const imp_data* d, int g1, int g2, do
   ccd_geom o1 = {m, d, g1, 0.5 * margin, {c1[0], c1[1], c1[2]}};
   ccd_geom o2 = {m, d, g2, 0.5 * margin, {c2[0], c2[1], c2[2]}};
   double n[3], pos[3], s1[3], s2[3];
-  if (mpr_normal(&o1, &o2, n, pos)) return 0;
+  int res = mpr_normal(&o1, &o2, n, pos);
+  if (res < 0) return 0;
+  if (res > 0) {
+    /* touching at dist = margin, which is a contact: start from the centre
+       line (the polish below finds the normal), pos from the supports */
+    for (int i = 0; i < 3; i++) n[i] = c2[i] - c1[i];
+    if (imp_normalize3(n) < IMP_MINVAL) n[0] = 1, n[1] = n[2] = 0;
+    imp_zero(pos, 3);
+  }
   double dist = gap_along(m, d, g1, g2, n, s1, s2);
 
   /* libccd's MPR stops as soon as a new support point comes within the
@@ -247,7 +254,7 @@ int imp_collide_convex(const imp_model* m, const imp_data* d, int g1, int g2, do
      large and tilted: measured up to 0.9 rad and 6 cm too deep. Its normal
      is in the right region, and is polished there by ascent on the gap. */
   dist = polish_normal(m, d, g1, g2, n, dist, s1, s2);
-  if (!(dist < margin)) return 0;
+  if (!(dist <= margin)) return 0;
 
   con->dist = dist;
   /* pos. When the supports along the final normal face each other
@@ -261,7 +268,7 @@ int imp_collide_convex(const imp_model* m, const imp_data* d, int g1, int g2, do
      surfaces, n.x = (n.s1 + n.s2) / 2. */
   double r[3], h = 0.5 * (imp_dot(s1, n, 3) + imp_dot(s2, n, 3));
   tangential(r, n, s1, s2);
-  if (imp_norm3(r) <= IMP_MPR_TOLERANCE) {
+  if (imp_norm3(r) <= IMP_MPR_TOLERANCE || res > 0) {
     for (int i = 0; i < 3; i++) con->pos[i] = 0.5 * (s1[i] + s2[i]);
   } else {
     imp_copy(con->pos, pos, 3);
@@ -316,7 +323,7 @@ static double spread_gain(double p[][3], int k, const double w[3], const double 
   return gain;
 }
 
-/* mesh hull vertices within margin of the plane: the deepest, then greedily
+/* mesh hull vertices within margin of the plane (dist <= margin): the deepest, then greedily
    the ones that spread the contact patch most, at most 4 */
 static int plane_mesh(const imp_model* m, const imp_data* d, int g1, int g2, double margin,
                       const double n[3], imp_contact* con) {
@@ -340,7 +347,7 @@ static int plane_mesh(const imp_model* m, const imp_data* d, int g1, int g2, dou
       imp_mat3_vec(w, R, vert + 3 * hull[i]);
       imp_add_scl(w, d->geom_xpos + 3 * g2, 1, 3);
       double dw = imp_dot(w, n, 3) - offset;
-      if (!(dw < margin)) continue;
+      if (!(dw <= margin)) continue;
       double score = k == 0 ? -dw : spread_gain(p, k, w, n);
       if (!found || score > best) {
         found = 1;
@@ -376,7 +383,7 @@ int imp_collide_plane_convex(const imp_model* m, const imp_data* d, int g1, int 
   double minus_n[3] = {-n[0], -n[1], -n[2]}, v[3];
   imp_geom_support(m, d, g2, minus_n, v);
   double dist = imp_dot(v, n, 3) - imp_dot(d->geom_xpos + 3 * g1, n, 3);
-  if (!(dist < margin)) return 0;
+  if (!(dist <= margin)) return 0;
   plane_contact(con, v, dist, n);
   return 1;
 }
