@@ -594,6 +594,71 @@ START_TEST(invariant_under_rigid_motion) {
 }
 END_TEST
 
+
+/* Randomized cross-check of the analytic routines (collide_primitive.c,
+   collide_box.c) against this general routine: random poses of each pair of
+   sphere, capsule and box, within the margin or up to 1 cm deep (contacts as
+   a simulation keeps them). The analytic deepest distance is exact; every
+   distance the convex routine reports is the exact gap along its normal,
+   hence a lower bound of it: that is asserted for every pose. Agreement to
+   TOL_DIST and TOL_ANGLE is asserted for the smooth pairs (sphere-sphere,
+   sphere-capsule), where MPR plus polishing reaches the optimum; for pairs
+   with a flat side or a kink (capsule-capsule, anything with a box) the
+   polishing can stall short of it, and the test prints how often and by how
+   much (a known defect of the general routine, which these pairs never use
+   in a simulation: they have analytic routines). Box-box in separation is
+   left out: there the analytic routine reports the gap along the best
+   separating axis, itself a lower bound (exact for face contacts). */
+START_TEST(analytic_agrees_with_convex) {
+  const char* pairs[][2] = {{"sphere1", "sphere2"},   {"sphere1", "capsule2"},
+                            {"capsule1", "capsule2"}, {"sphere2", "box1"},
+                            {"capsule2", "box1"},     {"box1", "box2"}};
+  for (int k = 0; k < 6; k++) {
+    int g1 = geom(pairs[k][0]), g2 = geom(pairs[k][1]), tested = 0, close = 0;
+    double worst_d = 0, worst_a = 0;
+    for (int trial = 0; trial < 4000 && tested < 300; trial++) {
+      double p1[3], p2[3], q1[4], q2[4];
+      rand_vec(p1, -0.05, 0.05);
+      rand_vec(p2, -0.6, 0.6);
+      imp_test_rand_quat(q1);
+      imp_test_rand_quat(q2);
+      set_pose(g1, p1, q1);
+      set_pose(g2, p2, q2);
+      imp_contact an[IMP_MAXCONPAIR], cv;
+      double margin = 0.02;
+      int na = imp_collide_geoms(M, D, g1, g2, margin, an);
+      if (na == 0) continue;
+      double deepest = an[0].dist;
+      const double* nd = an[0].frame;
+      for (int i = 1; i < na; i++)
+        if (an[i].dist < deepest) deepest = an[i].dist, nd = an[i].frame;
+      if (deepest < -0.01) continue;
+      if (k == 5 && deepest > 0) continue;
+      ck_assert_msg(convex(M, g1, g2, margin, &cv) == 1, "%s-%s: convex found no contact at dist %g",
+                    pairs[k][0], pairs[k][1], deepest);
+      double dd = fabs(cv.dist - deepest), da = angle_between(cv.frame, nd);
+      /* every distance the convex routine reports is the exact gap along
+         its normal, a lower bound of the true signed distance */
+      ck_assert_msg(cv.dist <= deepest + 1e-9, "%s-%s trial %d: convex %.10g above analytic %.10g",
+                    pairs[k][0], pairs[k][1], trial, cv.dist, deepest);
+      worst_d = fmax(worst_d, dd);
+      worst_a = fmax(worst_a, da);
+      if (dd <= TOL_DIST && da <= TOL_ANGLE) close++;
+      if (k < 2) {
+        ck_assert_msg(dd <= TOL_DIST, "%s-%s trial %d: analytic dist %.10g, convex %.10g",
+                      pairs[k][0], pairs[k][1], trial, deepest, cv.dist);
+        ck_assert_msg(da <= TOL_ANGLE, "%s-%s trial %d: normals %g rad apart", pairs[k][0],
+                      pairs[k][1], trial, da);
+      }
+      tested++;
+    }
+    printf("%s-%s: %d poses, %d within %g and %g rad; worst |dist err| %.3g, normal %.3g rad\n",
+           pairs[k][0], pairs[k][1], tested, close, TOL_DIST, TOL_ANGLE, worst_d, worst_a);
+    ck_assert_int_ge(tested, 50);
+  }
+}
+END_TEST
+
 /* Coincident centres: a unit normal, deterministic, no NaN. */
 START_TEST(coincident_centres) {
   int e1 = geom("ellipsoid1"), e2 = geom("ellipsoid2");
@@ -835,6 +900,7 @@ Suite* collide_convex_suite(void) {
   tcase_add_test(tc, ellipsoid_on_plane_exact);
   tcase_add_test(tc, both_orders_flip_normal);
   tcase_add_test(tc, invariant_under_rigid_motion);
+  tcase_add_test(tc, analytic_agrees_with_convex);
   tcase_add_test(tc, coincident_centres);
   tcase_add_test(tc, mesh_box_against_box);
   tcase_add_test(tc, mesh_on_plane_manifold);
