@@ -73,31 +73,6 @@ static void support_edge(const box_w* b, const double dir[3], int k, double e0[3
   imp_scl(ed, b->ax[k], 2 * b->h[k], 3);
 }
 
-static double clamp01(double t) { return t < 0 ? 0 : t > 1 ? 1 : t; }
-
-/* Closest points of segments p1 + s d1, p2 + t d2 (s, t in [0, 1]), as in
-   Ericson, Real-Time Collision Detection (2005) 5.1.9. */
-static void edge_edge_closest(const double p1[3], const double d1[3], const double p2[3],
-                              const double d2[3], double q1[3], double q2[3]) {
-  double r[3];
-  for (int i = 0; i < 3; i++) r[i] = p1[i] - p2[i];
-  double a = imp_dot(d1, d1, 3), e = imp_dot(d2, d2, 3), b = imp_dot(d1, d2, 3);
-  double c = imp_dot(d1, r, 3), f = imp_dot(d2, r, 3), denom = a * e - b * b;
-  double s = denom > 1e-12 * a * e ? clamp01((b * f - c * e) / denom) : 0;
-  double t = (b * s + f) / e;
-  if (t < 0) {
-    t = 0;
-    s = clamp01(-c / a);
-  } else if (t > 1) {
-    t = 1;
-    s = clamp01((b - c) / a);
-  }
-  for (int i = 0; i < 3; i++) {
-    q1[i] = p1[i] + s * d1[i];
-    q2[i] = p2[i] + t * d2[i];
-  }
-}
-
 /* Sutherland-Hodgman step: keep the part of polygon in (n points) where
    s(x) = dir . (x - centre) <= lim, writing it to out; returns its size.
    A vertex on the boundary counts as inside, so a face flush with the
@@ -237,8 +212,13 @@ int imp_collide_box_box(const imp_model* m, const imp_data* d, int g1, int g2, d
   imp_scl(mn, n, -1, 3);
   support_edge(&b1, n, i, e1, d1);
   support_edge(&b2, mn, j, e2, d2);
-  edge_edge_closest(e1, d1, e2, d2, q1, q2);
-  for (int k = 0; k < 3; k++) pos[k] = 0.5 * (q1[k] + q2[k]);
+  double s, t;
+  imp_segment_segment_params(e1, d1, e2, d2, &s, &t);
+  for (int k = 0; k < 3; k++) {
+    q1[k] = e1[k] + s * d1[k];
+    q2[k] = e2[k] + t * d2[k];
+    pos[k] = 0.5 * (q1[k] + q2[k]);
+  }
   set_contact(con, best, pos, n);
   return 1;
 }

@@ -74,6 +74,8 @@ static int point_point_contact(const double p1[3], double r1, const double p2[3]
   return 1;
 }
 
+static double clamp01(double t) { return t < 0 ? 0 : t > 1 ? 1 : t; }
+
 /* Point of segment [a, b] closest to p, as the parameter t in [0, 1]
    (projection clamped to the segment). */
 static double segment_point_param(const double a[3], const double b[3], const double p[3]) {
@@ -82,11 +84,8 @@ static double segment_point_param(const double a[3], const double b[3], const do
   sub3(ap, p, a);
   double l2 = imp_dot(ab, ab, 3);
   if (l2 < PRIM_EPS * PRIM_EPS) return 0;
-  double t = imp_dot(ap, ab, 3) / l2;
-  return t < 0 ? 0 : t > 1 ? 1 : t;
+  return clamp01(imp_dot(ap, ab, 3) / l2);
 }
-
-static double clamp01(double t) { return t < 0 ? 0 : t > 1 ? 1 : t; }
 
 /* Closest points of segments p1 + s d1 and p2 + t d2, s, t in [0, 1]
    (Ericson 2005, section 5.1.9): minimise |p1 + s d1 - p2 - t d2|^2, first
@@ -94,8 +93,8 @@ static double clamp01(double t) { return t < 0 ? 0 : t > 1 ? 1 : t; }
    Parallel segments (denominator ~ 0) start from s = 0; the caller treats
    that case separately when it wants more than one point. Returns 1 when
    the segments are parallel. */
-static int segment_segment_params(const double p1[3], const double d1[3], const double p2[3],
-                                  const double d2[3], double* s_out, double* t_out) {
+int imp_segment_segment_params(const double p1[3], const double d1[3], const double p2[3],
+                               const double d2[3], double* s_out, double* t_out) {
   double r[3];
   sub3(r, p1, p2);
   double a = imp_dot(d1, d1, 3), e = imp_dot(d2, d2, 3), f = imp_dot(d2, r, 3);
@@ -314,7 +313,7 @@ int imp_collide_capsule_capsule(const imp_model* m, const imp_data* d, int g1, i
   geom_axis(d, g1, 2, ax1);
   any_perpendicular(ax1, fallback);
   double s, t, p1[3], p2[3];
-  int parallel = segment_segment_params(a1, d1, a2, d2, &s, &t);
+  int parallel = imp_segment_segment_params(a1, d1, a2, d2, &s, &t);
   double l1 = imp_dot(d1, d1, 3), l2 = imp_dot(d2, d2, 3);
   if (parallel && l1 > PRIM_EPS && l2 > PRIM_EPS) {
     /* overlap of segment 2's projection on segment 1, in segment 1's
@@ -460,7 +459,7 @@ static double segment_box_closest(const double h[3], const double a[3], const do
       e0[k] = -h[k];
       ed[k] = 2 * h[k];
       double s, t;
-      segment_segment_params(a, ab, e0, ed, &s, &t);
+      imp_segment_segment_params(a, ab, e0, ed, &s, &t);
       add_scaled3(p, a, ab, s);
       add_scaled3(q, e0, ed, t);
       sub3(r, p, q);
@@ -474,21 +473,29 @@ static double segment_box_closest(const double h[3], const double a[3], const do
   return best;
 }
 
-/* Does segment a + t ab, t in [0, 1], meet the box? Slab clipping of the
-   parameter range against each axis (Liang and Barsky 1984). */
-static int segment_hits_box(const double h[3], const double a[3], const double ab[3]) {
-  double lo = 0, hi = 1;
+/* Clip the parameter range [*lo, *hi] of segment a + t ab to the box's
+   slabs |x_k| <= h_k, every axis but skip (-1: none), by Liang and Barsky
+   (1984). Returns 0 when the range becomes empty. */
+static int clip_to_slabs(const double h[3], const double a[3], const double ab[3], int skip,
+                         double* lo, double* hi) {
   for (int k = 0; k < 3; k++) {
+    if (k == skip) continue;
     if (fabs(ab[k]) < PRIM_EPS) {
       if (fabs(a[k]) > h[k]) return 0;
       continue;
     }
     double t0 = (-h[k] - a[k]) / ab[k], t1 = (h[k] - a[k]) / ab[k];
-    lo = fmax(lo, fmin(t0, t1));
-    hi = fmin(hi, fmax(t0, t1));
-    if (lo > hi) return 0;
+    *lo = fmax(*lo, fmin(t0, t1));
+    *hi = fmin(*hi, fmax(t0, t1));
+    if (*lo > *hi) return 0;
   }
   return 1;
+}
+
+/* Does segment a + t ab, t in [0, 1], meet the box? */
+static int segment_hits_box(const double h[3], const double a[3], const double ab[3]) {
+  double lo = 0, hi = 1;
+  return clip_to_slabs(h, a, ab, -1, &lo, &hi);
 }
 
 /* Segment (local a, a + ab) intersecting the box: the minimum translation
@@ -543,7 +550,7 @@ static double segment_box_penetration(const double h[3], const double a[3], cons
     e0[k] = -h[k];
     ed[k] = 2 * h[k];
     double s, t;
-    segment_segment_params(a, ab, e0, ed, &s, &t);
+    imp_segment_segment_params(a, ab, e0, ed, &s, &t);
     add_scaled3(ps, a, ab, s);
     add_scaled3(qb, e0, ed, t);
     depth = imp_dot(qb, o, 3) - imp_dot(ps, o, 3);
@@ -585,18 +592,8 @@ static int capsule_box_face_line(const box_frame* b, const double a[3], const do
   if (k < 0) return 0;
   const double* h = b->h;
   double sgn = o[k] > 0 ? 1 : -1, lo = 0, hi = 1;
-  for (int i = 0; i < 3; i++) {
-    if (i == k) continue;
-    /* clip a_i + t ab_i to [-h_i, h_i] */
-    if (fabs(ab[i]) < PRIM_EPS) {
-      if (fabs(a[i]) > h[i]) return 0;
-      continue;
-    }
-    double t0 = (-h[i] - a[i]) / ab[i], t1 = (h[i] - a[i]) / ab[i];
-    lo = fmax(lo, fmin(t0, t1));
-    hi = fmin(hi, fmax(t0, t1));
-  }
-  if (hi - lo < 1e-9) return 0;
+  /* the part of the segment over the face: clipped to the other slabs */
+  if (!clip_to_slabs(h, a, ab, k, &lo, &hi) || hi - lo < 1e-9) return 0;
   double ps[2][3], height[2];
   for (int e = 0; e < 2; e++) {
     add_scaled3(ps[e], a, ab, e ? hi : lo);

@@ -72,6 +72,12 @@ int imp_collide_sphere_box(const imp_model* m, const imp_data* d, int g1, int g2
 int imp_collide_capsule_box(const imp_model* m, const imp_data* d, int g1, int g2,
                             double margin, imp_contact* con);
 
+/* Closest points of segments p1 + s d1 and p2 + t d2, s, t in [0, 1]
+   (Ericson 2005, 5.1.9); returns 1 when the segments are parallel (then s
+   starts from 0). Shared by the capsule and box routines. */
+int imp_segment_segment_params(const double p1[3], const double d1[3], const double p2[3],
+                               const double d2[3], double* s, double* t);
+
 /* ---- collide_box.c ---- */
 
 /* up to IMP_MAXCONPAIR: the clipped face-face manifold, or one edge-edge point */

@@ -465,10 +465,4 @@ static Suite* mesh_suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner* r = srunner_create(mesh_suite());
-  srunner_run_all(r, CK_NORMAL);
-  int nfail = srunner_ntests_failed(r);
-  srunner_free(r);
-  return nfail ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return imp_test_run_suite(mesh_suite()); }
