@@ -71,6 +71,7 @@ typedef enum imp_obj_type {
   IMP_OBJ_TEXTURE,
   IMP_OBJ_MESH,
   IMP_OBJ_PAIR,
+  IMP_OBJ_EQUALITY,
   IMP_NOBJTYPES
 } imp_obj_type;
 
@@ -94,6 +95,26 @@ typedef struct imp_contact {
   int efc_adr;        /* first constraint row (contact stage), -1 until then */
 } imp_contact;
 
+/* Equality constraints (MJCF <equality>). */
+typedef enum imp_eq_type {
+  IMP_EQ_CONNECT = 0, /* a point of body1 and body2 coincide: 3 rows */
+  IMP_EQ_WELD = 1,    /* body2 keeps its pose relative to body1: 6 rows */
+  IMP_EQ_JOINT = 2    /* joint1 = polynomial of joint2 (or fixed): 1 row */
+} imp_eq_type;
+
+/* Kinds of constraint block the contact stage hands to a solver. */
+typedef enum imp_constraint_type {
+  IMP_CNSTR_EQUALITY = 0, /* bilateral rows: v = b, f free */
+  IMP_CNSTR_LIMIT = 1,    /* one unilateral row: f >= 0, v >= b, f (v - b) = 0 */
+  IMP_CNSTR_CONTACT = 2   /* normal, then friction rows inside the cone */
+} imp_constraint_type;
+
+/* Default rows of stabilization: MJCF's solref (time constant, damping
+   ratio) default. Penetration and drift decay with the time constant,
+   never faster than 2 steps (see constraints.c). */
+#define IMP_SOLREF_TIMECONST 0.02
+#define IMP_SOLREF_DAMPRATIO 1.0
+
 /* Most contacts one pair of geoms produces (a box-box manifold). */
 #define IMP_MAXCONPAIR 8
 
@@ -109,6 +130,10 @@ typedef struct imp_option {
   double gravity[3]; /* m/s^2 */
   int integrator;    /* imp_integrator */
   int disableflags;  /* imp_disable_bit */
+  int solver;        /* contact solver: index in the registry (contact.h), option solver="..." */
+  int iterations;    /* most iterations of the contact solver */
+  double tolerance;  /* contact solver tolerance, on each solver's own stopping measure (contact.h) */
+  int warmstart;     /* 1: start each solve from the last step's impulses */
 } imp_option;
 
 typedef struct imp_visual {
@@ -141,6 +166,9 @@ typedef struct imp_model {
   int npair;   /* explicit contact pairs (contact/pair) */
   int nexclude; /* excluded body pairs (contact/exclude) */
   int nconmax; /* contacts a data holds (size nconmax, or chosen from ngeom) */
+  int neq;     /* equality constraints */
+  int njmax;   /* constraint rows a data holds (size njmax, or chosen) */
+  int nJrow;   /* most non-zeros of a constraint row: 2 x the longest dof chain */
   int nM;      /* non-zeros of the tree-sparse mass matrix */
   int nnames;  /* bytes in names */
   int npaths;  /* bytes in paths */
@@ -176,7 +204,8 @@ typedef struct imp_model {
   double* jnt_pos;       /* njnt x 3: anchor in the body frame */
   double* jnt_axis;      /* njnt x 3: unit axis in the body frame */
   double* jnt_stiffness; /* njnt */
-  double* jnt_range;     /* njnt x 2: radians or metres */
+  double* jnt_range;     /* njnt x 2: radians or metres; ball: (0, cone angle) */
+  double* jnt_solref;    /* njnt x 2: solreflimit (time constant, damping ratio) */
 
   /* degrees of freedom */
   int* dof_bodyid;       /* nv */
@@ -200,6 +229,7 @@ typedef struct imp_model {
   double* geom_friction; /* ngeom x 3: sliding, torsional, rolling */
   double* geom_margin;   /* ngeom */
   double* geom_gap;      /* ngeom */
+  double* geom_solref;   /* ngeom x 2: contact solref (time constant, damping ratio) */
   int* geom_dataid;      /* ngeom: mesh id for mesh geoms, -1 otherwise */
   int* geom_priority;    /* ngeom: contact parameters come from the higher priority */
   double* geom_rbound;   /* ngeom: bounding-sphere radius about geom_xpos, 0 for planes */
@@ -227,6 +257,19 @@ typedef struct imp_model {
   double* pair_friction; /* npair x 5: tangent1, tangent2, torsional, rolling1, rolling2 */
   double* pair_margin;   /* npair */
   double* pair_gap;      /* npair */
+  double* pair_solref;   /* npair x 2 */
+
+  /* equality constraints */
+  int* eq_type;          /* neq: imp_eq_type */
+  int* eq_obj1id;        /* neq: body1 (connect, weld) or joint1 */
+  int* eq_obj2id;        /* neq: body2 (0, the world, when omitted) or joint2 (-1 when omitted) */
+  int* eq_active;        /* neq: 0 when active="false" */
+  double* eq_solref;     /* neq x 2 */
+  double* eq_data;       /* neq x 11: connect: anchor in body1's frame (3), the same
+                            point in body2's frame at qpos0 (3); weld: body2's
+                            origin in body1's frame (3), body2's orientation
+                            relative to body1 (quat 4), both from relpose or
+                            qpos0; joint: polycoef (5) */
 
   /* excluded body pairs, body1 < body2, sorted by (body1, body2) */
   int* exclude_body1;    /* nexclude */
@@ -325,6 +368,7 @@ typedef struct imp_model {
   int* name_texadr;      /* ntex */
   int* name_meshadr;     /* nmesh */
   int* name_pairadr;     /* npair */
+  int* name_eqadr;       /* neq */
   char* names;           /* nnames: the model's name first */
   char* paths;           /* npaths: texture and mesh file paths, resolved */
 
@@ -405,6 +449,63 @@ typedef struct imp_data {
   int npair_broad;           /* geom pairs that passed the broad phase and filters */
   int npair_narrow;          /* of those, pairs whose bounding volumes met (narrow phase ran) */
   double timer[IMP_NTIMER];  /* seconds per imp_timer, accumulated since reset */
+
+  /* constraints of the last forward (constraints.c): rows grouped in blocks
+     (one per contact, limit side or equality). Rows of a contact are in its
+     frame: normal, t1, t2, torsional, rolling1, rolling2. The Jacobian is
+     stored by rows, each row's non-zeros on the dofs of the chains of its
+     bodies (tree-sparse), so no row costs nv. */
+  int nefc;                  /* rows */
+  int nblk;                  /* blocks */
+  int nefc_dropped;          /* rows lost at the last forward: more than njmax */
+  int nwarning_efcfull;      /* forwards that ran out of rows */
+  int* efc_type;             /* njmax: imp_constraint_type of the row's block */
+  int* efc_id;               /* njmax: contact index, joint id or equality id */
+  int* efc_blk;              /* njmax: block of the row */
+  int* efc_J_rownnz;         /* njmax: non-zeros of the row */
+  int* efc_J_rowadr;         /* njmax: first non-zero in efc_J_colind / efc_J */
+  int* efc_J_colind;         /* njmax x nJrow: dof of each non-zero */
+  double* efc_J;             /* njmax x nJrow: Jacobian values */
+  double* efc_pos;           /* njmax: violation: dist - (margin - gap) for contacts,
+                                distance to the limit, equality residual; 0 on friction rows */
+  double* efc_b;             /* njmax: stabilization target of v (Todorov 2010, eq. 11) */
+  double* efc_v0;            /* njmax: row velocity at the end of the step without constraint impulses */
+  double* efc_vel;           /* njmax: row velocity at the end of the step, with them */
+  double* efc_impulse;       /* njmax: impulse of the row (force = impulse / h);
+                                for a contact, what geom1 applies to geom2 in the
+                                contact frame: normal >= 0 pushes geom2 along +n */
+  int* blk_efcadr;           /* njmax: first row of each block */
+  int* blk_dim;              /* njmax: rows of each block */
+  int* blk_type;             /* njmax: imp_constraint_type */
+  int* blk_id;               /* njmax: contact index, joint id or equality id */
+  int* blk_island;           /* njmax: island of the block */
+  double* blk_mu;            /* njmax: cone coefficient in solver variables (sliding friction) */
+  double* blk_scale;         /* njmax x 6: solver variable g = impulse / scale per row;
+                                1 for normal and sliding rows, (torsional or rolling
+                                friction) / sliding friction otherwise, so that the
+                                MJCF elliptic cone becomes a circular cone */
+  int nisland;               /* islands of the last forward: trees coupled by constraints */
+  int* island_blkadr;        /* njmax: first entry of each island in island_blk */
+  int* island_blknum;        /* njmax: blocks of each island */
+  int* island_blk;           /* njmax: blocks, island by island */
+
+  /* contact stage statistics of the last forward, summed over islands */
+  int solver;                /* registry index of the contact solver in use (imp_set_solver) */
+  int solver_iter;           /* iterations, all islands */
+  int solver_newton;         /* iterations whose Newton point was accepted (todorov) */
+  int solver_exit;           /* worst imp_solver_exit over islands */
+  double solver_residual;    /* largest relative common residual over islands (residual.c) */
+  double solver_residual_abs;/* largest absolute common residual over islands */
+  int nwarning_solver;       /* forwards where a solver did not converge */
+
+  /* warm start: the last step's impulses by contact and block, to match the
+     next step's contacts contact by contact */
+  int warm_nblk;             /* blocks saved */
+  int* warm_type;            /* njmax */
+  int* warm_id;              /* njmax: joint or equality id; geom1 for contacts */
+  int* warm_id2;             /* njmax: geom2 for contacts, side for limits */
+  double* warm_pos;          /* njmax x 3: contact position */
+  double* warm_impulse;      /* njmax x 6 */
 
   void* buffer; /* the one allocation */
   size_t nbuffer;

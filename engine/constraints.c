@@ -1,0 +1,2 @@
+/* Constraint rows (in progress, issue 4). */
+#include "engine.h"

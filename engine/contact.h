@@ -1,0 +1,136 @@
+/* The contact stage: the pluggable solver interface, the solver registry,
+ * the common accuracy measure, and the stage that builds each island's
+ * contact-space problem and hands it to the chosen solver.
+ *
+ *   contact.c            the stage imp_contact_stage: islands, Delassus
+ *                        matrices, warm start, impulses back to joint space;
+ *                        the registry of solvers by name
+ *   solvers/residual.c   the common residual every solver is measured by
+ *   solvers/<name>.c     one solver per file (todorov, pgs, ...)
+ *
+ * The problem of one island (Todorov 2010, eq. 1 and 11):
+ *
+ *     v = A f + v0,   A = K M^-1 K' (n x n, symmetric positive semidefinite)
+ *
+ * with one block per constraint, rows in order, and the laws per block:
+ *  - IMP_CNSTR_EQUALITY (dim 1..6): v = b, f free;
+ *  - IMP_CNSTR_LIMIT (dim 1): f >= 0, v >= b, f (v - b) = 0;
+ *  - IMP_CNSTR_CONTACT, dim 1: as a limit (frictionless);
+ *  - IMP_CNSTR_CONTACT, dim 3, 4 or 6: row 0 the normal, rows 1.. friction;
+ *    f in the circular cone ||f_T|| <= mu f_N, v_N >= b_N, f_N (v_N - b_N)
+ *    = 0, and friction opposes slip with maximal dissipation: if
+ *    ||f_T|| < mu f_N then v_T = 0, else v_T = -s f_T for some s >= 0.
+ *    b is zero on friction rows.
+ * The MJCF elliptic cone of condim 4 and 6 (torsional and rolling friction)
+ * reaches the solvers as this circular cone: the stage divides those rows'
+ * impulses by their coefficient relative to the sliding one (d->blk_scale)
+ * and multiplies their velocities by it, which maps the elliptic cone onto
+ * the circular one and keeps f'v, so the dissipation law is unchanged.
+ *
+ * What a solver promises:
+ *  - it reads the problem and writes f (and s) only; it never allocates:
+ *    all scratch comes from work, work_size(n, nblock) bytes, 16-byte aligned;
+ *  - it knows nothing of bodies or geoms, so it is testable on hand-made
+ *    problems;
+ *  - on entry f holds a warm start when o->warmstart is set (otherwise its
+ *    content is undefined and the solver initializes itself);
+ *  - on exit f is its best iterate, never NaN (a solver that fails returns
+ *    zeros or its last finite iterate and says so in s->exit);
+ *  - it calls o->monitor (when set) once per iteration with its current f,
+ *    so a benchmark can measure any solver the same way (residual.c). */
+#ifndef IMPETUS_CONTACT_H
+#define IMPETUS_CONTACT_H
+
+#include <stddef.h>
+
+#include "engine.h"
+
+/* The contact-space problem of one island. Arrays are the problem's, the
+   solver must not write them. */
+typedef struct imp_cproblem {
+  int n;              /* rows */
+  int nblock;         /* constraint blocks */
+  const int* blk_adr; /* nblock: first row of each block */
+  const int* blk_dim; /* nblock: rows of each block */
+  const int* blk_type;/* nblock: imp_constraint_type */
+  const double* mu;   /* nblock: cone coefficient (contacts with dim > 1), else 0 */
+  const double* A;    /* n x n, row-major, symmetric positive semidefinite */
+  const double* v0;   /* n: v when f = 0 */
+  const double* b;    /* n: stabilization targets (0 on friction rows) */
+  double h;           /* time step, for solvers that scale by it */
+} imp_cproblem;
+
+/* Why a solver stopped. Ordered from good to bad: the stage reports the
+   worst over islands. */
+typedef enum imp_solver_exit {
+  IMP_EXIT_CONVERGED = 0, /* own stopping test met */
+  IMP_EXIT_MAXITER = 1,   /* o->maxiter reached */
+  IMP_EXIT_STALLED = 2,   /* no progress possible (Todorov: local minimum) */
+  IMP_EXIT_DIVERGED = 3,  /* the iterates grew without bound; reported, not hidden */
+  IMP_EXIT_FAILED = 4,    /* no solution found (e.g. Lemke's ray termination) */
+  IMP_NEXIT
+} imp_solver_exit;
+
+typedef struct imp_csolver_opt {
+  int maxiter;      /* most iterations */
+  double tol;       /* tolerance on the solver's own stopping measure */
+  int warmstart;    /* 1: f holds a starting point */
+  /* called after every iteration with the current impulses (may be NULL) */
+  void (*monitor)(void* ctx, int iter, const double* f);
+  void* monitor_ctx;
+} imp_csolver_opt;
+
+typedef struct imp_csolver_stat {
+  int iterations;     /* iterations done */
+  int newton;         /* iterations that accepted a Newton point (0 if the solver has none) */
+  double residual;    /* the solver's own final measure */
+  int exit;           /* imp_solver_exit */
+} imp_csolver_stat;
+
+typedef struct imp_csolver {
+  const char* name;        /* as in option solver="..." and --solver */
+  const char* description; /* one line for `impetus solvers` */
+  /* scratch bytes solve needs for a problem of n rows and nblock blocks */
+  size_t (*work_size)(int n, int nblock);
+  void (*solve)(const imp_cproblem* p, const imp_csolver_opt* o, double* f,
+                imp_csolver_stat* s, void* work);
+} imp_csolver;
+
+/* ---- the registry (contact.c) ---- */
+
+/* Number of solvers; solver i; index of a name or -1. Index 0 is the default. */
+int imp_solver_count(void);
+const imp_csolver* imp_solver_get(int i);
+int imp_solver_find(const char* name);
+
+/* The solvers (solvers/<name>.c) */
+extern const imp_csolver imp_solver_todorov;
+extern const imp_csolver imp_solver_pgs;
+
+/* ---- the common accuracy measure (solvers/residual.c) ---- */
+
+/* Natural-map residual of the problem's conditions at f, in De Saxce's
+   form: per block e = f - P(f - w) with w = v - b, v = A f + v0, and for
+   friction blocks w_N += mu ||w_T|| and P the projection onto the cone
+   ||f_T|| <= mu f_N (for limits and frictionless contacts f_N >= 0, for
+   equalities all of R^dim, so e = w). Returns ||e|| (2-norm over all
+   rows); *relative (may be NULL) gets ||e|| / max(||v0||, ||f||, ||v||)
+   (||e|| itself when all three are 0). work: 2n doubles. The measure of
+   Siconos' fc3d_compute_error and FCLIB, so numbers compare with theirs. */
+double imp_cresidual(const imp_cproblem* p, const double* f, double* relative, double* work);
+
+/* Euclidean projection of (fn, ft[0..nt)) onto the cone ||ft|| <= mu fn
+   (in place). For dim 1 blocks use fmax(fn, 0). */
+void imp_cone_project(double* f, int dim, double mu);
+
+/* ---- the stage (contact.c) ---- */
+
+/* Bytes of arena the stage needs at most for model m: the largest island's
+   Delassus matrix and solver scratch, for data.c's sizing. */
+size_t imp_contact_arena_bytes(const imp_model* m);
+
+/* Solve every island of the rows made by imp_constraints with d->solver,
+   write efc_impulse, efc_vel, qfrc_constraint and the statistics. */
+void imp_contact_stage(const imp_model* m, imp_data* d);
+
+#endif
