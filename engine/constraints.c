@@ -1,2 +1,449 @@
-/* Constraint rows (in progress, issue 4). */
+/* Constraint rows: contacts, joint limits and equalities, each a block of
+ * rows with its Jacobian K (v = K u, u the generalized velocity), its
+ * violation and its stabilization target b (Todorov 2010, eq. 11).
+ *
+ * Jacobians. A world point p fixed on body b moves with
+ *     v_p = sum over the dofs k on b's chain to the root of
+ *           (cdof_lin_k + cdof_ang_k x (p - c)) u_k,
+ * cdof being each dof's motion axis about c, the centre of mass of b's
+ * tree (kinematics.c), and the body turns with w = sum cdof_ang_k u_k. A
+ * row between bodies b1 and b2 is (that of b2) - (that of b1), non-zero
+ * only on the union of their two chains, which is closed under ancestors:
+ * the property the Delassus assembly in contact.c relies on.
+ *
+ * Rows and violations (pos > 0 apart / within range, < 0 violated):
+ *  - contact (condim 1, 3, 4, 6): rows n, t1, t2 (relative linear velocity
+ *    of geom2's point at pos with respect to geom1's), then n, t1, t2 of
+ *    the relative angular velocity (torsional, rolling). pos = dist -
+ *    (margin - gap): contacts rest at margin - gap, as in MJCF;
+ *  - joint limit, one block per side that can be reached in this step:
+ *    hinge and slide pos = q - lower or upper - q; a ball joint's cone
+ *    pos = range[1] - angle, its row the rotation axis of the joint;
+ *  - equality: connect (3 rows: the two anchors' world positions), weld
+ *    (3 position rows, 3 orientation rows), joint (1 row,
+ *    q1 - q1ref = poly(q2 - q2ref)); pos is the residual, signed like v.
+ *
+ * Stabilization, documented for users: with T = solref time constant
+ * (default 0.02 s; a non-positive value means the default) clamped to at
+ * least 2h, rate k = 1/T:
+ *  - unilateral rows apart (pos >= 0): b = -pos/h, the rows may close the
+ *    gap in this step but not cross it (hard contact, no tunnelling);
+ *  - unilateral rows violated (pos < 0): b = -k pos > 0, penetration decays
+ *    as exp(-t/T) (pushed out at rate k, never faster than half per step);
+ *  - equality rows: b = -k pos, drift decays the same way;
+ *  - friction, torsional and rolling rows: b = 0.
+ * The damping ratio of solref has no role in this hard, velocity-level
+ * scheme: the correction is first order, without overshoot. */
+#include <math.h>
+
 #include "engine.h"
+#include "mathx.h"
+#include "quat.h"
+
+/* ---- Jacobians ---- */
+
+/* The last dof on body b's chain to the root (its own, or its nearest
+   ancestor's with dofs), -1 when b is static. */
+static int chain_tip(const imp_model* m, int b) {
+  for (; b > 0; b = m->body_parentid[b])
+    if (m->body_dofnum[b] > 0) return m->body_dofadr[b] + m->body_dofnum[b] - 1;
+  return -1;
+}
+
+/* Union of the dof chains of b1 and b2, descending; side[i] = 1 when dof[i]
+   moves b1, 2 when it moves b2, 3 both. Returns the count. */
+static int chain_union(const imp_model* m, int b1, int b2, int* dof, int* side) {
+  int i = chain_tip(m, b1), j = chain_tip(m, b2), n = 0;
+  while (i >= 0 || j >= 0) {
+    if (i == j) {
+      dof[n] = i, side[n++] = 3;
+      i = m->dof_parentid[i];
+      j = m->dof_parentid[j];
+    } else if (i > j) {
+      dof[n] = i, side[n++] = 1;
+      i = m->dof_parentid[i];
+    } else {
+      dof[n] = j, side[n++] = 2;
+      j = m->dof_parentid[j];
+    }
+  }
+  return n;
+}
+
+/* Linear velocity of world point p per unit u_k: cdof_lin + cdof_ang x (p - c). */
+static void point_column(const imp_model* m, const imp_data* d, int k, const double p[3],
+                         double col[3]) {
+  const double* s = d->cdof + 6 * k;
+  const double* c = d->subtree_com + 3 * m->body_rootid[m->dof_bodyid[k]];
+  double r[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
+  imp_cross(col, s, r);
+  for (int i = 0; i < 3; i++) col[i] += s[3 + i];
+}
+
+/* Relative Jacobian of points p1 on b1 and p2 on b2: columns over the
+   union of the chains, lin[3 x n] = J(p2) - J(p1), ang[3 x n] = Jw2 - Jw1. */
+typedef struct rel_jac {
+  int n;
+  int* dof;         /* nJrow */
+  int* side;        /* nJrow */
+  double (*lin)[3]; /* nJrow */
+  double (*ang)[3]; /* nJrow */
+} rel_jac;
+
+/* Scratch for one relative Jacobian, on the arena. */
+static rel_jac rel_jac_alloc(const imp_model* m, imp_data* d) {
+  rel_jac J;
+  J.n = 0;
+  J.dof = imp_stack_alloc_int(d, m->nJrow);
+  J.side = imp_stack_alloc_int(d, m->nJrow);
+  J.lin = (double(*)[3])imp_stack_alloc(d, 3 * m->nJrow);
+  J.ang = (double(*)[3])imp_stack_alloc(d, 3 * m->nJrow);
+  return J;
+}
+
+static void relative_jacobian(const imp_model* m, const imp_data* d, int b1, const double p1[3],
+                              int b2, const double p2[3], rel_jac* J) {
+  int* side = J->side;
+  J->n = chain_union(m, b1, b2, J->dof, side);
+  for (int i = 0; i < J->n; i++) {
+    int k = J->dof[i];
+    double c1[3] = {0, 0, 0}, c2[3] = {0, 0, 0};
+    if (side[i] & 1) point_column(m, d, k, p1, c1);
+    if (side[i] & 2) point_column(m, d, k, p2, c2);
+    double w = (side[i] & 2 ? 1.0 : 0.0) - (side[i] & 1 ? 1.0 : 0.0);
+    for (int a = 0; a < 3; a++) {
+      J->lin[i][a] = c2[a] - c1[a];
+      J->ang[i][a] = w * d->cdof[6 * k + a];
+    }
+  }
+}
+
+/* ---- rows and blocks ---- */
+
+/* Open a block of dim rows; -1 (and the rows counted as dropped) when the
+   data has no room. */
+static int add_block(const imp_model* m, imp_data* d, int type, int id, int dim) {
+  if (d->nefc + dim > m->njmax) {
+    d->nefc_dropped += dim;
+    return -1;
+  }
+  int blk = d->nblk++;
+  d->blk_efcadr[blk] = d->nefc;
+  d->blk_dim[blk] = dim;
+  d->blk_type[blk] = type;
+  d->blk_id[blk] = id;
+  d->blk_island[blk] = -1;
+  d->blk_mu[blk] = 0;
+  for (int r = 0; r < dim; r++) {
+    int row = d->nefc++;
+    d->efc_type[row] = type;
+    d->efc_id[row] = id;
+    d->efc_blk[row] = blk;
+    d->efc_J_rowadr[row] = row * m->nJrow;
+    d->efc_J_rownnz[row] = 0;
+    d->efc_pos[row] = 0;
+    d->efc_b[row] = 0;
+    d->efc_impulse[row] = 0;
+    d->blk_scale[6 * blk + r] = 1;
+  }
+  return blk;
+}
+
+/* Row = dir' (lin or ang part of J): the non-zeros over J's dofs. */
+static void set_row(imp_data* d, int row, const rel_jac* J, const double dir[3], int angular) {
+  int adr = d->efc_J_rowadr[row], nnz = 0;
+  for (int i = 0; i < J->n; i++) {
+    const double* c = angular ? J->ang[i] : J->lin[i];
+    d->efc_J_colind[adr + nnz] = J->dof[i];
+    d->efc_J[adr + nnz] = dir[0] * c[0] + dir[1] * c[1] + dir[2] * c[2];
+    nnz++;
+  }
+  d->efc_J_rownnz[row] = nnz;
+}
+
+/* Row with explicit (dof, value) entries, dofs descending. */
+static void set_row_entries(imp_data* d, int row, int n, const int* dof, const double* val) {
+  int adr = d->efc_J_rowadr[row];
+  for (int i = 0; i < n; i++) {
+    d->efc_J_colind[adr + i] = dof[i];
+    d->efc_J[adr + i] = val[i];
+  }
+  d->efc_J_rownnz[row] = n;
+}
+
+/* Rate 1/T of the stabilization, T from solref clamped to 2h. */
+static double stab_rate(const double solref[2], double h) {
+  double T = solref[0] > 0 ? solref[0] : IMP_SOLREF_TIMECONST;
+  return 1 / fmax(T, 2 * h);
+}
+
+double imp_unilateral_target(double pos, const double solref[2], double h) {
+  return pos >= 0 ? -pos / h : -pos * stab_rate(solref, h);
+}
+
+double imp_bilateral_target(double pos, const double solref[2], double h) {
+  return -pos * stab_rate(solref, h);
+}
+
+/* ---- contacts ---- */
+
+/* solref of a contact: the explicit pair's; else the higher-priority geom's;
+   else the mean of the two (MJCF's solmix at its default). */
+static void contact_solref(const imp_model* m, const imp_contact* c, double s[2]) {
+  if (c->pair >= 0) {
+    imp_copy(s, m->pair_solref + 2 * c->pair, 2);
+    return;
+  }
+  int g1 = c->geom1, g2 = c->geom2;
+  const double *s1 = m->geom_solref + 2 * g1, *s2 = m->geom_solref + 2 * g2;
+  if (m->geom_priority[g1] != m->geom_priority[g2]) {
+    imp_copy(s, m->geom_priority[g1] > m->geom_priority[g2] ? s1 : s2, 2);
+    return;
+  }
+  s[0] = 0.5 * (s1[0] + s2[0]);
+  s[1] = 0.5 * (s1[1] + s2[1]);
+}
+
+static void add_contact(const imp_model* m, imp_data* d, int i, rel_jac* J) {
+  imp_contact* c = d->contact + i;
+  c->efc_adr = -1;
+  int b1 = m->geom_bodyid[c->geom1], b2 = m->geom_bodyid[c->geom2];
+  if (chain_tip(m, b1) < 0 && chain_tip(m, b2) < 0) return; /* nothing can move */
+  /* no sliding friction: frictionless, whatever the condim */
+  int dim = c->friction[0] > IMP_MINVAL ? c->dim : 1;
+  int blk = add_block(m, d, IMP_CNSTR_CONTACT, i, dim);
+  if (blk < 0) return;
+  int row = d->blk_efcadr[blk];
+  c->efc_adr = row;
+  relative_jacobian(m, d, b1, c->pos, b2, c->pos, J);
+  const double* F = c->frame;
+  for (int r = 0; r < dim; r++) /* rows 0-2 linear n, t1, t2; 3-5 angular n, t1, t2 */
+    set_row(d, row + r, J, F + 3 * (r % 3), r >= 3);
+  double solref[2], h = m->opt.timestep;
+  contact_solref(m, c, solref);
+  double pos = c->dist - (c->margin - c->gap);
+  d->efc_pos[row] = pos;
+  d->efc_b[row] = imp_unilateral_target(pos, solref, h);
+  if (dim > 1) {
+    d->blk_mu[blk] = c->friction[0];
+    /* friction rows k = 1..dim-1 have coefficients friction[k-1]; in solver
+       variables g = f / scale the elliptic cone is the circular cone of
+       the sliding coefficient (contact.h) */
+    for (int r = 1; r < dim; r++) d->blk_scale[6 * blk + r] = c->friction[r - 1] / c->friction[0];
+  }
+}
+
+/* ---- joint limits ---- */
+
+/* Angle of a ball joint's rotation and its unit axis (child frame). */
+static double ball_angle(const double q[4], double axis[3]) {
+  double w = q[0], s;
+  double v[3] = {q[1], q[2], q[3]};
+  if (w < 0) w = -w, v[0] = -v[0], v[1] = -v[1], v[2] = -v[2];
+  s = imp_normalize3(v);
+  imp_copy(axis, v, 3);
+  if (s < IMP_MINVAL) axis[0] = 1, axis[1] = axis[2] = 0;
+  return 2 * atan2(s, w);
+}
+
+/* A limit side enters the problem when it is violated or the unconstrained
+   motion of this step would reach it: pos + h * (its rate under u_free) < 0,
+   u_free approximated by qvel + h qacc_smooth. */
+static void add_limit(const imp_model* m, imp_data* d, int j, double pos,
+                      int n, const int* dof, const double* val) {
+  double h = m->opt.timestep, rate = 0;
+  for (int i = 0; i < n; i++)
+    rate += val[i] * (d->qvel[dof[i]] + h * d->qacc_smooth[dof[i]]);
+  if (pos + h * rate >= 0) return;
+  int blk = add_block(m, d, IMP_CNSTR_LIMIT, j, 1);
+  if (blk < 0) return;
+  int row = d->blk_efcadr[blk];
+  set_row_entries(d, row, n, dof, val);
+  d->efc_pos[row] = pos;
+  d->efc_b[row] = imp_unilateral_target(pos, m->jnt_solref + 2 * j, h);
+}
+
+static void add_limits(const imp_model* m, imp_data* d) {
+  for (int j = 0; j < m->njnt; j++) {
+    if (!m->jnt_limited[j]) continue;
+    const double* range = m->jnt_range + 2 * j;
+    int qa = m->jnt_qposadr[j], va = m->jnt_dofadr[j];
+    switch (m->jnt_type[j]) {
+      case IMP_JNT_HINGE:
+      case IMP_JNT_SLIDE: {
+        double q = d->qpos[qa], plus = 1, minus = -1;
+        add_limit(m, d, j, q - range[0], 1, &va, &plus);
+        add_limit(m, d, j, range[1] - q, 1, &va, &minus);
+        break;
+      }
+      case IMP_JNT_BALL: {
+        double axis[3];
+        double angle = ball_angle(d->qpos + qa, axis);
+        int dof[3] = {va + 2, va + 1, va};
+        double val[3] = {-axis[2], -axis[1], -axis[0]}; /* d(range - angle)/dt = -axis . w */
+        add_limit(m, d, j, range[1] - angle, 3, dof, val);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+}
+
+/* ---- equalities ---- */
+
+static void body_point(const imp_data* d, int b, const double local[3], double p[3]) {
+  imp_mat3_vec(p, d->xmat + 9 * b, local);
+  for (int i = 0; i < 3; i++) p[i] += d->xpos[3 * b + i];
+}
+
+/* Bilateral block of dim rows: rows e_a' (lin or ang of J), residual e. */
+static void add_equality_rows(const imp_model* m, imp_data* d, int blk, int first, const rel_jac* J,
+                              const double e[3], int angular) {
+  static const double axes[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  const double* solref = m->eq_solref + 2 * d->blk_id[blk];
+  for (int a = 0; a < 3; a++) {
+    int row = d->blk_efcadr[blk] + first + a;
+    set_row(d, row, J, axes[a], angular);
+    d->efc_pos[row] = e[a];
+    d->efc_b[row] = imp_bilateral_target(e[a], solref, m->opt.timestep);
+  }
+}
+
+static void add_connect(const imp_model* m, imp_data* d, int e, rel_jac* J) {
+  int b1 = m->eq_obj1id[e], b2 = m->eq_obj2id[e];
+  const double* data = m->eq_data + 11 * e;
+  double p1[3], p2[3], r[3];
+  body_point(d, b1, data, p1);
+  body_point(d, b2, data + 3, p2);
+  int blk = add_block(m, d, IMP_CNSTR_EQUALITY, e, 3);
+  if (blk < 0) return;
+  relative_jacobian(m, d, b1, p1, b2, p2, J);
+  for (int i = 0; i < 3; i++) r[i] = p2[i] - p1[i];
+  add_equality_rows(m, d, blk, 0, J, r, 0);
+}
+
+static void add_weld(const imp_model* m, imp_data* d, int e, rel_jac* J) {
+  int b1 = m->eq_obj1id[e], b2 = m->eq_obj2id[e];
+  const double* data = m->eq_data + 11 * e;
+  double target[3], r[3], q1t[4], qerr[4], qc[4];
+  body_point(d, b1, data, target); /* where body2's origin belongs */
+  int blk = add_block(m, d, IMP_CNSTR_EQUALITY, e, 6);
+  if (blk < 0) return;
+  relative_jacobian(m, d, b1, target, b2, d->xpos + 3 * b2, J);
+  for (int i = 0; i < 3; i++) r[i] = d->xpos[3 * b2 + i] - target[i];
+  add_equality_rows(m, d, blk, 0, J, r, 0);
+  /* orientation error as a world rotation vector: q2 = qerr * q1 * qrel,
+     whose rate is w2 - w1 to first order */
+  imp_quat_mul(q1t, d->xquat + 4 * b1, data + 3);
+  imp_quat_conj(qc, q1t);
+  imp_quat_mul(qerr, d->xquat + 4 * b2, qc);
+  double axis[3];
+  double angle = ball_angle(qerr, axis);
+  for (int i = 0; i < 3; i++) r[i] = axis[i] * angle;
+  add_equality_rows(m, d, blk, 3, J, r, 1);
+}
+
+/* q1 - q1ref = a0 + a1 x + ... + a4 x^4 with x = q2 - q2ref (or 0 without
+   joint2): row dq1 - poly'(x) dq2. */
+static void add_joint_equality(const imp_model* m, imp_data* d, int e) {
+  int j1 = m->eq_obj1id[e], j2 = m->eq_obj2id[e];
+  const double* a = m->eq_data + 11 * e;
+  int q1 = m->jnt_qposadr[j1];
+  double x = 0, poly = a[0], dpoly = 0;
+  if (j2 >= 0) {
+    int q2 = m->jnt_qposadr[j2];
+    x = d->qpos[q2] - m->qpos0[q2];
+    poly = a[0] + x * (a[1] + x * (a[2] + x * (a[3] + x * a[4])));
+    dpoly = a[1] + x * (2 * a[2] + x * (3 * a[3] + x * 4 * a[4]));
+  }
+  int blk = add_block(m, d, IMP_CNSTR_EQUALITY, e, 1);
+  if (blk < 0) return;
+  int row = d->blk_efcadr[blk];
+  int dof[2] = {m->jnt_dofadr[j1], j2 >= 0 ? m->jnt_dofadr[j2] : -1};
+  double val[2] = {1, -dpoly};
+  int n = j2 >= 0 && dof[1] != dof[0] ? 2 : 1;
+  if (n == 2 && dof[1] > dof[0]) { /* keep dofs descending */
+    int t = dof[0];
+    dof[0] = dof[1], dof[1] = t;
+    double v = val[0];
+    val[0] = val[1], val[1] = v;
+  }
+  set_row_entries(d, row, n, dof, val);
+  double pos = d->qpos[q1] - m->qpos0[q1] - poly;
+  d->efc_pos[row] = pos;
+  d->efc_b[row] = imp_bilateral_target(pos, m->eq_solref + 2 * e, m->opt.timestep);
+}
+
+static void add_equalities(const imp_model* m, imp_data* d, rel_jac* J) {
+  for (int e = 0; e < m->neq; e++) {
+    if (!m->eq_active[e]) continue;
+    switch (m->eq_type[e]) {
+      case IMP_EQ_CONNECT: add_connect(m, d, e, J); break;
+      case IMP_EQ_WELD: add_weld(m, d, e, J); break;
+      case IMP_EQ_JOINT: add_joint_equality(m, d, e); break;
+      default: break;
+    }
+  }
+}
+
+/* Drop blocks whose every row is zero (e.g. an equality between two static
+   bodies): nothing can act on them. Compacts rows and blocks in place. */
+static void drop_empty_blocks(const imp_model* m, imp_data* d) {
+  int nb = 0, nr = 0;
+  for (int b = 0; b < d->nblk; b++) {
+    int adr = d->blk_efcadr[b], dim = d->blk_dim[b], nnz = 0;
+    for (int r = 0; r < dim; r++) nnz += d->efc_J_rownnz[adr + r];
+    if (!nnz) {
+      if (d->blk_type[b] == IMP_CNSTR_CONTACT) d->contact[d->blk_id[b]].efc_adr = -1;
+      continue;
+    }
+    if (nb != b || nr != adr) {
+      d->blk_efcadr[nb] = nr;
+      d->blk_dim[nb] = dim;
+      d->blk_type[nb] = d->blk_type[b];
+      d->blk_id[nb] = d->blk_id[b];
+      d->blk_mu[nb] = d->blk_mu[b];
+      imp_copy(d->blk_scale + 6 * nb, d->blk_scale + 6 * b, 6);
+      for (int r = 0; r < dim; r++) {
+        int s = adr + r, t = nr + r;
+        d->efc_type[t] = d->efc_type[s];
+        d->efc_id[t] = d->efc_id[s];
+        d->efc_blk[t] = nb;
+        d->efc_J_rowadr[t] = t * m->nJrow;
+        d->efc_J_rownnz[t] = d->efc_J_rownnz[s];
+        for (int k = 0; k < d->efc_J_rownnz[s]; k++) {
+          d->efc_J_colind[t * m->nJrow + k] = d->efc_J_colind[s * m->nJrow + k];
+          d->efc_J[t * m->nJrow + k] = d->efc_J[s * m->nJrow + k];
+        }
+        d->efc_pos[t] = d->efc_pos[s];
+        d->efc_b[t] = d->efc_b[s];
+      }
+      if (d->blk_type[nb] == IMP_CNSTR_CONTACT) d->contact[d->blk_id[nb]].efc_adr = nr;
+    }
+    nb++;
+    nr += dim;
+  }
+  d->nblk = nb;
+  d->nefc = nr;
+}
+
+void imp_constraints(const imp_model* m, imp_data* d) {
+  d->nefc = d->nblk = d->nefc_dropped = 0;
+  for (int i = 0; i < d->ncon; i++) d->contact[i].efc_adr = -1;
+  if (m->opt.disableflags & IMP_DSBL_CONSTRAINT) return;
+  size_t mark = imp_stack_mark(d);
+  rel_jac J = rel_jac_alloc(m, d);
+  if (!(m->opt.disableflags & IMP_DSBL_EQUALITY)) add_equalities(m, d, &J);
+  if (!(m->opt.disableflags & IMP_DSBL_LIMIT)) add_limits(m, d);
+  if (!(m->opt.disableflags & IMP_DSBL_CONTACT))
+    for (int i = 0; i < d->ncon; i++) add_contact(m, d, i, &J);
+  imp_stack_release(d, mark);
+  drop_empty_blocks(m, d);
+  if (d->nefc_dropped) {
+    if (!d->nwarning_efcfull)
+      imp_warning("more than njmax = %d constraint rows at step %lld: %d rows dropped; raise "
+                  "<size njmax>", m->njmax, d->nstep, d->nefc_dropped);
+    d->nwarning_efcfull++;
+  }
+}

@@ -1,6 +1,7 @@
 /* The contact stage (see contact.h): the registry of solvers by name, and
  * the stage that hands each island's contact-space problem to the chosen
  * solver. */
+#include <math.h>
 #include <string.h>
 
 #include "contact.h"
@@ -21,4 +22,402 @@ int imp_solver_find(const char* name) {
   for (int i = 0; i < imp_solver_count(); i++)
     if (!strcmp(k_solvers[i]->name, name)) return i;
   return -1;
+}
+
+/* ---- the stage ----
+ *
+ * Per step (DESIGN.md, "constraints" and "contact"):
+ *   u_free = u + h M~^-1 tau                 the velocity without impulses
+ *   v0     = K u_free                        (Todorov 2010, eq. 1: v = A f + v0)
+ *   A      = K M~^-1 K' = Y D^-1 Y'          with M~ = L'DL and Y = K L^-1,
+ * M~ the mass matrix, plus h times the joint damping when the Euler
+ * integrator treats damping implicitly, so that the problem is exactly the
+ * step the integrator takes (M~ u+ = M~ u + h tau + K' f, eqs. 4-5). Y has
+ * the sparsity of K's rows closed under ancestors (the factor is tree
+ * sparse), so A costs sparse dot products, and M is never inverted.
+ * Islands are the trees (bodies under the world) coupled by a block; each
+ * island's problem is solved alone, in the same scratch. */
+
+/* Scratch doubles the stage asks besides A and the solver's work. */
+static size_t stage_doubles(const imp_model* m) {
+  size_t n = (size_t)m->njmax;
+  return n * (size_t)m->nJrow /* Y */ + 12 * n + 4 * (size_t)m->nv + 64;
+}
+
+size_t imp_contact_arena_bytes(const imp_model* m) {
+  size_t n = (size_t)m->njmax, work = 0;
+  for (int i = 0; i < imp_solver_count(); i++) {
+    size_t w = k_solvers[i]->work_size(m->njmax, m->njmax);
+    if (w > work) work = w;
+  }
+  size_t doubles = n * n /* A */ + stage_doubles(m);
+  size_t ints = n * (size_t)m->nJrow /* Y's pattern */ + 8 * n + 2 * (size_t)m->nv +
+                2 * (size_t)m->nbody + 64;
+  /* every allocation may lose up to 64 bytes to alignment */
+  return doubles * sizeof(double) + ints * sizeof(int) + work + 64 * 64;
+}
+
+/* Rows of the half-solve Y = K L^-1: pattern and values. */
+typedef struct half_rows {
+  int* nnz;    /* nefc */
+  int* colind; /* nefc x nJrow, dofs descending */
+  double* val; /* nefc x nJrow */
+} half_rows;
+
+/* Insert dof into the descending list dof[0..n) if absent; returns n. */
+static int insert_desc(int* dof, int n, int k) {
+  int i = 0;
+  while (i < n && dof[i] > k) i++;
+  if (i < n && dof[i] == k) return n;
+  for (int j = n; j > i; j--) dof[j] = dof[j - 1];
+  dof[i] = k;
+  return n + 1;
+}
+
+/* y L = k for one row: scatter, eliminate leaves first over the row's
+   pattern closed under ancestors (where the fill goes), gather. */
+static void half_solve_row(const imp_model* m, const imp_data* d, const double* LD, int row,
+                           double* x, int* colind, double* val, int* nnz_out) {
+  int adr = d->efc_J_rowadr[row], nnz = 0;
+  for (int i = 0; i < d->efc_J_rownnz[row]; i++) {
+    int k = d->efc_J_colind[adr + i];
+    x[k] += d->efc_J[adr + i];
+    for (; k >= 0; k = m->dof_parentid[k]) {
+      int before = nnz;
+      nnz = insert_desc(colind, nnz, k);
+      if (nnz == before) break; /* the rest of the chain is already in */
+    }
+  }
+  for (int i = 0; i < nnz; i++) {
+    int k = colind[i], a = m->dof_Madr[k] + 1;
+    for (int j = m->dof_parentid[k]; j >= 0; j = m->dof_parentid[j]) x[j] -= LD[a++] * x[k];
+  }
+  for (int i = 0; i < nnz; i++) {
+    val[i] = x[colind[i]];
+    x[colind[i]] = 0;
+  }
+  *nnz_out = nnz;
+}
+
+/* ---- islands: union-find over trees ---- */
+
+static int uf_find(int* parent, int i) {
+  while (parent[i] != i) i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+/* Group blocks by the trees their rows move: d->blk_island, island_*. */
+static void find_islands(const imp_model* m, imp_data* d, int* parent, int* label) {
+  for (int b = 0; b < m->nbody; b++) parent[b] = b, label[b] = -1;
+  for (int k = 0; k < d->nblk; k++) {
+    int row = d->blk_efcadr[k], first = -1;
+    for (int r = 0; r < d->blk_dim[k]; r++)
+      for (int i = 0; i < d->efc_J_rownnz[row + r]; i++) {
+        int tree = m->body_rootid[m->dof_bodyid[d->efc_J_colind[d->efc_J_rowadr[row + r] + i]]];
+        if (first < 0) first = tree;
+        int a = uf_find(parent, first), b = uf_find(parent, tree);
+        if (a != b) parent[a] = b;
+      }
+    d->blk_island[k] = first; /* a tree for now, labelled below */
+  }
+  d->nisland = 0;
+  for (int k = 0; k < d->nblk; k++) {
+    int root = uf_find(parent, d->blk_island[k]);
+    if (label[root] < 0) label[root] = d->nisland++;
+    d->blk_island[k] = label[root];
+  }
+  for (int i = 0; i < d->nisland; i++) d->island_blknum[i] = 0;
+  for (int k = 0; k < d->nblk; k++) d->island_blknum[d->blk_island[k]]++;
+  int adr = 0;
+  for (int i = 0; i < d->nisland; i++) {
+    d->island_blkadr[i] = adr;
+    adr += d->island_blknum[i];
+    d->island_blknum[i] = 0;
+  }
+  for (int k = 0; k < d->nblk; k++) {
+    int i = d->blk_island[k];
+    d->island_blk[d->island_blkadr[i] + d->island_blknum[i]++] = k;
+  }
+}
+
+/* ---- warm start: the last step's impulses, block by block ---- */
+
+/* Side of a limit block: 0 lower (row +1), 1 upper or a ball's cone. */
+static int limit_side(const imp_model* m, const imp_data* d, int blk) {
+  int row = d->blk_efcadr[blk], j = d->blk_id[blk];
+  if (m->jnt_type[j] == IMP_JNT_BALL) return 1;
+  return d->efc_J[d->efc_J_rowadr[row]] > 0 ? 0 : 1;
+}
+
+/* The key a block is matched by: (type, id, id2). */
+static void block_key(const imp_model* m, const imp_data* d, int blk, int* id, int* id2) {
+  int t = d->blk_type[blk];
+  if (t == IMP_CNSTR_CONTACT) {
+    const imp_contact* c = d->contact + d->blk_id[blk];
+    *id = c->geom1;
+    *id2 = c->geom2;
+  } else {
+    *id = d->blk_id[blk];
+    *id2 = t == IMP_CNSTR_LIMIT ? limit_side(m, d, blk) : 0;
+  }
+}
+
+/* Two contacts of the same geoms are the same contact across a step when
+   their points are within this fraction of the geoms' size. */
+#define IMP_WARM_MATCH 0.1
+
+static void save_warm(const imp_model* m, imp_data* d) {
+  d->warm_nblk = d->nblk;
+  for (int k = 0; k < d->nblk; k++) {
+    int row = d->blk_efcadr[k];
+    d->warm_type[k] = d->blk_type[k];
+    block_key(m, d, k, d->warm_id + k, d->warm_id2 + k);
+    imp_zero(d->warm_impulse + 6 * k, 6);
+    imp_copy(d->warm_impulse + 6 * k, d->efc_impulse + row, d->blk_dim[k]);
+    if (d->blk_type[k] == IMP_CNSTR_CONTACT) {
+      const imp_contact* c = d->contact + d->blk_id[k];
+      imp_copy(d->warm_pos + 3 * k, c->pos, 3);
+      imp_copy(d->warm_frame + 9 * k, c->frame, 9);
+    }
+  }
+}
+
+/* Friction pairs (t1, t2 rows 1-2 and rolling rows 4-5) carried from the
+   old frame to the new one through their world vector. */
+static void carry_friction(double* f, int dim, const double* old_frame, const double* w,
+                           const double* frame) {
+  for (int first = 1; first + 1 < dim; first += 3) { /* rows (1, 2), then (4, 5) */
+    double v[3];
+    for (int a = 0; a < 3; a++)
+      v[a] = w[first] * old_frame[3 + a] + w[first + 1] * old_frame[6 + a];
+    f[first] = imp_dot(v, frame + 3, 3);
+    f[first + 1] = imp_dot(v, frame + 6, 3);
+  }
+}
+
+/* Start impulses for block k from the saved ones; 1 when matched. */
+static int match_warm(const imp_model* m, imp_data* d, int k) {
+  int id, id2, t = d->blk_type[k], dim = d->blk_dim[k], best = -1;
+  block_key(m, d, k, &id, &id2);
+  double best_dist = 0;
+  const imp_contact* c = t == IMP_CNSTR_CONTACT ? d->contact + d->blk_id[k] : NULL;
+  for (int w = 0; w < d->warm_nblk; w++) {
+    if (d->warm_type[w] != t || d->warm_id[w] != id || d->warm_id2[w] != id2) continue;
+    if (!c) {
+      best = w;
+      break;
+    }
+    double dx[3];
+    for (int a = 0; a < 3; a++) dx[a] = c->pos[a] - d->warm_pos[3 * w + a];
+    double dist = imp_norm3(dx);
+    if (best < 0 || dist < best_dist) best = w, best_dist = dist;
+  }
+  if (best < 0) return 0;
+  double* f = d->efc_impulse + d->blk_efcadr[k];
+  const double* w = d->warm_impulse + 6 * best;
+  if (c) {
+    double size = fmax(m->geom_rbound[c->geom1], m->geom_rbound[c->geom2]);
+    if (best_dist > IMP_WARM_MATCH * size) return 0;
+    f[0] = w[0];
+    if (dim > 1) carry_friction(f, dim, d->warm_frame + 9 * best, w, c->frame);
+    if (dim > 3) f[3] = w[3];
+  } else {
+    imp_copy(f, w, dim);
+  }
+  return 1;
+}
+
+/* ---- one island ---- */
+
+typedef struct island_scratch {
+  double *A, *v0, *b, *mu, *g, *x; /* problem in solver variables */
+  int *rows, *adr, *dim, *type;
+  void* work;
+  double* res_work;
+} island_scratch;
+
+static void solve_island(const imp_model* m, imp_data* d, int isl, const half_rows* Y,
+                         const double* diaginv, double* dense, island_scratch* s) {
+  const imp_csolver* solver = k_solvers[d->solver];
+  int nb = d->island_blknum[isl], n = 0, warm = 0;
+  const int* blks = d->island_blk + d->island_blkadr[isl];
+  for (int i = 0; i < nb; i++) {
+    int k = blks[i];
+    s->adr[i] = n;
+    s->dim[i] = d->blk_dim[k];
+    s->type[i] = d->blk_type[k];
+    s->mu[i] = d->blk_mu[k];
+    if (m->opt.warmstart) warm |= match_warm(m, d, k);
+    for (int r = 0; r < d->blk_dim[k]; r++) s->rows[n++] = d->blk_efcadr[k] + r;
+  }
+  /* A_ij = s_i s_j sum_k Y_ik Y_jk / D_k (the scale maps elliptic cones to
+     circular ones, contact.h) */
+  for (int i = 0; i < n; i++) {
+    int ri = s->rows[i], ai = ri * m->nJrow;
+    double si = d->blk_scale[6 * d->efc_blk[ri] + (ri - d->blk_efcadr[d->efc_blk[ri]])];
+    for (int t = 0; t < Y->nnz[ri]; t++) dense[Y->colind[ai + t]] = Y->val[ai + t] * diaginv[Y->colind[ai + t]];
+    for (int j = 0; j <= i; j++) {
+      int rj = s->rows[j], aj = rj * m->nJrow;
+      double sj = d->blk_scale[6 * d->efc_blk[rj] + (rj - d->blk_efcadr[d->efc_blk[rj]])];
+      double sum = 0;
+      for (int t = 0; t < Y->nnz[rj]; t++) sum += dense[Y->colind[aj + t]] * Y->val[aj + t];
+      s->A[i * n + j] = s->A[j * n + i] = si * sj * sum;
+    }
+    for (int t = 0; t < Y->nnz[ri]; t++) dense[Y->colind[ai + t]] = 0;
+    s->v0[i] = si * d->efc_v0[ri];
+    s->b[i] = si * d->efc_b[ri];
+    s->g[i] = d->efc_impulse[ri] / si;
+  }
+  imp_cproblem p = {n, nb, s->adr, s->dim, s->type, s->mu, s->A, s->v0, s->b, m->opt.timestep};
+  imp_csolver_opt o = {m->opt.iterations, m->opt.tolerance, warm, NULL, NULL};
+  imp_csolver_stat st = {0, 0, 0, IMP_EXIT_CONVERGED};
+  solver->solve(&p, &o, s->g, &st, s->work);
+  int finite = 1;
+  for (int i = 0; i < n; i++) finite &= isfinite(s->g[i]);
+  if (!finite) { /* a broken solver must not poison the state */
+    imp_zero(s->g, n);
+    st.exit = IMP_EXIT_FAILED;
+  }
+  double rel = 0, abs_res = imp_cresidual(&p, s->g, &rel, s->res_work);
+  d->solver_iter += st.iterations;
+  d->solver_newton += st.newton;
+  if (st.exit > d->solver_exit) d->solver_exit = st.exit;
+  if (!(rel <= d->solver_residual)) d->solver_residual = rel;
+  if (!(abs_res <= d->solver_residual_abs)) d->solver_residual_abs = abs_res;
+  for (int i = 0; i < n; i++) {
+    int ri = s->rows[i];
+    double si = d->blk_scale[6 * d->efc_blk[ri] + (ri - d->blk_efcadr[d->efc_blk[ri]])];
+    double vi = imp_dot(s->A + (size_t)i * n, s->g, n) + s->v0[i];
+    d->efc_impulse[ri] = s->g[i] * si;
+    d->efc_vel[ri] = vi / si;
+  }
+}
+
+void imp_contact_stage(const imp_model* m, imp_data* d) {
+  const int nv = m->nv;
+  double h = m->opt.timestep;
+  imp_zero(d->qfrc_constraint, nv);
+  d->solver_iter = d->solver_newton = 0;
+  d->solver_exit = IMP_EXIT_CONVERGED;
+  d->solver_residual = d->solver_residual_abs = 0;
+  d->nisland = 0;
+  if (d->nefc == 0) {
+    d->warm_nblk = 0;
+    imp_copy(d->qacc, d->qacc_smooth, nv);
+    return;
+  }
+  size_t mark = imp_stack_mark(d);
+  /* the factor of the matrix the integrator steps with */
+  const double *LD = d->qLD, *diaginv = d->qLDiagInv;
+  double* ufree = imp_stack_alloc(d, nv);
+  imp_copy(ufree, d->qacc_smooth, nv);
+  if (imp_implicit_damping(m)) {
+    imp_factor_damped(m, d);
+    imp_solve_sparse(m, d->qH, d->qHDiagInv, ufree, d->qfrc_smooth);
+    LD = d->qH, diaginv = d->qHDiagInv;
+  }
+  for (int i = 0; i < nv; i++) ufree[i] = d->qvel[i] + h * ufree[i];
+  for (int r = 0; r < d->nefc; r++) {
+    double v = 0;
+    for (int i = 0; i < d->efc_J_rownnz[r]; i++)
+      v += d->efc_J[d->efc_J_rowadr[r] + i] * ufree[d->efc_J_colind[d->efc_J_rowadr[r] + i]];
+    d->efc_v0[r] = v;
+  }
+  /* Y = K L^-1, row by row */
+  double* dense = imp_stack_alloc(d, nv);
+  imp_zero(dense, nv);
+  half_rows Y = {imp_stack_alloc_int(d, d->nefc),
+                 imp_stack_alloc_int(d, d->nefc * m->nJrow),
+                 imp_stack_alloc(d, d->nefc * m->nJrow)};
+  for (int r = 0; r < d->nefc; r++)
+    half_solve_row(m, d, LD, r, dense, Y.colind + r * m->nJrow, Y.val + r * m->nJrow, Y.nnz + r);
+  int* parent = imp_stack_alloc_int(d, m->nbody);
+  int* label = imp_stack_alloc_int(d, m->nbody);
+  find_islands(m, d, parent, label);
+  /* scratch for the largest island */
+  int nmax = 0, bmax = 0;
+  for (int i = 0; i < d->nisland; i++) {
+    int n = 0;
+    for (int j = 0; j < d->island_blknum[i]; j++)
+      n += d->blk_dim[d->island_blk[d->island_blkadr[i] + j]];
+    if (n > nmax) nmax = n;
+    if (d->island_blknum[i] > bmax) bmax = d->island_blknum[i];
+  }
+  island_scratch s;
+  s.A = imp_stack_alloc(d, nmax * nmax);
+  s.v0 = imp_stack_alloc(d, nmax);
+  s.b = imp_stack_alloc(d, nmax);
+  s.g = imp_stack_alloc(d, nmax);
+  s.mu = imp_stack_alloc(d, bmax);
+  s.res_work = imp_stack_alloc(d, 2 * nmax);
+  s.rows = imp_stack_alloc_int(d, nmax);
+  s.adr = imp_stack_alloc_int(d, bmax);
+  s.dim = imp_stack_alloc_int(d, bmax);
+  s.type = imp_stack_alloc_int(d, bmax);
+  size_t wbytes = k_solvers[d->solver]->work_size(nmax, bmax);
+  s.work = imp_stack_alloc(d, (int)((wbytes + sizeof(double) - 1) / sizeof(double)));
+  for (int i = 0; i < d->nisland; i++) solve_island(m, d, i, &Y, diaginv, dense, &s);
+  if (d->solver_exit != IMP_EXIT_CONVERGED) {
+    if (!d->nwarning_solver)
+      imp_warning("contact solver '%s' did not converge at step %lld (exit %d, residual %g); "
+                  "the step continues with its best iterate",
+                  k_solvers[d->solver]->name, d->nstep, d->solver_exit, d->solver_residual);
+    d->nwarning_solver++;
+  }
+  /* impulses to generalized forces: qfrc = K' f / h */
+  for (int r = 0; r < d->nefc; r++)
+    for (int i = 0; i < d->efc_J_rownnz[r]; i++)
+      d->qfrc_constraint[d->efc_J_colind[d->efc_J_rowadr[r] + i]] +=
+          d->efc_J[d->efc_J_rowadr[r] + i] * d->efc_impulse[r] / h;
+  /* qacc with M, as MuJoCo reports it; the integrator applies M~ */
+  for (int i = 0; i < nv; i++) dense[i] = d->qfrc_smooth[i] + d->qfrc_constraint[i];
+  imp_solve_sparse(m, d->qLD, d->qLDiagInv, d->qacc, dense);
+  save_warm(m, d);
+  imp_stack_release(d, mark);
+}
+
+/* ---- public API ---- */
+
+int imp_set_solver(const imp_model* m, imp_data* d, const char* name) {
+  (void)m;
+  int i = imp_solver_find(name);
+  if (i < 0) return -1;
+  d->solver = i;
+  d->warm_nblk = 0; /* another solver's iterate is no warm start to trust */
+  return 0;
+}
+
+const char* imp_solver_name(int i) {
+  const imp_csolver* s = imp_solver_get(i);
+  return s ? s->name : NULL;
+}
+
+const char* imp_solver_description(int i) {
+  const imp_csolver* s = imp_solver_get(i);
+  return s ? s->description : NULL;
+}
+
+int imp_contact_impulse(const imp_model* m, const imp_data* d, int i, double impulse[6]) {
+  (void)m;
+  imp_zero(impulse, 6);
+  if (i < 0 || i >= d->ncon || d->contact[i].efc_adr < 0) return 0;
+  const imp_contact* c = d->contact + i;
+  int blk = d->efc_blk[c->efc_adr];
+  imp_copy(impulse, d->efc_impulse + c->efc_adr, d->blk_dim[blk]);
+  return d->blk_dim[blk];
+}
+
+void imp_contact_force_world(const imp_model* m, const imp_data* d, int i, double force[3],
+                             double torque[3]) {
+  double f[6];
+  imp_contact_impulse(m, d, i, f);
+  imp_zero(force, 3);
+  imp_zero(torque, 3);
+  if (i < 0 || i >= d->ncon) return;
+  const double* F = d->contact[i].frame;
+  double h = m->opt.timestep;
+  for (int r = 0; r < 3; r++) {
+    imp_add_scl(force, F + 3 * r, f[r] / h, 3);
+    imp_add_scl(torque, F + 3 * r, f[3 + r] / h, 3);
+  }
 }

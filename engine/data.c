@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact.h"
 #include "engine.h"
 #include "mathx.h"
 
@@ -30,10 +31,32 @@
   X(actuator_force, m->nu) X(qfrc_actuator, m->nv)              \
   X(qfrc_passive, m->nv) X(qfrc_bias, m->nv)                    \
   X(qfrc_smooth, m->nv) X(qacc_smooth, m->nv)                   \
-  X(qfrc_constraint, m->nv)
+  X(qfrc_constraint, m->nv)                                     \
+  X(efc_J, (size_t)m->njmax * m->nJrow) X(efc_pos, m->njmax)    \
+  X(efc_b, m->njmax) X(efc_v0, m->njmax) X(efc_vel, m->njmax)   \
+  X(efc_impulse, m->njmax) X(blk_mu, m->njmax)                  \
+  X(blk_scale, 6 * (size_t)m->njmax)                            \
+  X(warm_pos, 3 * (size_t)m->njmax) X(warm_frame, 9 * (size_t)m->njmax) \
+  X(warm_impulse, 6 * (size_t)m->njmax)
+
+/* The same for int arrays. */
+#define IMP_DATA_IARRAYS(X)                                            \
+  X(efc_type, m->njmax) X(efc_id, m->njmax) X(efc_blk, m->njmax)        \
+  X(efc_J_rownnz, m->njmax) X(efc_J_rowadr, m->njmax)                   \
+  X(efc_J_colind, (size_t)m->njmax * m->nJrow)                          \
+  X(blk_efcadr, m->njmax) X(blk_dim, m->njmax) X(blk_type, m->njmax)    \
+  X(blk_id, m->njmax) X(blk_island, m->njmax)                           \
+  X(island_blkadr, m->njmax) X(island_blknum, m->njmax)                 \
+  X(island_blk, m->njmax) X(warm_type, m->njmax) X(warm_id, m->njmax)   \
+  X(warm_id2, m->njmax)
 
 static size_t aligned_bytes(size_t ndouble) {
   size_t b = ndouble * sizeof(double);
+  return (b + IMP_ALIGN - 1) / IMP_ALIGN * IMP_ALIGN;
+}
+
+static size_t aligned_int_bytes(size_t nint) {
+  size_t b = nint * sizeof(int);
   return (b + IMP_ALIGN - 1) / IMP_ALIGN * IMP_ALIGN;
 }
 
@@ -42,7 +65,7 @@ static size_t aligned_bytes(size_t ndouble) {
 static size_t arena_bytes(const imp_model* m) {
   size_t n = 64 * (size_t)m->nbody + 32 * (size_t)m->nv + 4 * (size_t)m->nM + 4 * (size_t)m->nq +
              4 * (size_t)m->nu + 32 * (size_t)m->ngeom; /* collision: boxes, tree */
-  return aligned_bytes(n) + 64 * IMP_ALIGN;
+  return aligned_bytes(n) + 64 * IMP_ALIGN + imp_contact_arena_bytes(m);
 }
 
 imp_data* imp_make_data(const imp_model* m) {
@@ -51,6 +74,9 @@ imp_data* imp_make_data(const imp_model* m) {
 #define IMP_SIZE(name, n) total += aligned_bytes((size_t)(n));
   IMP_DATA_ARRAYS(IMP_SIZE)
 #undef IMP_SIZE
+#define IMP_ISIZE(name, n) total += aligned_int_bytes((size_t)(n));
+  IMP_DATA_IARRAYS(IMP_ISIZE)
+#undef IMP_ISIZE
   size_t contact_bytes = sizeof(imp_contact) * (size_t)m->nconmax;
   total += (contact_bytes + IMP_ALIGN - 1) / IMP_ALIGN * IMP_ALIGN; /* d->contact, last */
   size_t narena = arena_bytes(m);
@@ -63,7 +89,9 @@ imp_data* imp_make_data(const imp_model* m) {
     free(d);
     return NULL;
   }
-  memset(d->buffer, 0, total);
+  /* the arena is not cleared: its pages (the Delassus matrix and solver
+     scratch of the largest island njmax allows) are only touched when used */
+  memset(d->buffer, 0, total - narena);
   d->nbuffer = total;
   char* p = d->buffer;
 #define IMP_ASSIGN(name, n)  \
@@ -71,8 +99,14 @@ imp_data* imp_make_data(const imp_model* m) {
   p += aligned_bytes((size_t)(n));
   IMP_DATA_ARRAYS(IMP_ASSIGN)
 #undef IMP_ASSIGN
+#define IMP_IASSIGN(name, n) \
+  d->name = (int*)(void*)p;  \
+  p += aligned_int_bytes((size_t)(n));
+  IMP_DATA_IARRAYS(IMP_IASSIGN)
+#undef IMP_IASSIGN
   d->contact = (imp_contact*)(void*)p;
   d->narena = narena;
+  d->solver = m->opt.solver;
   imp_reset_data(m, d);
   return d;
 }
@@ -85,8 +119,13 @@ void imp_free_data(imp_data* d) {
 
 void imp_reset_data(const imp_model* m, imp_data* d) {
   if (!m || !d) imp_error("imp_reset_data: NULL argument");
-  /* everything but the arena goes back to zero */
+  /* everything but the arena goes back to zero; the solver chosen with
+     imp_set_solver stays */
   memset(d->buffer, 0, d->nbuffer - d->narena);
+  d->nefc = d->nblk = d->nefc_dropped = d->nwarning_efcfull = 0;
+  d->nisland = d->warm_nblk = 0;
+  d->solver_iter = d->solver_newton = d->solver_exit = d->nwarning_solver = 0;
+  d->solver_residual = d->solver_residual_abs = 0;
   imp_copy(d->qpos, m->qpos0, m->nq);
   d->time = 0;
   d->pstack = 0;
@@ -125,6 +164,19 @@ void imp_copy_data(const imp_model* m, imp_data* dst, const imp_data* src) {
   dst->npair_broad = src->npair_broad;
   dst->npair_narrow = src->npair_narrow;
   for (int i = 0; i < IMP_NTIMER; i++) dst->timer[i] = src->timer[i];
+  dst->nefc = src->nefc;
+  dst->nblk = src->nblk;
+  dst->nefc_dropped = src->nefc_dropped;
+  dst->nwarning_efcfull = src->nwarning_efcfull;
+  dst->nisland = src->nisland;
+  dst->solver = src->solver;
+  dst->solver_iter = src->solver_iter;
+  dst->solver_newton = src->solver_newton;
+  dst->solver_exit = src->solver_exit;
+  dst->solver_residual = src->solver_residual;
+  dst->solver_residual_abs = src->solver_residual_abs;
+  dst->nwarning_solver = src->nwarning_solver;
+  dst->warm_nblk = src->warm_nblk;
 }
 
 /* ---- arena ---- */

@@ -66,11 +66,28 @@ void imp_rne(const imp_model* m, imp_data* d);
 /* qfrc_smooth and qacc_smooth = M^-1 qfrc_smooth. */
 void imp_smooth_acc(const imp_model* m, imp_data* d);
 
+/* ---- constraints.c ---- */
+
+/* Constraint rows of the current state: d->efc_*, d->blk_* for the
+   contacts of the last collision, the joint limits and the active
+   equalities (in that order: equalities, limits, contacts). Needs
+   kinematics, com_pos and qacc_smooth of this forward. */
+void imp_constraints(const imp_model* m, imp_data* d);
+/* Stabilization targets (documented in constraints.c): b of a unilateral
+   row at violation pos, and of a bilateral row, for solref and step h. */
+double imp_unilateral_target(double pos, const double solref[2], double h);
+double imp_bilateral_target(double pos, const double solref[2], double h);
+
 /* ---- integrate.c ---- */
 
 /* qpos <- qpos (+) h qvel through each joint's kinematic map (exact for
    ball and free joints at constant angular velocity). */
 void imp_integrate_pos(const imp_model* m, double* qpos, const double* qvel, double h);
+/* Whether the Euler step treats joint damping implicitly (any damping,
+   not disabled): then it steps with M~ = M + h diag(damping). */
+int imp_implicit_damping(const imp_model* m);
+/* Factor M~ into qH, qHDiagInv (needs qM of this forward). */
+void imp_factor_damped(const imp_model* m, imp_data* d);
 /* Semi-implicit Euler: qvel += h qacc, joint damping implicit; then qpos. */
 void imp_euler(const imp_model* m, imp_data* d);
 /* Classic fourth-order Runge-Kutta on (qpos, qvel), positions through the

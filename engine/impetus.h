@@ -60,6 +60,35 @@ void imp_forward(const imp_model* m, imp_data* d);
 /* Advance the simulation by one time step m->opt.timestep. */
 void imp_step(const imp_model* m, imp_data* d);
 
+/* ---- the contact stage (engine/contact.c) ----
+ *
+ * Sign convention: a contact's impulse is what geom1 applies to geom2 over
+ * the step, in the contact frame (normal from geom1 to geom2, then t1, t2;
+ * then torsional about n and rolling about t1, t2 for condim 4 and 6).
+ * Its normal component is >= 0 (geom2 is pushed along +n, away from
+ * geom1); geom1 receives the opposite. Force = impulse / timestep.
+ * d->efc_impulse holds every row's impulse (limits, equalities too). */
+
+/* Contact solvers available: count, name and one-line description of
+   solver i (NULL out of range). Solver 0 is the default, "todorov". */
+int imp_solver_count(void);
+const char* imp_solver_name(int i);
+const char* imp_solver_description(int i);
+
+/* Use the named contact solver from the next step on (the model's
+   option solver="..." is the initial choice). Returns 0, or -1 for an
+   unknown name (nothing changed). */
+int imp_set_solver(const imp_model* m, imp_data* d, const char* name);
+
+/* Impulse of contact i (0 <= i < d->ncon) of the last step in its frame,
+   zero-padded to 6; returns its dimension (0 when the contact had no rows). */
+int imp_contact_impulse(const imp_model* m, const imp_data* d, int i, double impulse[6]);
+
+/* World force and torque (about the contact point) that geom1 applied to
+   geom2 through contact i over the last step: impulse / timestep. */
+void imp_contact_force_world(const imp_model* m, const imp_data* d, int i, double force[3],
+                             double torque[3]);
+
 /* ---- names ---- */
 
 /* Id of the object of type with that name, or -1. */

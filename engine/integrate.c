@@ -32,24 +32,28 @@ void imp_integrate_pos(const imp_model* m, double* qpos, const double* qvel, dou
   }
 }
 
-/* Whether any dof has damping to treat implicitly. */
-static int has_implicit_damping(const imp_model* m) {
+int imp_implicit_damping(const imp_model* m) {
+  if (m->opt.integrator != IMP_INT_EULER) return 0;
   if (m->opt.disableflags & (IMP_DSBL_EULERDAMP | IMP_DSBL_PASSIVE)) return 0;
   for (int i = 0; i < m->nv; i++)
     if (m->dof_damping[i] > 0) return 1;
   return 0;
 }
 
+void imp_factor_damped(const imp_model* m, imp_data* d) {
+  imp_copy(d->qH, d->qM, m->nM);
+  for (int i = 0; i < m->nv; i++) d->qH[m->dof_Madr[i]] += m->opt.timestep * m->dof_damping[i];
+  imp_factor_sparse(m, d->qH, d->qHDiagInv, d->qH);
+}
+
 void imp_euler(const imp_model* m, imp_data* d) {
   double h = m->opt.timestep;
   size_t mark = imp_stack_mark(d);
   double* acc = imp_stack_alloc(d, m->nv);
-  if (has_implicit_damping(m)) {
+  if (imp_implicit_damping(m)) {
     double* frc = imp_stack_alloc(d, m->nv);
     for (int i = 0; i < m->nv; i++) frc[i] = d->qfrc_smooth[i] + d->qfrc_constraint[i];
-    imp_copy(d->qH, d->qM, m->nM);
-    for (int i = 0; i < m->nv; i++) d->qH[m->dof_Madr[i]] += h * m->dof_damping[i];
-    imp_factor_sparse(m, d->qH, d->qHDiagInv, d->qH);
+    if (d->nefc == 0) imp_factor_damped(m, d); /* else the contact stage factored it */
     imp_solve_sparse(m, d->qH, d->qHDiagInv, acc, frc);
   } else {
     imp_copy(acc, d->qacc, m->nv);

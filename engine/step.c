@@ -1,13 +1,13 @@
 /* The pipeline of one step, top to bottom. Each stage lives in the file of
-   its name: kinematics.c, inertia.c, dynamics.c, collision.c, integrate.c;
-   the constraint stages (constraint rows, contact solvers) arrive with their
-   issue and slot in between collision and the integration. */
+   its name: kinematics.c, inertia.c, dynamics.c, collision.c,
+   constraints.c, contact.c (with solvers/), integrate.c. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
 #include <time.h>
 
 #include "collision.h"
+#include "contact.h"
 #include "engine.h"
 #include "mathx.h"
 
@@ -34,11 +34,13 @@ void imp_forward(const imp_model* m, imp_data* d) {
   imp_actuation(m, d);
   /* acceleration without constraints */
   imp_smooth_acc(m, d);
-  /* contacts: where geoms touch (the contact stage that acts on them is the
-     next issue's; until then qacc is the smooth acceleration) */
+  /* contacts: where geoms touch */
   imp_collision(m, d);
-  imp_zero(d->qfrc_constraint, m->nv);
-  imp_copy(d->qacc, d->qacc_smooth, m->nv);
+  /* constraint rows, then the contact stage: impulses, qfrc_constraint, qacc */
+  imp_constraints(m, d);
+  double t0 = imp_timer_now();
+  imp_contact_stage(m, d);
+  d->timer[IMP_TIMER_SOLVER] += imp_timer_now() - t0;
 }
 
 static int is_bad(const double* v, int n) {

@@ -50,7 +50,8 @@ typedef enum imp_disable_bit {
   IMP_DSBL_ACTUATION = 1 << 4,
   IMP_DSBL_EULERDAMP = 1 << 5,  /* damping explicit in Euler */
   IMP_DSBL_CLAMPCTRL = 1 << 6,  /* ctrl not clamped to ctrlrange */
-  IMP_DSBL_CONSTRAINT = 1 << 7  /* every constraint: contacts, limits, ... */
+  IMP_DSBL_CONSTRAINT = 1 << 7, /* every constraint: contacts, limits, ... */
+  IMP_DSBL_EQUALITY = 1 << 8    /* equality constraints */
 } imp_disable_bit;
 
 typedef enum imp_trn_type { IMP_TRN_JOINT = 0 } imp_trn_type;
@@ -122,6 +123,7 @@ typedef enum imp_constraint_type {
 typedef enum imp_timer {
   IMP_TIMER_STEP = 0,   /* the whole imp_step */
   IMP_TIMER_COLLISION,  /* broad and narrow phase */
+  IMP_TIMER_SOLVER,     /* the contact stage: Delassus matrices and solvers */
   IMP_NTIMER
 } imp_timer;
 
@@ -505,6 +507,7 @@ typedef struct imp_data {
   int* warm_id;              /* njmax: joint or equality id; geom1 for contacts */
   int* warm_id2;             /* njmax: geom2 for contacts, side for limits */
   double* warm_pos;          /* njmax x 3: contact position */
+  double* warm_frame;        /* njmax x 9: contact frame, to carry friction across frames */
   double* warm_impulse;      /* njmax x 6 */
 
   void* buffer; /* the one allocation */
