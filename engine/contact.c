@@ -121,6 +121,11 @@ static void find_islands(const imp_model* m, imp_data* d, int* parent, int* labe
     d->blk_island[k] = first; /* a tree for now, labelled below */
   }
   d->nisland = 0;
+  if (m->opt.disableflags & IMP_DSBL_ISLAND) /* one problem, as in Todorov 2010's tests */
+    for (int k = 0; k < d->nblk; k++) {
+      int a = uf_find(parent, d->blk_island[k]), b = uf_find(parent, d->blk_island[0]);
+      if (a != b) parent[a] = b;
+    }
   for (int k = 0; k < d->nblk; k++) {
     int root = uf_find(parent, d->blk_island[k]);
     if (label[root] < 0) label[root] = d->nisland++;

@@ -51,7 +51,8 @@ typedef enum imp_disable_bit {
   IMP_DSBL_EULERDAMP = 1 << 5,  /* damping explicit in Euler */
   IMP_DSBL_CLAMPCTRL = 1 << 6,  /* ctrl not clamped to ctrlrange */
   IMP_DSBL_CONSTRAINT = 1 << 7, /* every constraint: contacts, limits, ... */
-  IMP_DSBL_EQUALITY = 1 << 8    /* equality constraints */
+  IMP_DSBL_EQUALITY = 1 << 8,   /* equality constraints */
+  IMP_DSBL_ISLAND = 1 << 9      /* one contact-space problem for all constraints, not per island */
 } imp_disable_bit;
 
 typedef enum imp_trn_type { IMP_TRN_JOINT = 0 } imp_trn_type;
