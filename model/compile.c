@@ -44,6 +44,9 @@
 #include "mathx.h"
 #include "quat.h"
 
+/* values per equality in eq_data (types.h) */
+#define LD_NEQDATA 11
+
 /* all model arrays: type, field, count */
 #define LD_ARRAYS(X)                                                                      \
   X(int, body_parentid, nbody) X(int, body_rootid, nbody) X(int, body_jntnum, nbody)       \
@@ -101,7 +104,11 @@
   X(int, name_bodyadr, nbody) X(int, name_jntadr, njnt) X(int, name_geomadr, ngeom)        \
   X(int, name_siteadr, nsite) X(int, name_camadr, ncam) X(int, name_lightadr, nlight)      \
   X(int, name_actuatoradr, nu) X(int, name_keyadr, nkey) X(int, name_matadr, nmat)         \
-  X(int, name_texadr, ntex) X(char, names, nnames) X(char, paths, npaths)
+  X(int, name_texadr, ntex) X(char, names, nnames) X(char, paths, npaths)                  \
+  X(double, jnt_solref, 2 * njnt) X(double, geom_solref, 2 * ngeom)                        \
+  X(double, pair_solref, 2 * npair) X(int, eq_type, neq) X(int, eq_obj1id, neq)            \
+  X(int, eq_obj2id, neq) X(int, eq_active, neq) X(double, eq_solref, 2 * neq)              \
+  X(double, eq_data, LD_NEQDATA * neq) X(int, name_eqadr, neq)
 
 static size_t align64(size_t x) { return (x + 63) & ~(size_t)63; }
 
@@ -111,7 +118,7 @@ static void allocate(ld_ctx* c, imp_model* m) {
       nsite = m->nsite, ncam = m->ncam, nlight = m->nlight, nmat = m->nmat, ntex = m->ntex,
       nu = m->nu, nkey = m->nkey, nnames = m->nnames, npaths = m->npaths, nmesh = m->nmesh,
       nmeshvert = m->nmeshvert, nmeshface = m->nmeshface, nmeshhull = m->nmeshhull,
-      npair = m->npair, nexclude = m->nexclude;
+      npair = m->npair, nexclude = m->nexclude, neq = m->neq;
   size_t off = 0;
 #define X(type, field, count) off = align64(off) + sizeof(type) * (size_t)(count);
   LD_ARRAYS(X)
@@ -349,6 +356,102 @@ static void permute(ld_ctx* c, ld_vec* v, const int* perm, int n) {
   v->n = v->cap = n;
 }
 
+/* joint id by name, error at the referring element when unknown */
+static int joint_id(ld_ctx* c, const char* name, const char* file, int line) {
+  for (int i = 0; i < c->joints.n; i++) {
+    const char* s = LD_AT(c->joints, ld_joint, i)->name;
+    if (s && !strcmp(s, name)) return i;
+  }
+  ld_error(c, file, line, "unknown joint '%s'", name);
+}
+
+/* equality references: body ids (body2 omitted: the world) or joint ids
+   (joint2 omitted: -1), checked as MuJoCo 2.2.2 does: two distinct
+   objects, and joint equalities only between hinge or slide joints */
+static void resolve_equalities(ld_ctx* c, int* obj1, int* obj2) {
+  const ld_joint* J = (const ld_joint*)c->joints.data;
+  for (int i = 0; i < c->equalities.n; i++) {
+    const ld_equality* e = LD_AT(c->equalities, ld_equality, i);
+    if (e->type == IMP_EQ_JOINT) {
+      obj1[i] = joint_id(c, e->obj1, e->file, e->line);
+      obj2[i] = e->obj2 ? joint_id(c, e->obj2, e->file, e->line) : -1;
+      for (int k = 0; k < 2; k++) {
+        int j = k ? obj2[i] : obj1[i];
+        if (j >= 0 && J[j].type != IMP_JNT_HINGE && J[j].type != IMP_JNT_SLIDE)
+          ld_error(c, e->file, e->line, "joint equality: joint '%s' is not a hinge or slide",
+                   J[j].name);
+      }
+    } else {
+      obj1[i] = body_id(c, e->obj1, e->file, e->line);
+      obj2[i] = e->obj2 ? body_id(c, e->obj2, e->file, e->line) : 0;
+    }
+    if (obj1[i] == obj2[i])
+      ld_error(c, e->file, e->line, "%s equality between '%s' and itself",
+               e->type == IMP_EQ_CONNECT ? "connect" : e->type == IMP_EQ_WELD ? "weld" : "joint",
+               e->obj1);
+  }
+}
+
+/* world poses of the bodies at qpos0: hinge and slide joints sit at their
+   ref there and ball and free joints at the file's pose, so each body is
+   its parent's pose composed with the file's pos/quat */
+static void body_poses_qpos0(const ld_body* B, int nbody, double* xpos, double* xquat) {
+  imp_zero(xpos, 3);
+  imp_quat_identity(xquat);
+  for (int b = 1; b < nbody; b++) {
+    int p = B[b].parent;
+    double r[3];
+    imp_quat_rotate(r, xquat + 4 * p, B[b].pos);
+    for (int i = 0; i < 3; i++) xpos[3 * b + i] = xpos[3 * p + i] + r[i];
+    imp_quat_mul(xquat + 4 * b, xquat + 4 * p, B[b].quat);
+    imp_quat_normalize(xquat + 4 * b);
+  }
+}
+
+/* eq_data of one equality (layout in types.h). connect: the anchor in
+   body1's frame, and the world point it marks at qpos0 in body2's frame,
+   p2 = R2' (x1 + R1 a - x2). weld: body2's pose in body1's frame,
+   p = R1' (x2 - x1), q = q1^-1 q2 (so q2 = q1 q), from qpos0 unless relpose
+   has a non-zero quaternion. joint: polycoef. */
+static void equality_data(const ld_equality* e, int b1, int b2, const double* xpos,
+                          const double* xquat, double* data) {
+  const double *x1 = xpos + 3 * b1, *x2 = xpos + 3 * b2;
+  const double *q1 = xquat + 4 * b1, *q2 = xquat + 4 * b2;
+  double w[3], d[3];
+  if (e->type == IMP_EQ_CONNECT) {
+    imp_copy(data, e->anchor, 3);
+    imp_quat_rotate(w, q1, e->anchor);
+    for (int i = 0; i < 3; i++) d[i] = x1[i] + w[i] - x2[i];
+    imp_quat_rotate_inv(data + 3, q2, d);
+  } else if (e->type == IMP_EQ_WELD) {
+    const double* rq = e->relpose + 3;
+    if (rq[0] != 0 || rq[1] != 0 || rq[2] != 0 || rq[3] != 0) {
+      imp_copy(data, e->relpose, 7);
+      imp_quat_normalize(data + 3);
+      return;
+    }
+    double q1inv[4];
+    for (int i = 0; i < 3; i++) d[i] = x2[i] - x1[i];
+    imp_quat_rotate_inv(data, q1, d);
+    imp_quat_conj(q1inv, q1);
+    imp_quat_mul(data + 3, q1inv, q2);
+    imp_quat_normalize(data + 3);
+  } else {
+    imp_copy(data, e->polycoef, 5);
+  }
+}
+
+/* most dofs on one body's path to the root: the longest dof chain */
+static int longest_dof_chain(const imp_model* m) {
+  int best = 0;
+  for (int d = 0; d < m->nv; d++) {
+    int n = 0;
+    for (int p = d; p >= 0; p = m->dof_parentid[p]) n++;
+    if (n > best) best = n;
+  }
+  return best;
+}
+
 imp_model* ld_compile(ld_ctx* c) {
   int nbody = c->bodies.n;
   ld_body* B = (ld_body*)c->bodies.data;
@@ -413,7 +516,7 @@ imp_model* ld_compile(ld_ctx* c) {
   resolve_excludes(c, exb1, exb2);
 
   /* ---- joints: sizes and checks ---- */
-  int nq = 0, nv = 0;
+  int nq = 0, nv = 0, nlimited = 0;
   for (int j = 0; j < c->joints.n; j++) {
     ld_joint* jt = &J[j];
     if (jt->type == IMP_JNT_FREE && B[jt->body].parent != 0)
@@ -434,7 +537,19 @@ imp_model* ld_compile(ld_ctx* c) {
       ld_error(c, jt->file, jt->line, "joint range: lower limit must be below upper limit");
     if (jt->limited && jt->type == IMP_JNT_FREE)
       ld_error(c, jt->file, jt->line, "free joints cannot be limited");
+    /* a ball joint's range "0 a" is a cone of half-angle a about its rest
+       orientation (MuJoCo 2.2.2 rejects any other lower value) */
+    if (jt->limited && jt->type == IMP_JNT_BALL && jt->range[0] != 0)
+      ld_error(c, jt->file, jt->line,
+               "ball joint range: the first value must be 0 (range is '0 angle')");
+    if (jt->limited && jt->type == IMP_JNT_BALL && !(jt->range[1] > 0))
+      ld_error(c, jt->file, jt->line, "ball joint range: the cone angle must be positive");
+    nlimited += jt->limited;
   }
+  check_unique(c, &c->equalities, "equality");
+  int* eqobj1 = ld_alloc(c, sizeof(int) * (size_t)(c->equalities.n + 1));
+  int* eqobj2 = ld_alloc(c, sizeof(int) * (size_t)(c->equalities.n + 1));
+  resolve_equalities(c, eqobj1, eqobj2);
 
   /* ---- materials, textures, cameras, lights references ---- */
   int* mattex = ld_alloc(c, sizeof(int) * (size_t)(c->materials.n + 1));
@@ -511,6 +626,10 @@ imp_model* ld_compile(ld_ctx* c) {
   }
   m->npair = c->pairs.n;
   m->nexclude = c->excludes.n;
+  m->neq = c->equalities.n;
+  /* constraint rows: <size njmax> when given, else room for many contacts
+     plus every equality (at most 6 rows) and limit (2 sides) */
+  m->njmax = c->njmax >= 0 ? c->njmax : 1000 + 6 * m->neq + 2 * nlimited;
   /* contact slots: <size nconmax> when given, else room for a dense pile */
   m->nconmax = c->nconmax > 0 ? c->nconmax : 256 + 16 * m->ngeom;
   m->opt = c->opt;
@@ -519,8 +638,8 @@ imp_model* ld_compile(ld_ctx* c) {
   size_t nn = strlen(mname) + 2;
   ld_vec* named[] = {&c->bodies, &c->joints,    &c->geoms,    &c->sites,    &c->cameras,
                      &c->lights, &c->actuators, &c->keys,     &c->materials, &c->textures,
-                     &c->meshes, &c->pairs};
-  for (int k = 0; k < 12; k++) nn += names_bytes(named[k]);
+                     &c->meshes, &c->pairs,     &c->equalities};
+  for (int k = 0; k < 13; k++) nn += names_bytes(named[k]);
   m->nnames = (int)nn;
   size_t np = 0;
   for (int t = 0; t < c->textures.n; t++) {
@@ -560,6 +679,7 @@ imp_model* ld_compile(ld_ctx* c) {
       imp_copy(m->jnt_pos + 3 * j, jt->pos, 3);
       imp_copy(m->jnt_axis + 3 * j, jt->axis, 3);
       m->jnt_stiffness[j] = jt->stiffness;
+      imp_copy(m->jnt_solref + 2 * j, jt->solref, 2);
       imp_copy(m->jnt_range + 2 * j, jt->range, 2);
       if (jt->type == IMP_JNT_FREE) {
         imp_copy(m->qpos0 + qa, bd->pos, 3);
@@ -599,6 +719,9 @@ imp_model* ld_compile(ld_ctx* c) {
     for (int p = d; p >= 0; p = m->dof_parentid[p]) nM++;
   }
   m->nM = nM;
+  /* a constraint row touches the dofs of two bodies' chains */
+  m->nJrow = 2 * longest_dof_chain(m);
+  if (m->nJrow < 1) m->nJrow = 1;
 
   /* ---- mass properties ---- */
   int* gi = ld_alloc(c, sizeof(int) * (size_t)(c->geoms.n + 1));
@@ -687,6 +810,7 @@ imp_model* ld_compile(ld_ctx* c) {
     m->geom_rbound[g] = rbound(s);
     m->geom_dataid[g] = s->meshid;
     m->geom_priority[g] = s->priority;
+    imp_copy(m->geom_solref + 2 * g, s->solref, 2);
     geom_aabb(s, m->geom_aabb + 6 * g);
     if (s->type == IMP_GEOM_MESH) {
       const ld_mesh* me = LD_AT(c->meshes, ld_mesh, s->meshid);
@@ -807,6 +931,7 @@ imp_model* ld_compile(ld_ctx* c) {
     imp_copy(m->pair_friction + 5 * i, p->friction, 5);
     m->pair_margin[i] = p->margin;
     m->pair_gap[i] = p->gap;
+    imp_copy(m->pair_solref + 2 * i, p->solref, 2);
   }
   for (int i = 0; i < m->nexclude; i++) {
     m->exclude_body1[i] = exb1[i];
@@ -858,20 +983,30 @@ imp_model* ld_compile(ld_ctx* c) {
   put_names(m, &pos, m->name_texadr, &c->textures);
   put_names(m, &pos, m->name_meshadr, &c->meshes);
   put_names(m, &pos, m->name_pairadr, &c->pairs);
+  put_names(m, &pos, m->name_eqadr, &c->equalities);
+
+  /* ---- equality constraints, from the body poses at qpos0 ---- */
+  double* xpos = ld_alloc(c, sizeof(double) * 3 * (size_t)nbody);
+  double* xquat = ld_alloc(c, sizeof(double) * 4 * (size_t)nbody);
+  body_poses_qpos0(B, nbody, xpos, xquat);
+  for (int i = 0; i < m->neq; i++) {
+    const ld_equality* e = LD_AT(c->equalities, ld_equality, i);
+    m->eq_type[i] = e->type;
+    m->eq_obj1id[i] = eqobj1[i];
+    m->eq_obj2id[i] = eqobj2[i];
+    m->eq_active[i] = e->active;
+    imp_copy(m->eq_solref + 2 * i, e->solref, 2);
+    int isbody = e->type != IMP_EQ_JOINT; /* joint ids do not index body poses */
+    equality_data(e, isbody ? eqobj1[i] : 0, isbody ? eqobj2[i] : 0, xpos, xquat,
+                  m->eq_data + LD_NEQDATA * i);
+  }
 
   /* ---- extent, as MuJoCo's statistic: the longest side of the box around
      body centres of mass, geoms (centre +- rbound; planes +- a tenth of
      their size, 1 when infinite) and sites at qpos0 ---- */
-  double* xpos = ld_alloc(c, sizeof(double) * 3 * (size_t)nbody);
-  double* xquat = ld_alloc(c, sizeof(double) * 4 * (size_t)nbody);
-  imp_quat_identity(xquat);
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (int b = 1; b < nbody; b++) {
-    int p = B[b].parent;
     double r[3], w[3];
-    imp_quat_rotate(r, xquat + 4 * p, B[b].pos);
-    for (int i = 0; i < 3; i++) xpos[3 * b + i] = xpos[3 * p + i] + r[i];
-    imp_quat_mul(xquat + 4 * b, xquat + 4 * p, B[b].quat);
     imp_quat_rotate(r, xquat + 4 * b, B[b].ipos);
     for (int i = 0; i < 3; i++) {
       w[i] = xpos[3 * b + i] + r[i];

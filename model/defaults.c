@@ -17,7 +17,11 @@
  * velocity kv likewise with bias (0, 0, -kv); general its explicit
  * gainprm/biasprm/types. A real actuator then applies its own shortcut on
  * top of its class default, so <position/> in a class whose default was
- * <position kp="5"/> gets kp 5. */
+ * <position kp="5"/> gets kp 5.
+ *
+ * solref (geom contact, pair, joint solreflimit, equality) defaults to
+ * MJCF's (0.02, 1) everywhere and is stored as given, the negative "direct"
+ * form included: the constraint stage interprets it. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,12 +30,18 @@
 #include "mathx.h"
 #include "quat.h"
 
+static void set_solref_default(double solref[2]) {
+  solref[0] = IMP_SOLREF_TIMECONST;
+  solref[1] = IMP_SOLREF_DAMPRATIO;
+}
+
 void ld_defaults_builtin(ld_class* cls) {
   memset(cls, 0, sizeof *cls);
   ld_joint* j = &cls->joint;
   j->type = IMP_JNT_HINGE;
   j->axis[2] = 1;
   j->limited = -1;
+  set_solref_default(j->solref);
 
   ld_geom* g = &cls->geom;
   g->type = IMP_GEOM_SPHERE;
@@ -44,6 +54,7 @@ void ld_defaults_builtin(ld_class* cls) {
   g->friction[2] = 0.0001;
   g->contype = g->conaffinity = 1;
   g->condim = 3;
+  set_solref_default(g->solref);
 
   ld_geom* s = &cls->site;
   s->type = IMP_GEOM_SPHERE;
@@ -84,6 +95,15 @@ void ld_defaults_builtin(ld_class* cls) {
   p->friction[0] = p->friction[1] = 1;
   p->friction[2] = 0.005;
   p->friction[3] = p->friction[4] = 0.0001;
+  set_solref_default(p->solref);
+
+  /* MJCF's equality defaults; relpose's zero quaternion means "the relative
+     pose at qpos0" (MuJoCo 2.2.2's default "0 1 0 0 0 0 0") */
+  ld_equality* e = &cls->equality;
+  e->active = 1;
+  set_solref_default(e->solref);
+  e->relpose[1] = 1;
+  e->polycoef[1] = 1;
 
   cls->mesh_scale[0] = cls->mesh_scale[1] = cls->mesh_scale[2] = 1;
 }
@@ -99,9 +119,8 @@ static const char* const geom_types[] = {"plane", "hfield", "sphere", "capsule",
 
 void ld_read_joint(ld_ctx* c, ld_node* n, ld_joint* j) {
   static const char* const types[] = {"free", "ball", "slide", "hinge", NULL};
-  static const char* const ok[] = {"solref", "solimp", "solreflimit", "solimplimit",
-                                   "solreffriction", "solimpfriction", "margin", "group",
-                                   "user", NULL};
+  static const char* const ok[] = {"solref", "solimp", "solimplimit", "solreffriction",
+                                   "solimpfriction", "margin", "group", "user", NULL};
   const char* t = ld_attr_str(n, "type");
   if (t) {
     int known = 0;
@@ -122,6 +141,7 @@ void ld_read_joint(ld_ctx* c, ld_node* n, ld_joint* j) {
   ld_attr_nums(c, n, "springref", &j->springref, 1, 1);
   ld_attr_nums(c, n, "armature", &j->armature, 1, 1);
   ld_attr_nums(c, n, "ref", &j->ref, 1, 1);
+  ld_attr_nums(c, n, "solreflimit", j->solref, 2, 2);
   double fl = 0;
   if (ld_attr_nums(c, n, "frictionloss", &fl, 1, 1) > 0 && fl > 0)
     ld_warning(c, "joint/frictionloss", n->file, n->line,
@@ -154,8 +174,8 @@ static void read_geomlike(ld_ctx* c, ld_node* n, ld_geom* g) {
 }
 
 void ld_read_geom(ld_ctx* c, ld_node* n, ld_geom* g) {
-  static const char* const ok[] = {"solref", "solimp", "solmix", "user", "fluidshape",
-                                   "fluidcoef", "fitscale", NULL};
+  static const char* const ok[] = {"solimp", "solmix", "user", "fluidshape", "fluidcoef",
+                                   "fitscale", NULL};
   read_geomlike(c, n, g);
   ld_attr_nums(c, n, "density", &g->density, 1, 1);
   if (ld_attr_nums(c, n, "mass", &g->mass, 1, 1) > 0) g->has_mass = 1;
@@ -168,6 +188,7 @@ void ld_read_geom(ld_ctx* c, ld_node* n, ld_geom* g) {
   ld_attr_nums(c, n, "margin", &g->margin, 1, 1);
   ld_attr_nums(c, n, "gap", &g->gap, 1, 1);
   ld_attr_int(c, n, "priority", &g->priority);
+  ld_attr_nums(c, n, "solref", g->solref, 2, 2);
   const char* mesh = ld_attr_str(n, "mesh");
   if (mesh) g->mesh = mesh;
   const char* hf = ld_attr_str(n, "hfield");
@@ -177,16 +198,58 @@ void ld_read_geom(ld_ctx* c, ld_node* n, ld_geom* g) {
 
 /* friction with fewer than 5 values overwrites the leading ones and keeps
    the rest (as MuJoCo 2.2.2 does: "0.5" gives 0.5 1 0.005 0.0001 0.0001);
-   solref/solimp are accepted unstored, as on geoms */
+   solref from the pair class, not the geoms (measured); solimp accepted
+   unstored, as on geoms */
 void ld_read_pair(ld_ctx* c, ld_node* n, ld_pair* p) {
-  static const char* const ok[] = {"solref", "solimp", "solreffriction", NULL};
+  static const char* const ok[] = {"solimp", "solreffriction", NULL};
   if (ld_attr_int(c, n, "condim", &p->condim) && p->condim != 1 && p->condim != 3 &&
       p->condim != 4 && p->condim != 6)
     ld_error(c, n->file, n->line, "condim must be 1, 3, 4 or 6, not %d", p->condim);
   ld_attr_nums(c, n, "friction", p->friction, 1, 5);
   ld_attr_nums(c, n, "margin", &p->margin, 1, 1);
   ld_attr_nums(c, n, "gap", &p->gap, 1, 1);
+  ld_attr_nums(c, n, "solref", p->solref, 2, 2);
   ld_accept(n, ok);
+}
+
+/* the bodies or joints an equality of this type names: body1/body2 or
+   joint1/joint2, the first required */
+static void read_equality_objects(ld_ctx* c, ld_node* n, ld_equality* e) {
+  const char* k1 = e->type == IMP_EQ_JOINT ? "joint1" : "body1";
+  const char* k2 = e->type == IMP_EQ_JOINT ? "joint2" : "body2";
+  e->obj1 = ld_attr_str(n, k1);
+  e->obj2 = ld_attr_str(n, k2);
+  if (!e->obj1) ld_error(c, n->file, n->line, "%s: %s is required", n->name, k1);
+}
+
+/* weld anchor and torquescale (MuJoCo 2.2.2) are not in our weld rows: a
+   warning when they differ from their neutral values */
+static void read_weld_extras(ld_ctx* c, ld_node* n) {
+  double a[3] = {0, 0, 0}, ts = 1;
+  ld_attr_nums(c, n, "anchor", a, 3, 3);
+  ld_attr_nums(c, n, "torquescale", &ts, 1, 1);
+  if (a[0] != 0 || a[1] != 0 || a[2] != 0 || ts != 1)
+    ld_warning(c, "weld/anchor", n->file, n->line,
+               "weld anchor and torquescale are not supported yet (ignored)");
+}
+
+void ld_read_equality(ld_ctx* c, ld_node* n, ld_equality* e, int type) {
+  static const char* const ok[] = {"solimp", NULL};
+  ld_attr_bool(c, n, "active", &e->active);
+  ld_attr_nums(c, n, "solref", e->solref, 2, 2);
+  ld_accept(n, ok);
+  if (type < 0) return;
+  e->type = type;
+  read_equality_objects(c, n, e);
+  if (type == IMP_EQ_CONNECT) {
+    if (ld_attr_nums(c, n, "anchor", e->anchor, 3, 3) < 0)
+      ld_error(c, n->file, n->line, "connect: anchor is required");
+  } else if (type == IMP_EQ_WELD) {
+    ld_attr_nums(c, n, "relpose", e->relpose, 7, 7);
+    read_weld_extras(c, n);
+  } else {
+    ld_attr_nums(c, n, "polycoef", e->polycoef, 5, 5);
+  }
 }
 
 void ld_read_site(ld_ctx* c, ld_node* n, ld_geom* s) {
@@ -327,6 +390,7 @@ void ld_parse_defaults(ld_ctx* c, ld_node* n, int parent) {
     else if (!strcmp(e, "material")) ld_read_material(c, ch, &cl->material);
     else if (kind >= 0) ld_read_actuator(c, ch, &cl->actuator, kind);
     else if (!strcmp(e, "pair")) ld_read_pair(c, ch, &cl->pair);
+    else if (!strcmp(e, "equality")) ld_read_equality(c, ch, &cl->equality, -1);
     else if (!strcmp(e, "mesh")) ld_attr_nums(c, ch, "scale", cl->mesh_scale, 3, 3);
     else {
       char key[160];

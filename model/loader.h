@@ -51,6 +51,7 @@ typedef struct ld_joint {
   int has_range;
   int limited;       /* 0, 1, or -1: auto */
   double damping, stiffness, springref, armature, ref; /* raw file units */
+  double solref[2];  /* solreflimit: time constant (or -stiffness), damping ratio (or -damping) */
 } ld_joint;
 
 typedef struct ld_geom {
@@ -70,6 +71,7 @@ typedef struct ld_geom {
   double friction[3];
   int contype, conaffinity, condim, group, priority;
   double margin, gap;
+  double solref[2];  /* contact solref */
   const char* material;
   const char* mesh;
   /* mesh geoms, set by the compiler: volume and principal moments per unit
@@ -179,8 +181,23 @@ typedef struct ld_pair {
   int line;
   const char *geom1, *geom2;
   int condim;
-  double friction[5], margin, gap;
+  double friction[5], margin, gap, solref[2];
 } ld_pair;
+
+/* an equality constraint: names resolved and eq_data computed by the
+   compiler */
+typedef struct ld_equality {
+  const char* name;
+  const char* file;
+  int line;
+  int type;                  /* imp_eq_type */
+  const char *obj1, *obj2;   /* body1/body2 or joint1/joint2; obj2 NULL when omitted */
+  int active;
+  double solref[2];
+  double anchor[3];          /* connect: in body1's frame */
+  double relpose[7];         /* weld: pos, quat; quat all zero: from qpos0 */
+  double polycoef[5];        /* joint */
+} ld_equality;
 
 typedef struct ld_exclude {
   const char* name;
@@ -201,6 +218,7 @@ typedef struct ld_class {
   ld_material material;
   ld_actuator actuator;
   ld_pair pair;
+  ld_equality equality;
   double mesh_scale[3];
 } ld_class;
 
@@ -230,13 +248,14 @@ typedef struct ld_ctx {
   double boundmass, boundinertia;
   int inertiagroup[2];
   int nconmax;           /* <size nconmax>, 0 when absent */
+  int njmax;             /* <size njmax>, -1 when absent */
 
   const char* modelname;
   imp_option opt;
   imp_visual vis;
 
   ld_vec bodies, joints, geoms, sites, cameras, lights, materials, textures,
-      actuators, keys, classes, meshes, pairs, excludes;
+      actuators, keys, classes, meshes, pairs, excludes, equalities;
   imp_model* building; /* the model under construction, freed on error */
 
   /* warnings */
@@ -284,6 +303,10 @@ void ld_read_light(ld_ctx* c, ld_node* n, ld_light* l);
 void ld_read_material(ld_ctx* c, ld_node* n, ld_material* m);
 void ld_read_actuator(ld_ctx* c, ld_node* n, ld_actuator* a, int kind);
 void ld_read_pair(ld_ctx* c, ld_node* n, ld_pair* p);
+/* active, solref (solimp accepted) of <equality> children and their default;
+   with type >= 0 (a real element) also its bodies or joints, anchor, relpose
+   and polycoef */
+void ld_read_equality(ld_ctx* c, ld_node* n, ld_equality* e, int type);
 int ld_actuator_kind(const char* elem); /* -1 when not an actuator shortcut */
 
 /* ---- inertia_from_geom.c ---- */

@@ -27,6 +27,7 @@ static const int* name_table(const imp_model* m, imp_obj_type type, int* n) {
     case IMP_OBJ_TEXTURE: *n = m->ntex; return m->name_texadr;
     case IMP_OBJ_MESH: *n = m->nmesh; return m->name_meshadr;
     case IMP_OBJ_PAIR: *n = m->npair; return m->name_pairadr;
+    case IMP_OBJ_EQUALITY: *n = m->neq; return m->name_eqadr;
     default: *n = 0; return NULL;
   }
 }

@@ -7,7 +7,7 @@
  * children replace the <include> element), paths relative to the main file's
  * directory as MJCF defines. The sections of <mujoco> are then read in
  * MuJoCo's order (compiler, option, size, visual, default, asset, worldbody,
- * contact, actuator, keyframe), whatever their order in the file. Mesh
+ * contact, equality, actuator, keyframe), whatever their order in the file. Mesh
  * assets are read as their <mesh> element is parsed (mesh.c), so their
  * errors carry that element's file and line. */
 #define _POSIX_C_SOURCE 200809L
@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact.h"
 #include "loader.h"
 #include "mathx.h"
 #include "quat.h"
@@ -430,15 +431,45 @@ static void parse_compiler(ld_ctx* c, ld_node* n) {
   for (ld_node* ch = n->child; ch; ch = ch->next) warn_element(c, ch);
 }
 
+/* The contact solver named by option solver="...": our registry's names
+   (contact.h), and MuJoCo's own so its files load unchanged: "PGS" is our
+   pgs; "CG" and "Newton" (solvers of MuJoCo's soft-constraint model, which
+   we do not have) mean the default, silently, since the choice there is one
+   of speed, not of the physics the file describes. */
+static int solver_by_name(ld_ctx* c, ld_node* n, const char* name) {
+  if (!strcmp(name, "PGS")) name = "pgs";
+  if (!strcmp(name, "CG") || !strcmp(name, "Newton")) return 0;
+  int id = imp_solver_find(name);
+  if (id >= 0) return id;
+  char known[512] = "";
+  size_t k = 0;
+  for (int i = 0; i < imp_solver_count() && k < sizeof known; i++) {
+    int w = snprintf(known + k, sizeof known - k, "%s%s", i ? ", " : "", imp_solver_get(i)->name);
+    if (w > 0) k += (size_t)w;
+  }
+  ld_error(c, n->file, n->line, "unknown solver '%s' (known: %s)", name, known);
+}
+
+/* the contact solver settings of <option>: solver, iterations, tolerance */
+static void parse_solver_options(ld_ctx* c, ld_node* n) {
+  const char* s = ld_attr_str(n, "solver");
+  if (s) c->opt.solver = solver_by_name(c, n, s);
+  if (ld_attr_int(c, n, "iterations", &c->opt.iterations) && c->opt.iterations < 0)
+    ld_error(c, n->file, n->line, "option iterations must be non-negative");
+  if (ld_attr_nums(c, n, "tolerance", &c->opt.tolerance, 1, 1) > 0 && !(c->opt.tolerance >= 0))
+    ld_error(c, n->file, n->line, "option tolerance must be non-negative");
+}
+
 static void parse_option(ld_ctx* c, ld_node* n) {
   static const char* const integ[] = {"Euler", "RK4", "implicit", "implicitfast", NULL};
   static const char* const silent[] = {
-      "o_margin", "impratio", "tolerance", "iterations", "solver", "cone", "jacobian",
-      "noslip_iterations", "noslip_tolerance", "mpr_iterations", "mpr_tolerance", "o_solref",
-      "o_solimp", "apirate", "collision", "ls_iterations", "ls_tolerance", "o_friction",
-      "sdf_iterations", "sdf_initpoints", "ccd_iterations", "ccd_tolerance", NULL};
+      "o_margin", "impratio", "cone", "jacobian", "noslip_iterations", "noslip_tolerance",
+      "mpr_iterations", "mpr_tolerance", "o_solref", "o_solimp", "apirate", "collision",
+      "ls_iterations", "ls_tolerance", "o_friction", "sdf_iterations", "sdf_initpoints",
+      "ccd_iterations", "ccd_tolerance", NULL};
   ld_attr_nums(c, n, "timestep", &c->opt.timestep, 1, 1);
   ld_attr_nums(c, n, "gravity", c->opt.gravity, 3, 3);
+  parse_solver_options(c, n);
   int it;
   if (ld_attr_keyword(c, n, "integrator", integ, &it)) {
     c->opt.integrator = it == 1 ? IMP_INT_RK4 : IMP_INT_EULER;
@@ -472,13 +503,17 @@ static void parse_option(ld_ctx* c, ld_node* n) {
                                IMP_DSBL_CLAMPCTRL, IMP_DSBL_CONSTRAINT};
     /* settings of the constraint solver and of outputs we do not compute
        yet: they change nothing in smooth dynamics, so they pass silently */
-    static const char* const quiet[] = {"warmstart", "filterparent", "frictionloss", "refsafe",
-                                        "sensor", "equality", "energy", "fwdinv", "override",
-                                        "sensornoise", "multiccd", "midphase", NULL};
+    static const char* const quiet[] = {"filterparent", "frictionloss", "refsafe", "sensor",
+                                        "energy", "fwdinv", "override", "sensornoise",
+                                        "multiccd", "midphase", NULL};
     ld_accept(ch, quiet);
     static const char* const ed[] = {"disable", "enable", NULL};
+    int v;
+    if (ld_attr_keyword(c, ch, "warmstart", ed, &v)) c->opt.warmstart = v;
+    if (ld_attr_keyword(c, ch, "equality", ed, &v) && v == 0)
+      ld_warning(c, "flag/equality", ch->file, ch->line,
+                 "flag equality='disable' is not supported yet (equalities stay active)");
     for (int f = 0; flags[f]; f++) {
-      int v;
       if (!ld_attr_keyword(c, ch, flags[f], ed, &v)) continue;
       if (v == 0) c->opt.disableflags |= bits[f];
       else c->opt.disableflags &= ~bits[f];
@@ -575,6 +610,28 @@ static void parse_contact(ld_ctx* c, ld_node* n) {
     } else {
       warn_element(c, ch);
     }
+  }
+}
+
+/* <equality>: connect, weld and joint, each starting from its class's
+   equality default */
+static void parse_equality(ld_ctx* c, ld_node* n) {
+  static const char* const types[] = {"connect", "weld", "joint", NULL};
+  for (ld_node* ch = n->child; ch; ch = ch->next) {
+    int type = -1;
+    for (int i = 0; types[i]; i++)
+      if (!strcmp(ch->name, types[i])) type = i;
+    if (type < 0) {
+      warn_element(c, ch);
+      continue;
+    }
+    ld_equality* e = ld_push(c, &c->equalities);
+    *e = LD_AT(c->classes, ld_class, element_class(c, ch, 0))->equality;
+    e->name = ld_attr_str(ch, "name");
+    e->file = ch->file;
+    e->line = ch->line;
+    ld_read_equality(c, ch, e, type);
+    ld_warn_unused(c, ch);
   }
 }
 
@@ -818,6 +875,11 @@ static void init_ctx(ld_ctx* c, char* err, int errsz) {
   c->opt.timestep = 0.002;
   c->opt.gravity[2] = -9.81;
   c->opt.integrator = IMP_INT_EULER;
+  c->opt.solver = 0; /* the registry's default */
+  c->opt.iterations = 100;
+  c->opt.tolerance = 1e-8;
+  c->opt.warmstart = 1;
+  c->njmax = -1;
   imp_visual* v = &c->vis;
   v->fovy = 45;
   v->znear = 0.01;
@@ -848,6 +910,7 @@ static void init_ctx(ld_ctx* c, char* err, int errsz) {
   c->meshes.elsz = sizeof(ld_mesh);
   c->pairs.elsz = sizeof(ld_pair);
   c->excludes.elsz = sizeof(ld_exclude);
+  c->equalities.elsz = sizeof(ld_equality);
   c->warnkeys.elsz = sizeof(const char*);
 }
 
@@ -855,7 +918,7 @@ static void free_ctx(ld_ctx* c) {
   ld_vec* vecs[] = {&c->bodies,  &c->joints,    &c->geoms,     &c->sites,
                     &c->cameras, &c->lights,    &c->materials, &c->textures,
                     &c->actuators, &c->keys,    &c->classes,   &c->warnkeys,
-                    &c->meshes,  &c->pairs,     &c->excludes};
+                    &c->meshes,  &c->pairs,     &c->excludes,  &c->equalities};
   for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++) free(vecs[i]->data);
   while (c->arena) {
     ld_block* b = c->arena->next;
@@ -898,6 +961,9 @@ static void parse_root(ld_ctx* c, ld_node* root) {
         case 2:
           ld_attr_int(c, ch, "nconmax", &c->nconmax);
           if (c->nconmax < 0) ld_error(c, ch->file, ch->line, "nconmax must be non-negative");
+          ld_attr_int(c, ch, "njmax", &c->njmax);
+          if (c->njmax < -1)
+            ld_error(c, ch->file, ch->line, "njmax must be -1 (automatic) or more");
           mark_all_used(ch);
           break;
         case 4: mark_all_used(ch); break;
@@ -906,6 +972,7 @@ static void parse_root(ld_ctx* c, ld_node* root) {
         case 7: ld_warn_unused(c, ch); parse_asset(c, ch); break;
         case 8: ld_warn_unused(c, ch); parse_body(c, ch, 0, 0); break;
         case 9: ld_warn_unused(c, ch); parse_contact(c, ch); break;
+        case 10: ld_warn_unused(c, ch); parse_equality(c, ch); break;
         case 12: ld_warn_unused(c, ch); parse_actuators(c, ch); break;
         case 14: ld_warn_unused(c, ch); parse_keyframe(c, ch); break;
         default: warn_element(c, ch); break;
