@@ -87,8 +87,10 @@ int imp_collide_box_box(const imp_model* m, const imp_data* d, int g1, int g2, d
 /* ---- collide_convex.c ---- */
 
 /* Any two convex geoms (sphere, capsule, ellipsoid, cylinder, box, mesh hull)
-   through libccd, the shapes inflated by margin/2 each so that separated
-   pairs within the margin report their distance. One contact. */
+   by their support points: GJK for the distance of separated geoms, EPA on
+   a fixed-size polytope for the depth of overlapping ones (exact for
+   polyhedra, within 1e-12 of the size on curved shapes). One contact: dist
+   the exact gap along the normal, pos the midpoint of the witness points. */
 int imp_collide_convex(const imp_model* m, const imp_data* d, int g1, int g2, double margin,
                        imp_contact* con);
 /* Plane against an ellipsoid (one contact, exact support point) or a mesh

@@ -2,23 +2,27 @@
  *
  * Support points are checked against closed forms (sphere, capsule, cylinder
  * rim, box corner) and, for the ellipsoid, against the Lagrange conditions
- * of max d.p on the surface plus a brute-force search. Pairs through libccd
- * are checked against exact distances where the geometry gives one (equal
- * axes ellipsoids = spheres, stacked and side-by-side cylinders, a cylinder
- * on a box, an ellipsoid on a plane), for the normal flip of the two orders,
+ * of max d.p on the surface plus a brute-force search. Pairs through
+ * imp_collide_convex (GJK distance, EPA penetration) are checked against
+ * exact distances where the geometry gives one (equal axes ellipsoids =
+ * spheres, stacked and side-by-side cylinders, a cylinder on a box, mesh
+ * cubes corner to corner, an ellipsoid on a plane), against a sampled
+ * ellipsoid-box distance, for the normal flip of the two orders,
  * invariance under a rigid motion, and against the analytic routines of
  * collide_primitive.c / collide_box.c on random poses.
  *
  * Geoms are placed by writing d->geom_xpos / geom_xmat directly: the
  * narrow phase reads nothing else.
  *
- * Tolerances: MPR stops when the portal moves by less than its tolerance
- * (1e-6) along its normal, so a distance is within a few 1e-6 of the truth:
- * TOL_DIST = 5e-6. The portal normal of a curved pair is the normal of a
- * triangle inscribed in the Minkowski boundary; its tilt is of order
- * sqrt(tolerance / radius of curvature), a few 1e-3 rad for our 0.1-1 m
- * shapes: TOL_ANGLE = 1e-2 rad. Flat contacts (face on face) are exact to
- * rounding. */
+ * Tolerances: GJK's and EPA's bounds on the distance meet to 1e-12 of the
+ * pair's size, and polyhedra are exact, so a distance is within ~1e-12 of
+ * the truth: TOL_DIST = 1e-9 leaves room for rounding of the test's own
+ * closed forms. On curved shapes a normal whose gap is within e of the
+ * optimum is within sqrt(2 e / L) of the true normal (the gap falls off as
+ * L theta^2 / 2, L ~ the size): ~1.4e-6 rad: TOL_ANGLE = 1e-5 rad. A
+ * contact position is unique for curved contacts; on a flat patch (face on
+ * face) it is some point of the patch, which one depends on the path EPA
+ * took: TOL_POS = 5e-3 m, as loose as the invariance test must be there. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +33,9 @@
 #include "quat.h"
 #include "test_util.h"
 
-#define TOL_DIST 5e-6
-#define TOL_ANGLE 1e-2
+#define TOL_DIST 1e-9
+#define TOL_ANGLE 1e-5
+#define TOL_POS 5e-3
 
 /* two geoms of every convex type, and a plane; sizes are set per test */
 static const char* k_model =
@@ -588,35 +593,56 @@ START_TEST(invariant_under_rigid_motion) {
       imp_assert_near(b.dist, a.dist, TOL_DIST);
       ck_assert_msg(angle_between(b.frame, n) < TOL_ANGLE, "%s-%s: normal moved by %g rad",
                     pairs[k][0], pairs[k][1], angle_between(b.frame, n));
-      ck_assert_msg(imp_max_abs_diff(b.pos, pos, 3) < 0.5 * TOL_ANGLE, "pos moved by %g",
-                    imp_max_abs_diff(b.pos, pos, 3));
+      ck_assert_msg(imp_max_abs_diff(b.pos, pos, 3) < TOL_POS,
+                    "%s-%s trial %d: dist %g, pos moved by %g", pairs[k][0], pairs[k][1], trial,
+                    a.dist, imp_max_abs_diff(b.pos, pos, 3));
     }
 }
 END_TEST
 
 
+/* gap of g1, g2 along the unit normal n (g1 to g2) from their supports:
+   n.s2(-n) - n.s1(n), the distance the contact claims along its normal */
+static double gap_along_normal(const imp_model* m, int g1, int g2, const double n[3]) {
+  double s1[3], s2[3], minus[3] = {-n[0], -n[1], -n[2]};
+  imp_geom_support(m, D, g1, n, s1);
+  imp_geom_support(m, D, g2, minus, s2);
+  return imp_dot(s2, n, 3) - imp_dot(s1, n, 3);
+}
+
 /* Randomized cross-check of the analytic routines (collide_primitive.c,
-   collide_box.c) against this general routine: random poses of each pair of
-   sphere, capsule and box, within the margin or up to 1 cm deep (contacts as
-   a simulation keeps them). The analytic deepest distance is exact; every
-   distance the convex routine reports is the exact gap along its normal,
-   hence a lower bound of it: that is asserted for every pose. Agreement to
-   TOL_DIST and TOL_ANGLE is asserted for the smooth pairs (sphere-sphere,
-   sphere-capsule), where MPR plus polishing reaches the optimum; for pairs
-   with a flat side or a kink (capsule-capsule, anything with a box) the
-   polishing can stall short of it, and the test prints how often and by how
-   much (a known defect of the general routine, which these pairs never use
-   in a simulation: they have analytic routines). Box-box in separation is
-   left out: there the analytic routine reports the gap along the best
-   separating axis, itself a lower bound (exact for face contacts). */
+   collide_box.c) against this general routine on random poses of each
+   pair of sphere, capsule and box: g1 near the origin, g2 anywhere within
+   0.6 m, so from just inside the margin to centres nearly coincident (deep
+   penetration, down to -0.5 m). For every pose:
+   - the convex distance is the exact gap along its own normal (checked
+     from the supports), and agrees with the analytic deepest distance to
+     TOL_EXACT_DIST;
+   - the normals agree to TOL_EXACT_ANGLE where the analytic normal is
+     unique. It is not when several directions give the same gap: the
+     signed distance is max over n of gap(n), and a pose where two distinct
+     directions reach the maximum (box-box face axes of equal overlap,
+     coplanar faces) has two minimum translations. The criterion: a convex
+     normal more than 1e-3 rad away whose gap equals the analytic distance
+     to 1e-12 is such a second maximizer; it is counted and printed, and
+     must stay rare. Exactly touching poses (|dist| < 1e-9) are not drawn.
+   Box-box in separation is left out: there the analytic routine reports
+   the gap along the best separating axis, a lower bound (exact for face
+   contacts); the convex distance is checked to be at least that.
+   GJK's bounds meet to 1e-12 of the size and EPA is exact on polyhedra;
+   on curved overlapping pairs (sphere, capsule) EPA's polytope pool can
+   end first and the normal is polished (measured worst: see the printout).*/
+#define TOL_EXACT_DIST 1e-6
+#define TOL_EXACT_ANGLE 1e-5
 START_TEST(analytic_agrees_with_convex) {
   const char* pairs[][2] = {{"sphere1", "sphere2"},   {"sphere1", "capsule2"},
                             {"capsule1", "capsule2"}, {"sphere2", "box1"},
                             {"capsule2", "box1"},     {"box1", "box2"}};
   for (int k = 0; k < 6; k++) {
-    int g1 = geom(pairs[k][0]), g2 = geom(pairs[k][1]), tested = 0, close = 0;
+    int g1 = geom(pairs[k][0]), g2 = geom(pairs[k][1]), tested = 0, deep = 0, ties = 0;
+    int boxsep = 0;
     double worst_d = 0, worst_a = 0;
-    for (int trial = 0; trial < 4000 && tested < 300; trial++) {
+    for (int trial = 0; trial < 4000 && tested < 400; trial++) {
       double p1[3], p2[3], q1[4], q2[4];
       rand_vec(p1, -0.05, 0.05);
       rand_vec(p2, -0.6, 0.6);
@@ -632,29 +658,38 @@ START_TEST(analytic_agrees_with_convex) {
       const double* nd = an[0].frame;
       for (int i = 1; i < na; i++)
         if (an[i].dist < deepest) deepest = an[i].dist, nd = an[i].frame;
-      if (deepest < -0.01) continue;
-      if (k == 5 && deepest > 0) continue;
-      ck_assert_msg(convex(M, g1, g2, margin, &cv) == 1, "%s-%s: convex found no contact at dist %g",
-                    pairs[k][0], pairs[k][1], deepest);
-      double dd = fabs(cv.dist - deepest), da = angle_between(cv.frame, nd);
-      /* every distance the convex routine reports is the exact gap along
-         its normal, a lower bound of the true signed distance */
-      ck_assert_msg(cv.dist <= deepest + 1e-9, "%s-%s trial %d: convex %.10g above analytic %.10g",
-                    pairs[k][0], pairs[k][1], trial, cv.dist, deepest);
-      worst_d = fmax(worst_d, dd);
-      worst_a = fmax(worst_a, da);
-      if (dd <= TOL_DIST && da <= TOL_ANGLE) close++;
-      if (k < 2) {
-        ck_assert_msg(dd <= TOL_DIST, "%s-%s trial %d: analytic dist %.10g, convex %.10g",
-                      pairs[k][0], pairs[k][1], trial, deepest, cv.dist);
-        ck_assert_msg(da <= TOL_ANGLE, "%s-%s trial %d: normals %g rad apart", pairs[k][0],
-                      pairs[k][1], trial, da);
+      ck_assert_msg(convex(M, g1, g2, margin, &cv) == 1,
+                    "%s-%s: convex found no contact at dist %g", pairs[k][0], pairs[k][1],
+                    deepest);
+      imp_assert_near(gap_along_normal(M, g1, g2, cv.frame), cv.dist, 1e-12);
+      if (k == 5 && deepest > 0) {
+        ck_assert_msg(cv.dist >= deepest - 1e-12, "box-box apart: %.12g below the SAT %.12g",
+                      cv.dist, deepest);
+        boxsep++;
+        continue;
       }
+      double dd = fabs(cv.dist - deepest), da = angle_between(cv.frame, nd);
+      ck_assert_msg(dd <= TOL_EXACT_DIST, "%s-%s trial %d: analytic dist %.12g, convex %.12g",
+                    pairs[k][0], pairs[k][1], trial, deepest, cv.dist);
+      worst_d = fmax(worst_d, dd);
+      if (da > 1e-3 && dd <= 1e-12) {
+        ties++;
+      } else {
+        ck_assert_msg(da <= TOL_EXACT_ANGLE, "%s-%s trial %d: dist %.12g (convex %+.3g), normals %g rad apart",
+                      pairs[k][0], pairs[k][1], trial, deepest, cv.dist - deepest, da);
+        worst_a = fmax(worst_a, da);
+      }
+      deep += deepest < -0.05;
       tested++;
     }
-    printf("%s-%s: %d poses, %d within %g and %g rad; worst |dist err| %.3g, normal %.3g rad\n",
-           pairs[k][0], pairs[k][1], tested, close, TOL_DIST, TOL_ANGLE, worst_d, worst_a);
-    ck_assert_int_ge(tested, 50);
+    printf("%s-%s: %d poses (%d deeper than 5 cm, %d tied normals%s); worst |dist err| %.3g, "
+           "normal %.3g rad\n",
+           pairs[k][0], pairs[k][1], tested, deep, ties, k == 5 ? ", box-box apart left out" : "",
+           worst_d, worst_a);
+    if (k == 5) printf("box-box apart: %d poses at or above the SAT bound\n", boxsep);
+    ck_assert_int_ge(tested, 200);
+    ck_assert_int_ge(deep, 50);
+    ck_assert_int_le(ties, tested / 100);
   }
 }
 END_TEST
