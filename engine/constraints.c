@@ -440,6 +440,7 @@ void imp_constraints(const imp_model* m, imp_data* d) {
     for (int i = 0; i < d->ncon; i++) add_contact(m, d, i, &J);
   imp_stack_release(d, mark);
   drop_empty_blocks(m, d);
+  if (m->opt.disableflags & IMP_DSBL_STABILIZE) imp_zero(d->efc_b, d->nefc);
   if (d->nefc_dropped) {
     if (!d->nwarning_efcfull)
       imp_warning("more than njmax = %d constraint rows at step %lld: %d rows dropped; raise "

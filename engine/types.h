@@ -52,7 +52,9 @@ typedef enum imp_disable_bit {
   IMP_DSBL_CLAMPCTRL = 1 << 6,  /* ctrl not clamped to ctrlrange */
   IMP_DSBL_CONSTRAINT = 1 << 7, /* every constraint: contacts, limits, ... */
   IMP_DSBL_EQUALITY = 1 << 8,   /* equality constraints */
-  IMP_DSBL_ISLAND = 1 << 9      /* one contact-space problem for all constraints, not per island */
+  IMP_DSBL_ISLAND = 1 << 9,     /* one contact-space problem for all constraints, not per island */
+  IMP_DSBL_STABILIZE = 1 << 10  /* b = 0 on every row: no gap closing or drift correction
+                                   (Todorov 2010's tests, "We set b = 0") */
 } imp_disable_bit;
 
 typedef enum imp_trn_type { IMP_TRN_JOINT = 0 } imp_trn_type;

@@ -1,0 +1,203 @@
+/* bench_table1: reproduces Table 1 of Todorov 2010 ("Implicit nonlinear
+ * complementarity", Section IV): n_b balls of different radii moving in a
+ * cube under gravity, n_b in {5, 10, 15}, mu in {0.1, 0.5, 1.0, 2.0}, 10
+ * random runs per cell, 200 steps at h = 0.005, b = 0, sticking
+ * initialization and no warm start. Per cell it prints the paper's two
+ * numbers: iterations per step (the median over a run's steps, averaged
+ * over the runs) and the percent of iterations whose Newton point was
+ * accepted; then the same again with warm starts.
+ *
+ * As in the paper, all contacts of a step form one problem
+ * (IMP_DSBL_ISLAND) and b = 0 (IMP_DSBL_STABILIZE). The median is over
+ * the steps that had contacts (steps in free fall have no problem to
+ * solve). The scenes are generated here, one MJCF text per run: a cube of
+ * side 2 L made of six planes, balls of radius 0.08..0.16 m placed without
+ * overlap at random, with random velocities up to 1 m/s.
+ *
+ * usage: bench_table1 [--runs N] [--solver NAME] [--cube L] [--steps N]
+ *                     [--csv FILE] */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "impetus.h"
+
+#define MAXBALLS 15
+
+static uint64_t rng_state;
+
+static double urand(double lo, double hi) {
+  rng_state ^= rng_state >> 12;
+  rng_state ^= rng_state << 25;
+  rng_state ^= rng_state >> 27;
+  uint64_t r = rng_state * 0x2545f4914f6cdd1dull;
+  return lo + (hi - lo) * (double)(r >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* The scene of one run as MJCF text in buf: cube of half side L, nb balls. */
+static void make_scene(char* buf, size_t n, int nb, double mu, double L) {
+  double pos[MAXBALLS][3], rad[MAXBALLS];
+  for (int i = 0; i < nb; i++) {
+    for (int tries = 0;; tries++) {
+      rad[i] = urand(0.08, 0.16);
+      for (int a = 0; a < 3; a++) pos[i][a] = urand(-L + rad[i], L - rad[i]);
+      pos[i][2] += L; /* the cube stands on the floor z = 0 */
+      int ok = 1;
+      for (int j = 0; j < i && ok; j++) {
+        double d2 = 0;
+        for (int a = 0; a < 3; a++) d2 += (pos[i][a] - pos[j][a]) * (pos[i][a] - pos[j][a]);
+        ok = sqrt(d2) > rad[i] + rad[j] + 1e-3;
+      }
+      if (ok || tries > 10000) break;
+    }
+  }
+  size_t k = (size_t)snprintf(
+      buf, n,
+      "<mujoco model='table1'>\n"
+      " <option timestep='0.005'/>\n"
+      " <default><geom friction='%g 0 0' condim='3'/></default>\n"
+      " <worldbody>\n"
+      "  <geom type='plane' size='%g %g 0.1'/>\n"
+      "  <geom type='plane' size='%g %g 0.1' pos='0 0 %g' quat='0 1 0 0'/>\n"
+      "  <geom type='plane' size='%g %g 0.1' pos='%g 0 %g' quat='0.70710678 0 -0.70710678 0'/>\n"
+      "  <geom type='plane' size='%g %g 0.1' pos='%g 0 %g' quat='0.70710678 0 0.70710678 0'/>\n"
+      "  <geom type='plane' size='%g %g 0.1' pos='0 %g %g' quat='0.70710678 0.70710678 0 0'/>\n"
+      "  <geom type='plane' size='%g %g 0.1' pos='0 %g %g' quat='0.70710678 -0.70710678 0 0'/>\n",
+      mu, L, L, L, L, 2 * L, L, L, L, L, L, L, -L, L, L, L, L, L, L, L, -L, L);
+  for (int i = 0; i < nb && k < n; i++)
+    k += (size_t)snprintf(buf + k, n - k,
+                          "  <body pos='%.6f %.6f %.6f'><freejoint/>"
+                          "<geom type='sphere' size='%.6f'/></body>\n",
+                          pos[i][0], pos[i][1], pos[i][2], rad[i]);
+  if (k < n) snprintf(buf + k, n - k, " </worldbody>\n</mujoco>\n");
+}
+
+static int cmp_int(const void* a, const void* b) {
+  return *(const int*)a - *(const int*)b;
+}
+
+typedef struct run_result {
+  double median_iter;  /* over steps with contacts */
+  double newton_share; /* accepted Newton points / iterations */
+  double mean_ncon;    /* over all steps */
+  int nonconverged;    /* steps whose solver did not converge */
+  double max_residual; /* largest relative common residual */
+} run_result;
+
+static int run_one(int nb, double mu, double L, int warm, int steps, const char* solver,
+                   run_result* r) {
+  static char xml[1 << 16];
+  make_scene(xml, sizeof xml, nb, mu, L);
+  char err[1000];
+  imp_model* m = imp_load_xml_string(xml, NULL, "table1", err, sizeof err);
+  if (!m) {
+    fprintf(stderr, "bench_table1: scene did not load: %s\n", err);
+    return -1;
+  }
+  m->opt.disableflags |= IMP_DSBL_ISLAND | IMP_DSBL_STABILIZE;
+  m->opt.warmstart = warm;
+  imp_data* d = imp_make_data(m);
+  if (solver && imp_set_solver(m, d, solver)) {
+    fprintf(stderr, "bench_table1: unknown solver '%s'\n", solver);
+    return -1;
+  }
+  int* iters = malloc(sizeof(int) * (size_t)steps);
+  int nsolved = 0;
+  long long sum_iter = 0, sum_newton = 0, sum_con = 0;
+  r->nonconverged = 0;
+  r->max_residual = 0;
+  for (int s = 0; s < steps; s++) {
+    imp_step(m, d);
+    sum_con += d->ncon;
+    if (d->nefc > 0) {
+      iters[nsolved++] = d->solver_iter;
+      sum_iter += d->solver_iter;
+      sum_newton += d->solver_newton;
+      if (d->solver_exit != 0) r->nonconverged++;
+      if (d->solver_residual > r->max_residual) r->max_residual = d->solver_residual;
+    }
+  }
+  qsort(iters, (size_t)nsolved, sizeof(int), cmp_int);
+  r->median_iter = nsolved == 0 ? 0
+                   : nsolved % 2 ? iters[nsolved / 2]
+                                 : 0.5 * (iters[nsolved / 2 - 1] + iters[nsolved / 2]);
+  r->newton_share = sum_iter ? (double)sum_newton / (double)sum_iter : 0;
+  r->mean_ncon = (double)sum_con / steps;
+  free(iters);
+  imp_free_data(d);
+  imp_free_model(m);
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  int runs = 10, steps = 200;
+  double L = 0.35;
+  const char* solver = NULL;
+  const char* csv = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--cube") && i + 1 < argc) L = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--solver") && i + 1 < argc) solver = argv[++i];
+    else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
+    else {
+      fprintf(stderr, "usage: bench_table1 [--runs N] [--steps N] [--cube L] [--solver NAME] "
+                      "[--csv FILE]\n");
+      return 2;
+    }
+  }
+  static const int nballs[3] = {5, 10, 15};
+  static const double mus[4] = {0.1, 0.5, 1.0, 2.0};
+  FILE* out = csv ? fopen(csv, "w") : NULL;
+  if (csv && !out) {
+    fprintf(stderr, "bench_table1: cannot write %s\n", csv);
+    return 1;
+  }
+  if (out) fprintf(out, "warm,mu,nb,run,median_iter,newton_share,mean_ncon,nonconverged,max_residual\n");
+  for (int warm = 0; warm < 2; warm++) {
+    double cell_iter[4][3], cell_newton[4][3], col_ncon[3] = {0, 0, 0};
+    int cell_bad[4][3];
+    double cell_res[4][3];
+    for (int a = 0; a < 4; a++)
+      for (int c = 0; c < 3; c++) {
+        cell_iter[a][c] = cell_newton[a][c] = cell_res[a][c] = 0;
+        cell_bad[a][c] = 0;
+        for (int run = 0; run < runs; run++) {
+          rng_state = 0x9e3779b97f4a7c15ull * (uint64_t)(1 + run + 100 * c);
+          run_result r;
+          if (run_one(nballs[c], mus[a], L, warm, steps, solver, &r)) return 1;
+          cell_iter[a][c] += r.median_iter / runs;
+          cell_newton[a][c] += 100 * r.newton_share / runs;
+          col_ncon[c] += r.mean_ncon / (4 * runs);
+          cell_bad[a][c] += r.nonconverged;
+          if (r.max_residual > cell_res[a][c]) cell_res[a][c] = r.max_residual;
+          if (out)
+            fprintf(out, "%d,%g,%d,%d,%g,%g,%g,%d,%g\n", warm, mus[a], nballs[c], run,
+                    r.median_iter, r.newton_share, r.mean_ncon, r.nonconverged, r.max_residual);
+        }
+      }
+    printf("\n%s (solver %s, %d runs x %d steps, h = 0.005, b = 0, cube side %.2f m)\n",
+           warm ? "With warm starts" : "Table 1: sticking initialization, no warm start",
+           solver ? solver : "default", runs, steps, 2 * L);
+    printf("%-10s", "");
+    for (int c = 0; c < 3; c++) printf("   n_b = %-2d       ", nballs[c]);
+    printf("\n%-10s", "");
+    for (int c = 0; c < 3; c++) printf("   n_c = %-5.1f    ", col_ncon[c]);
+    printf("\n");
+    for (int a = 0; a < 4; a++) {
+      printf("mu = %-5.1f", mus[a]);
+      for (int c = 0; c < 3; c++) printf("   %5.1f  %5.1f %%  ", cell_iter[a][c], cell_newton[a][c]);
+      printf("\n");
+    }
+    printf("steps not converged per cell (max relative residual):\n");
+    for (int a = 0; a < 4; a++) {
+      printf("mu = %-5.1f", mus[a]);
+      for (int c = 0; c < 3; c++) printf("   %4d (%8.1e)   ", cell_bad[a][c], cell_res[a][c]);
+      printf("\n");
+    }
+  }
+  if (out) fclose(out);
+  return 0;
+}
