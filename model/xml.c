@@ -496,11 +496,12 @@ static void parse_option(ld_ctx* c, ld_node* n) {
       warn_element(c, ch);
       continue;
     }
-    static const char* const flags[] = {"contact", "gravity", "limit", "passive", "actuation",
-                                        "eulerdamp", "clampctrl", "constraint", NULL};
-    static const int bits[] = {IMP_DSBL_CONTACT,   IMP_DSBL_GRAVITY,   IMP_DSBL_LIMIT,
-                               IMP_DSBL_PASSIVE,   IMP_DSBL_ACTUATION, IMP_DSBL_EULERDAMP,
-                               IMP_DSBL_CLAMPCTRL, IMP_DSBL_CONSTRAINT};
+    static const char* const flags[] = {"contact",   "gravity",   "limit",      "passive",
+                                        "actuation", "eulerdamp", "clampctrl",  "constraint",
+                                        "equality",  NULL};
+    static const int bits[] = {IMP_DSBL_CONTACT,    IMP_DSBL_GRAVITY,   IMP_DSBL_LIMIT,
+                               IMP_DSBL_PASSIVE,    IMP_DSBL_ACTUATION, IMP_DSBL_EULERDAMP,
+                               IMP_DSBL_CLAMPCTRL,  IMP_DSBL_CONSTRAINT, IMP_DSBL_EQUALITY};
     /* settings of the constraint solver and of outputs we do not compute
        yet: they change nothing in smooth dynamics, so they pass silently */
     static const char* const quiet[] = {"filterparent", "frictionloss", "refsafe", "sensor",
@@ -510,9 +511,6 @@ static void parse_option(ld_ctx* c, ld_node* n) {
     static const char* const ed[] = {"disable", "enable", NULL};
     int v;
     if (ld_attr_keyword(c, ch, "warmstart", ed, &v)) c->opt.warmstart = v;
-    if (ld_attr_keyword(c, ch, "equality", ed, &v) && v == 0)
-      ld_warning(c, "flag/equality", ch->file, ch->line,
-                 "flag equality='disable' is not supported yet (equalities stay active)");
     for (int f = 0; flags[f]; f++) {
       if (!ld_attr_keyword(c, ch, flags[f], ed, &v)) continue;
       if (v == 0) c->opt.disableflags |= bits[f];

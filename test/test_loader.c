@@ -933,6 +933,8 @@ START_TEST(option_solver_by_name) {
 }
 END_TEST
 
+/* iterations, tolerance and the warmstart flag; flag equality='disable'
+   sets IMP_DSBL_EQUALITY as MuJoCo's flag does */
 START_TEST(option_iterations_tolerance_warmstart) {
   imp_model* m = load("<mujoco/>");
   ck_assert_int_eq(m->opt.iterations, 100);
@@ -946,6 +948,11 @@ START_TEST(option_iterations_tolerance_warmstart) {
   ck_assert_double_eq(m->opt.tolerance, 1e-5);
   ck_assert_int_eq(m->opt.warmstart, 0);
   ck_assert_int_eq(m->opt.disableflags, 0);
+  imp_free_model(m);
+  m = imp_test_load_string_nowarn(
+      "<mujoco><option><flag equality='disable' limit='disable'/></option></mujoco>");
+  ck_assert_int_eq(m->opt.disableflags, IMP_DSBL_EQUALITY | IMP_DSBL_LIMIT);
+  ck_assert_int_eq(m->opt.warmstart, 1);
   imp_free_model(m);
   expect_error("<mujoco>\n<option iterations='-1'/></mujoco>", 2, "iterations");
   expect_error("<mujoco>\n<option tolerance='-1e-3'/></mujoco>", 2, "tolerance");
