@@ -15,6 +15,7 @@ enum { CLI_EXIT_ERROR = 1, CLI_EXIT_USAGE = 2, CLI_EXIT_NONFINITE = 3 };
 int cmd_check(int argc, char** argv);
 int cmd_run(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
+int cmd_solvers(int argc, char** argv);
 
 /* Print the usage of command name (NULL: the program) to stdout (to_stderr
    0) or stderr (1). Returns 0 when name is a known command, else -1. */
@@ -40,6 +41,14 @@ imp_model* cli_load(const char* path);
 
 /* The model's name ("" when it has none). */
 const char* cli_model_name(const imp_model* m);
+
+/* 0 when name is a registered contact solver; otherwise -1 after telling
+   stderr, on behalf of command cmd, which solvers there are. */
+int cli_check_solver(const char* cmd, const char* name);
+
+/* Name of a solver exit reason (imp_solver_exit in contact.h): converged,
+   maxiter, stalled, diverged, failed; "unknown" out of range. */
+const char* cli_exit_name(int exit_reason);
 
 /* Seconds on the monotonic clock. */
 double cli_now(void);

@@ -1,5 +1,6 @@
-/* impetus bench MODEL.xml [--steps N] [--dt H] [--ctrlnoise S] [--seed X]:
-   time the simulation step, like mujoco's testspeed.
+/* impetus bench MODEL.xml [--steps N] [--dt H] [--ctrlnoise S] [--seed X]
+   [--solver NAME]: time the simulation step, like mujoco's testspeed, and
+   report what the contact stage did on the way.
 
    Control noise: before each step every control is set to
    mid + S * halfrange * g (clamped to the range) for a control-limited
@@ -18,6 +19,37 @@
 #include "cmd.h"
 
 #define BLOCK 1024 /* steps of noise drawn between timed stretches */
+
+/* The contact stage's statistics summed (or maxed) over the steps. */
+typedef struct solver_totals {
+  long long iter, newton, nefc, nisland;
+  double residual_max;
+} solver_totals;
+
+/* Add the statistics of the step d just took. */
+static void add_step(const imp_data* d, solver_totals* t) {
+  t->iter += d->solver_iter;
+  t->newton += d->solver_newton;
+  t->nefc += d->nefc;
+  t->nisland += d->nisland;
+  if (d->solver_residual > t->residual_max) t->residual_max = d->solver_residual;
+}
+
+/* Print the contact stage's lines of the report. */
+static void print_solver(const imp_data* d, const solver_totals* t, long long steps) {
+  const char* name = imp_solver_name(d->solver);
+  double per = 1.0 / (double)steps;
+  printf("solver: %s\n", name ? name : "?");
+  printf("solver_iterations_per_step: %.6g\n", (double)t->iter * per);
+  /* share of iterations that accepted the Newton point (Todorov 2010, eqs. 22-23) */
+  printf("newton_share: %.6g\n", t->iter > 0 ? (double)t->newton / (double)t->iter : 0.0);
+  printf("solver_residual_max: %.6g\n", t->residual_max);
+  printf("constraint_rows_per_step: %.6g\n", (double)t->nefc * per);
+  printf("islands_per_step: %.6g\n", (double)t->nisland * per);
+  /* the engine's own timer, like collision_ns_per_step */
+  printf("solver_ns_per_step: %.6g\n",
+         1e9 * d->timer[IMP_TIMER_SOLVER] / (double)(d->nstep > 0 ? d->nstep : 1));
+}
 
 /* splitmix64: the next 64 random bits of state *s */
 static uint64_t splitmix64(uint64_t* s) {
@@ -60,6 +92,7 @@ int cmd_bench(int argc, char** argv) {
   const char* path = NULL;
   long long steps = 10000, seed_arg = 1;
   double dt = 0, noise = 0;
+  const char* solver = NULL;
   for (int i = 1; i < argc; i++) {
     const char* v = NULL;
     int k;
@@ -75,6 +108,9 @@ int cmd_bench(int argc, char** argv) {
       if (k < 0 || cli_parse_double("ctrlnoise", v, 0, &noise)) return CLI_EXIT_USAGE;
     } else if ((k = cli_option(argc, argv, &i, "seed", &v)) != 0) {
       if (k < 0 || cli_parse_ll("seed", v, 0, &seed_arg)) return CLI_EXIT_USAGE;
+    } else if ((k = cli_option(argc, argv, &i, "solver", &v)) != 0) {
+      if (k < 0 || cli_check_solver("bench", v)) return CLI_EXIT_USAGE;
+      solver = v;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
       fprintf(stderr, "impetus bench: unknown option '%s'\n", argv[i]);
       cli_usage("bench", 1);
@@ -105,10 +141,18 @@ int cmd_bench(int argc, char** argv) {
     return CLI_EXIT_ERROR;
   }
   imp_reset_data(m, d);
+  if (solver && imp_set_solver(m, d, solver) != 0) { /* checked above: a registry bug */
+    cli_check_solver("bench", solver);
+    free(ctrl);
+    imp_free_data(d);
+    imp_free_model(m);
+    return CLI_EXIT_USAGE;
+  }
 
   uint64_t seed = (uint64_t)seed_arg;
   double wall = 0;
   long long ncon = 0, nbroad = 0, nnarrow = 0;
+  solver_totals st = {0, 0, 0, 0, 0.0};
   for (long long done = 0; done < steps;) {
     int n = steps - done < BLOCK ? (int)(steps - done) : BLOCK;
     if (ctrl) draw_controls(m, noise, &seed, ctrl, n);
@@ -119,6 +163,7 @@ int cmd_bench(int argc, char** argv) {
       ncon += d->ncon;
       nbroad += d->npair_broad;
       nnarrow += d->npair_narrow;
+      add_step(d, &st);
     }
     wall += cli_now() - t0;
     done += n;
@@ -138,6 +183,7 @@ int cmd_bench(int argc, char** argv) {
   /* the engine's own timer: resets (non-finite states) restart it */
   printf("collision_ns_per_step: %.6g\n",
          1e9 * d->timer[IMP_TIMER_COLLISION] / (double)(d->nstep > 0 ? d->nstep : 1));
+  print_solver(d, &st, steps);
   if (d->nwarning_nan > 0)
     fprintf(stderr, "impetus bench: warning: the state went non-finite %d times\n",
             d->nwarning_nan);

@@ -1,5 +1,6 @@
-/* impetus check MODEL.xml [--contacts [--key NAME]]: load a model, print its
-   sizes, and optionally the contacts of its initial state. */
+/* impetus check MODEL.xml [--contacts [--key NAME] [--solver NAME]]: load a
+   model, print its sizes, and optionally the contacts of its initial state
+   (and what a chosen contact solver made of them). */
 #include <stdio.h>
 #include <string.h>
 
@@ -33,8 +34,16 @@ static void print_contacts(const imp_model* m, const imp_data* d) {
   }
 }
 
-/* contacts at the initial state; 0 or an exit status */
-static int check_contacts(const imp_model* m, const char* key) {
+/* the contact stage's line for --solver: what the solver did at the initial state */
+static void print_solver(const imp_data* d) {
+  const char* name = imp_solver_name(d->solver);
+  printf("solver: %s iterations: %d exit: %s residual: %.6g\n", name ? name : "?",
+         d->solver_iter, cli_exit_name(d->solver_exit), d->solver_residual);
+}
+
+/* contacts at the initial state, solved by solver (NULL: the model's and no
+   solver line); 0 or an exit status */
+static int check_contacts(const imp_model* m, const char* key, const char* solver) {
   imp_data* d = imp_make_data(m);
   if (!d) {
     fprintf(stderr, "impetus check: out of memory\n");
@@ -49,8 +58,14 @@ static int check_contacts(const imp_model* m, const char* key) {
     }
     imp_reset_data_keyframe(m, d, k);
   }
+  if (solver && imp_set_solver(m, d, solver) != 0) { /* checked with the arguments */
+    cli_check_solver("check", solver);
+    imp_free_data(d);
+    return CLI_EXIT_USAGE;
+  }
   imp_forward(m, d);
   print_contacts(m, d);
+  if (solver) print_solver(d);
   imp_free_data(d);
   return 0;
 }
@@ -58,6 +73,7 @@ static int check_contacts(const imp_model* m, const char* key) {
 int cmd_check(int argc, char** argv) {
   const char* path = NULL;
   const char* key = NULL;
+  const char* solver = NULL;
   int contacts = 0;
   for (int i = 1; i < argc; i++) {
     const char* v = NULL;
@@ -73,6 +89,11 @@ int cmd_check(int argc, char** argv) {
     if ((k = cli_option(argc, argv, &i, "key", &v)) != 0) {
       if (k < 0) return CLI_EXIT_USAGE;
       key = v;
+      continue;
+    }
+    if ((k = cli_option(argc, argv, &i, "solver", &v)) != 0) {
+      if (k < 0 || cli_check_solver("check", v)) return CLI_EXIT_USAGE;
+      solver = v;
       continue;
     }
     if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -91,8 +112,8 @@ int cmd_check(int argc, char** argv) {
     cli_usage("check", 1);
     return CLI_EXIT_USAGE;
   }
-  if (key && !contacts) {
-    fprintf(stderr, "impetus check: --key needs --contacts\n");
+  if ((key || solver) && !contacts) {
+    fprintf(stderr, "impetus check: --%s needs --contacts\n", key ? "key" : "solver");
     return CLI_EXIT_USAGE;
   }
 
@@ -110,7 +131,7 @@ int cmd_check(int argc, char** argv) {
   printf("nu: %d\n", m->nu);
   printf("timestep: %g\n", m->opt.timestep);
   printf("warnings: %d\n", m->nwarning);
-  int rc = contacts ? check_contacts(m, key) : 0;
+  int rc = contacts ? check_contacts(m, key, solver) : 0;
   imp_free_model(m);
   return rc;
 }

@@ -1,5 +1,5 @@
 /* impetus: the command-line program. Dispatches to one function per
-   subcommand (cmd_check.c, cmd_run.c, cmd_bench.c) and holds the small
+   subcommand (cmd_check.c, cmd_run.c, cmd_bench.c, cmd_solvers.c) and holds the small
    helpers they share: option matching, number parsing, model loading. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -21,13 +21,14 @@ static const char* const usage_main =
     "  check MODEL.xml [--contacts]     load a model, print its sizes (and contacts)\n"
     "  run MODEL.xml --steps N [...]    simulate, optionally recording a trajectory\n"
     "  bench MODEL.xml [--steps N] ...  measure the speed of the time step\n"
+    "  solvers                          list the contact solvers (--solver NAME)\n"
     "  help [COMMAND]                   this text, or the options of COMMAND\n"
     "\n"
     "exit status: 0 success, 1 error (model, keyframe or file), 2 bad usage,\n"
     "3 the state went non-finite during `run` (the file is still complete).\n";
 
 static const char* const usage_check =
-    "usage: impetus check MODEL.xml [--contacts [--key NAME]]\n"
+    "usage: impetus check MODEL.xml [--contacts [--key NAME] [--solver NAME]]\n"
     "\n"
     "Load MODEL.xml. Loader warnings go to stderr; stdout gets one `key: value`\n"
     "a line: model, nq, nv, nbody, njnt, ngeom, nmesh, npair, nexclude, nu,\n"
@@ -37,11 +38,15 @@ static const char* const usage_check =
     "then one line per contact: index, geom1 and geom2 (name or #id, and\n"
     "type), dist (signed distance, negative when penetrating), pos and the\n"
     "normal (pointing from geom1 to geom2), condim and friction.\n"
+    "--solver NAME (with --contacts) solves the initial contacts with that\n"
+    "contact solver (see `impetus solvers`) and adds one line: solver, its\n"
+    "iterations, its exit reason and the relative residual.\n"
     "Exit 0 when the model loads, 1 (with file:line: message) when it does not.\n";
 
 static const char* const usage_run =
     "usage: impetus run MODEL.xml --steps N [--dt H] [--key NAME]\n"
-    "                   [--record FILE.csv|FILE.npy] [--every K]\n"
+    "                   [--record FILE.csv|FILE.npy [--record-solver]] [--every K]\n"
+    "                   [--solver NAME]\n"
     "\n"
     "Simulate N steps (N >= 0) from the model's reference configuration, or\n"
     "from keyframe NAME. --dt overrides the model's timestep (H > 0).\n"
@@ -51,15 +56,31 @@ static const char* const usage_run =
     "shape (rows, columns)) with a FILE.npy.json sidecar naming the columns.\n"
     "Rows go to FILE.tmp, which becomes FILE only when the run completes: a\n"
     "recording is complete or absent (also on Ctrl-C, which exits 130).\n"
+    "--record-solver adds the columns ncon, nefc, solver_iter and\n"
+    "solver_residual: contacts, constraint rows, solver iterations and the\n"
+    "relative residual of the step that produced the row (0 in the initial row).\n"
+    "--solver NAME uses that contact solver instead of the model's (see\n"
+    "`impetus solvers`); an unknown name is bad usage.\n"
     "\n"
-    "A summary (steps, final time, wall time) goes to stdout. If the state\n"
-    "goes non-finite the engine resets it and counts it; the run goes on, the\n"
-    "file is written completely, a warning is printed and the exit status is 3.\n"
+    "A summary goes to stdout: steps, final time, wall time, and a line\n"
+    "`solver: NAME iterations: N worst_exit: E`, the solver's iterations over\n"
+    "the run and its worst exit reason (converged, maxiter, stalled, diverged,\n"
+    "failed). If the state goes non-finite the engine resets it and counts it;\n"
+    "the run goes on, the file is written completely, a warning is printed and\n"
+    "the exit status is 3.\n"
     "Exit 1: model, keyframe or file error; 2: bad arguments (nothing written).\n";
+
+static const char* const usage_solvers =
+    "usage: impetus solvers\n"
+    "\n"
+    "List the contact solvers, one a line: the name (what --solver NAME and\n"
+    "the MJCF option solver=\"NAME\" take), then a description; the default\n"
+    "is marked (default). run and bench take --solver NAME, as does\n"
+    "check --contacts.\n";
 
 static const char* const usage_bench =
     "usage: impetus bench MODEL.xml [--steps N] [--dt H] [--ctrlnoise S]\n"
-    "                     [--seed X]\n"
+    "                     [--seed X] [--solver NAME]\n"
     "\n"
     "Reset, then time N steps (default 10000) on the monotonic clock and\n"
     "print model, steps, timestep, ctrlnoise, steps_per_second,\n"
@@ -67,7 +88,13 @@ static const char* const usage_bench =
     "then contacts_per_step (mean over the steps), pairs_broad_per_step and\n"
     "pairs_narrow_per_step (geom pairs past the broad phase and filters, and\n"
     "of those the pairs whose bounding spheres met) and collision_ns_per_step\n"
-    "(the time of the collision stage within the step).\n"
+    "(the time of the collision stage within the step), then the contact\n"
+    "stage: solver (its name; --solver NAME picks another, see `impetus\n"
+    "solvers`), solver_iterations_per_step (mean), newton_share (iterations\n"
+    "whose Newton point was accepted over all iterations, 0 without any),\n"
+    "solver_residual_max (the largest relative residual of a step),\n"
+    "constraint_rows_per_step and islands_per_step (means) and\n"
+    "solver_ns_per_step (the time of the contact stage within the step).\n"
     "--ctrlnoise S (default 0) sets, before each step, every control to\n"
     "mid + S * halfrange * g for a control-limited actuator (clamped to its\n"
     "range) and to S * g otherwise, g a standard normal from a deterministic\n"
@@ -85,6 +112,8 @@ int cli_usage(const char* name, int to_stderr) {
     text = usage_run;
   else if (strcmp(name, "bench") == 0)
     text = usage_bench;
+  else if (strcmp(name, "solvers") == 0)
+    text = usage_solvers;
   if (!text) return -1;
   fputs(text, out);
   return 0;
@@ -193,6 +222,7 @@ int main(int argc, char** argv) {
   if (strcmp(cmd, "check") == 0) return cmd_check(argc - 1, argv + 1);
   if (strcmp(cmd, "run") == 0) return cmd_run(argc - 1, argv + 1);
   if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 1, argv + 1);
+  if (strcmp(cmd, "solvers") == 0) return cmd_solvers(argc - 1, argv + 1);
   fprintf(stderr, "impetus: unknown command '%s'\n\n", cmd);
   cli_usage(NULL, 1);
   return CLI_EXIT_USAGE;

@@ -27,6 +27,10 @@
 
 enum { REC_CSV = 0, REC_NPY = 1 };
 
+/* the optional solver columns, in order (IMP_RECORD_SOLVER) */
+static const char* const solver_columns[] = {"ncon", "nefc", "solver_iter", "solver_residual"};
+#define NSOLVERCOL ((int)(sizeof solver_columns / sizeof solver_columns[0]))
+
 /* bytes before the dict in an NPY v1.0 file: magic (6), version (2), length (2) */
 #define NPY_PREFIX 10
 /* the widest row count a long long can print as */
@@ -38,7 +42,8 @@ struct imp_recorder {
   char* tmppath;         /* path + ".tmp" */
   int format;            /* REC_CSV or REC_NPY */
   int nq, nv, nu;        /* sizes of the model the recorder was opened for */
-  int ncol;              /* 1 + nq + nv + nu */
+  int nstat;             /* solver columns: NSOLVERCOL with IMP_RECORD_SOLVER, else 0 */
+  int ncol;              /* 1 + nq + nv + nu + nstat */
   double timestep;       /* m->opt.timestep at open, for the sidecar */
   long long rows;        /* rows written */
   int failed;            /* an I/O error happened: close removes the file */
@@ -86,8 +91,10 @@ static void column_name(const imp_recorder* r, int c, char* buf, size_t n) {
     snprintf(buf, n, "qpos_%d", c - 1);
   else if (c <= r->nq + r->nv)
     snprintf(buf, n, "qvel_%d", c - 1 - r->nq);
-  else
+  else if (c <= r->nq + r->nv + r->nu)
     snprintf(buf, n, "ctrl_%d", c - 1 - r->nq - r->nv);
+  else
+    snprintf(buf, n, "%s", solver_columns[c - 1 - r->nq - r->nv - r->nu]);
 }
 
 /* Fill buf (header_len bytes) with the NPY header for rows rows, padded to
@@ -144,8 +151,17 @@ static void destroy(imp_recorder* r) {
 }
 
 imp_recorder* imp_recorder_open(const char* path, const imp_model* m, char* err, int errsz) {
+  return imp_recorder_open_flags(path, m, 0, err, errsz);
+}
+
+imp_recorder* imp_recorder_open_flags(const char* path, const imp_model* m, int flags, char* err,
+                                      int errsz) {
   if (!path || !m) {
     set_err(err, errsz, "recorder: no path or no model");
+    return NULL;
+  }
+  if (flags & ~IMP_RECORD_SOLVER) {
+    set_err(err, errsz, "%s: unknown recorder flags 0x%x", path, (unsigned)flags);
     return NULL;
   }
   int format = format_of(path);
@@ -162,7 +178,8 @@ imp_recorder* imp_recorder_open(const char* path, const imp_model* m, char* err,
   r->nq = m->nq;
   r->nv = m->nv;
   r->nu = m->nu;
-  r->ncol = 1 + m->nq + m->nv + m->nu;
+  r->nstat = flags & IMP_RECORD_SOLVER ? NSOLVERCOL : 0;
+  r->ncol = 1 + m->nq + m->nv + m->nu + r->nstat;
   r->timestep = m->opt.timestep;
   r->path = concat(path, "");
   r->tmppath = concat(path, ".tmp");
@@ -214,6 +231,17 @@ static void put_f64le(unsigned char* out, double x) {
   for (int i = 0; i < 8; i++) out[i] = (unsigned char)(u >> (8 * i));
 }
 
+/* The solver columns of d (in solver_columns' order): the last step's
+   statistics, zeros before the first step since the reset. The counts are
+   small integers, exact in a double. */
+static void solver_stats(const imp_data* d, double* out) {
+  int stepped = d->nstep > 0;
+  out[0] = stepped ? (double)d->ncon : 0.0;
+  out[1] = stepped ? (double)d->nefc : 0.0;
+  out[2] = stepped ? (double)d->solver_iter : 0.0;
+  out[3] = stepped ? d->solver_residual : 0.0;
+}
+
 int imp_recorder_write(imp_recorder* r, const imp_model* m, const imp_data* d) {
   if (!r || r->failed) return -1;
   if (!m || !d || m->nq != r->nq || m->nv != r->nv || m->nu != r->nu) {
@@ -225,6 +253,7 @@ int imp_recorder_write(imp_recorder* r, const imp_model* m, const imp_data* d) {
   memcpy(row + 1, d->qpos, sizeof(double) * (size_t)r->nq);
   memcpy(row + 1 + r->nq, d->qvel, sizeof(double) * (size_t)r->nv);
   memcpy(row + 1 + r->nq + r->nv, d->ctrl, sizeof(double) * (size_t)r->nu);
+  if (r->nstat) solver_stats(d, row + 1 + r->nq + r->nv + r->nu);
 
   if (r->format == REC_CSV) {
     /* %.17g round-trips every double exactly through strtod */

@@ -2,7 +2,11 @@
    Promises: a recording is complete or absent. Rows go to "<path>.tmp"
    (flushed as they go) and imp_recorder_close renames it to path; a recorder
    that is aborted or never closed leaves nothing at path. Columns:
-   time, qpos_0..qpos_{nq-1}, qvel_0..qvel_{nv-1}, ctrl_0..ctrl_{nu-1}.
+   time, qpos_0..qpos_{nq-1}, qvel_0..qvel_{nv-1}, ctrl_0..ctrl_{nu-1},
+   then with IMP_RECORD_SOLVER the contact stage's statistics of the step
+   that produced the row: ncon, nefc, solver_iter, solver_residual (the
+   relative common residual, contact.h); a data that has not stepped since
+   its reset (d->nstep == 0, e.g. the initial state) records zeros there.
    NPY: little-endian float64, shape (rows, columns), C order; a sidecar
    "<path>.json" names the columns and gives nq, nv, nu and timestep. */
 #ifndef IMPETUS_RECORD_H
@@ -12,9 +16,18 @@
 
 typedef struct imp_recorder imp_recorder;
 
+/* Optional column groups, or-ed into the flags of imp_recorder_open_flags. */
+enum imp_record_flags {
+  IMP_RECORD_SOLVER = 1 /* ncon, nefc, solver_iter, solver_residual */
+};
+
 /* Open a recorder; the format follows the extension (.csv or .npy).
    Returns NULL and writes a message into err on failure. */
 imp_recorder* imp_recorder_open(const char* path, const imp_model* m, char* err, int errsz);
+/* The same with optional columns (imp_record_flags; 0 is imp_recorder_open).
+   Unknown flag bits are an error (NULL, message in err). */
+imp_recorder* imp_recorder_open_flags(const char* path, const imp_model* m, int flags, char* err,
+                                      int errsz);
 /* Append one row with the current state of d. Returns 0, or -1 on an I/O error. */
 int imp_recorder_write(imp_recorder* r, const imp_model* m, const imp_data* d);
 /* Finish the file and move it to its final name. Returns 0, or -1 (nothing left at path). */

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,6 +318,259 @@ START_TEST(bench_prints_speed) {
 }
 END_TEST
 
+/* ---- the contact solvers on the command line ---- */
+
+/* A 0.1 m ball resting 1 mm into a plane: one condim-3 contact, so 3 rows
+   and one island whatever the solver (contact.h). */
+static const char* const ball_on_plane_xml =
+    "<mujoco model=\"ball_on_plane\"><option timestep=\"0.002\"/><worldbody>"
+    "<geom name=\"floor\" type=\"plane\" size=\"1 1 0.1\"/>"
+    "<body name=\"ball\" pos=\"0 0 0.099\"><freejoint/>"
+    "<geom name=\"ball\" type=\"sphere\" size=\"0.1\" condim=\"3\"/></body>"
+    "</worldbody></mujoco>\n";
+
+/* Write the ball-on-plane model into the scratch directory; its path. */
+static const char* write_ball_on_plane(void) {
+  const char* path = in_dir("ball_on_plane.xml");
+  FILE* f = fopen(path, "w");
+  ck_assert(f != NULL);
+  fputs(ball_on_plane_xml, f);
+  ck_assert_int_eq(fclose(f), 0);
+  return path;
+}
+
+/* The value of "key: " in text as a number that must parse to the end of
+   its line (fails the test otherwise). */
+static double key_number(const char* text, const char* key) {
+  char pat[128];
+  snprintf(pat, sizeof pat, "\n%s: ", key);
+  const char* p = strstr(text, pat);
+  if (!p && strncmp(text, pat + 1, strlen(pat + 1)) == 0) p = text - 1; /* the first line */
+  ck_assert_msg(p != NULL, "no '%s: ' in:\n%s", key, text);
+  p += strlen(pat);
+  char* end = NULL;
+  double v = strtod(p, &end);
+  ck_assert_msg(end != p && *end == '\n', "%s: not a number: '%.40s'", key, p);
+  ck_assert_msg(isfinite(v), "%s: %g", key, v);
+  return v;
+}
+
+/* True when the value is a whole number (counts printed by %.6g stay exact below 1e6). */
+static int is_whole(double v) { return v == floor(v); }
+
+START_TEST(solvers_lists_registry) {
+  ck_assert_int_eq(impetus("solvers"), 0);
+  const char* out = text_of(out_path);
+  int n = imp_solver_count();
+  ck_assert_int_ge(n, 2);
+  ck_assert_int_eq(count_lines(out_path), n); /* one solver a line, nothing else */
+  /* line i: the name as its first word, the description, the default (index 0) marked */
+  const char* line = out;
+  for (int i = 0; i < n; i++) {
+    const char* eol = strchr(line, '\n');
+    ck_assert(eol != NULL);
+    size_t len = strlen(imp_solver_name(i));
+    ck_assert_msg(strncmp(line, imp_solver_name(i), len) == 0 && line[len] == ' ',
+                  "line %d does not start with '%s': %s", i, imp_solver_name(i), out);
+    char buf[512];
+    snprintf(buf, sizeof buf, "%.*s", (int)(eol - line), line);
+    ck_assert_msg(strstr(buf, imp_solver_description(i)) != NULL, "no description in '%s'", buf);
+    ck_assert_msg((strstr(buf, "(default)") != NULL) == (i == 0), "default mark: '%s'", buf);
+    line = eol + 1;
+  }
+  ck_assert_msg(strncmp(out, "todorov ", 8) == 0, "todorov is not the default:\n%s", out);
+  ck_assert_msg(strstr(out, "\npgs ") != NULL, "no pgs in:\n%s", out);
+
+  ck_assert_int_eq(impetus("help solvers"), 0);
+  ck_assert(strstr(text_of(out_path), "usage: impetus solvers") != NULL);
+  ck_assert_int_eq(impetus("solvers --help"), 0);
+  ck_assert(strstr(text_of(out_path), "usage: impetus solvers") != NULL);
+  ck_assert_int_eq(impetus("help"), 0);
+  ck_assert(strstr(text_of(out_path), "  solvers ") != NULL);
+  ck_assert_int_eq(impetus("solvers extra"), 2);
+  ck_assert_str_eq(text_of(out_path), "");
+  /* every command's help names the option */
+  const char* cmds[] = {"help run", "help bench", "help check"};
+  for (int i = 0; i < 3; i++) {
+    ck_assert_int_eq(impetus(cmds[i]), 0);
+    ck_assert_msg(strstr(text_of(out_path), "--solver NAME") != NULL, "%s", cmds[i]);
+  }
+  ck_assert(impetus("help run") == 0 && strstr(text_of(out_path), "--record-solver") != NULL);
+}
+END_TEST
+
+START_TEST(solver_option_accepted) {
+  /* no constraint rows in the pendulum: no iterations, nothing to fail */
+  ck_assert_msg(impetus("run '" PENDULUM "' --steps 10 --solver pgs") == 0, "%s",
+                text_of(err_path));
+  ck_assert_msg(strstr(text_of(out_path), "solver: pgs iterations: 0 worst_exit: converged\n"),
+                "%s", text_of(out_path));
+  ck_assert_int_eq(impetus("run '" PENDULUM "' --steps 10"), 0);
+  ck_assert_msg(strstr(text_of(out_path), "solver: todorov iterations: 0 worst_exit: converged\n"),
+                "%s", text_of(out_path));
+  ck_assert_int_eq(impetus("run '" PENDULUM "' --steps 10 --solver=todorov"), 0);
+  ck_assert_msg(impetus("bench '" PENDULUM "' --steps 10 --solver pgs") == 0, "%s",
+                text_of(err_path));
+  ck_assert_msg(strstr(text_of(out_path), "\nsolver: pgs\n") != NULL, "%s", text_of(out_path));
+  ck_assert_int_eq(impetus("bench '" PENDULUM "' --steps 10 --solver=pgs"), 0);
+  ck_assert_int_eq(impetus("bench '" PENDULUM "' --steps 10 --solver"), 2);
+  ck_assert_int_eq(impetus("run '" PENDULUM "' --steps 10 --solver"), 2);
+
+  /* check --contacts --solver: one more line after the contacts */
+  const char* ball = write_ball_on_plane();
+  char args[8800];
+  snprintf(args, sizeof args, "check --contacts --solver pgs '%s'", ball);
+  ck_assert_msg(impetus(args) == 0, "%s", text_of(err_path));
+  const char* out = text_of(out_path);
+  ck_assert_msg(strstr(out, "ncon: 1\n") != NULL, "%s", out);
+  const char* line = strstr(out, "\nsolver: pgs iterations: ");
+  ck_assert_msg(line != NULL, "%s", out);
+  int iters = -1;
+  char exit_name[32] = "";
+  double residual = -1;
+  ck_assert_int_eq(sscanf(line, "\nsolver: pgs iterations: %d exit: %31s residual: %lf", &iters,
+                          exit_name, &residual), 3);
+  ck_assert_int_ge(iters, 0);
+  ck_assert(residual >= 0);
+  ck_assert_int_eq(count_lines(out_path), 13 + 1 + 1);
+  snprintf(args, sizeof args, "check --solver pgs '%s'", ball); /* needs --contacts */
+  ck_assert_int_eq(impetus(args), 2);
+}
+END_TEST
+
+START_TEST(unknown_solver_is_usage) {
+  const char* recs[] = {in_dir("s.csv"), in_dir("s.npy")};
+  for (int k = 0; k < 2; k++) {
+    char args[8800];
+    snprintf(args, sizeof args, "run '%s' --steps 10 --record '%s' --record-solver --solver nosuch",
+             PENDULUM, recs[k]);
+    ck_assert_int_eq(impetus(args), 2);
+    const char* err = text_of(err_path);
+    ck_assert_msg(strstr(err, "nosuch") && strstr(err, "todorov") && strstr(err, "pgs"),
+                  "the message should list the known solvers: %s", err);
+    assert_nothing_at(recs[k]);
+  }
+  ck_assert_int_eq(impetus("bench '" PENDULUM "' --steps 10 --solver nosuch"), 2);
+  ck_assert_str_eq(text_of(out_path), "");
+  ck_assert(strstr(text_of(err_path), "pgs") != NULL);
+  ck_assert_int_eq(impetus("check --contacts --solver nosuch '" PENDULUM "'"), 2);
+  ck_assert_str_eq(text_of(out_path), "");
+  /* --record-solver without a recording is bad usage too */
+  ck_assert_int_eq(impetus("run '" PENDULUM "' --steps 10 --record-solver"), 2);
+}
+END_TEST
+
+START_TEST(bench_prints_solver_figures) {
+  const char* keys[] = {"solver_iterations_per_step", "newton_share", "solver_residual_max",
+                        "constraint_rows_per_step", "islands_per_step", "solver_ns_per_step"};
+  /* the pendulum: no rows, so the figures are zeros, except the timer */
+  ck_assert_int_eq(impetus("bench '" PENDULUM "' --steps 20"), 0);
+  const char* out = text_of(out_path);
+  ck_assert_msg(strstr(out, "\nsolver: todorov\n") != NULL, "%s", out);
+  for (int i = 0; i < 5; i++) ck_assert_msg(key_number(out, keys[i]) == 0, "%s:\n%s", keys[i], out);
+  ck_assert(key_number(out, "solver_ns_per_step") >= 0);
+  ck_assert_int_eq(count_lines(out_path), 11 + 7); /* the old lines and the new ones */
+
+  /* the ball on the plane: 1 contact, 3 rows, 1 island on every step, any solver */
+  const char* ball = write_ball_on_plane();
+  const char* solvers[] = {"todorov", "pgs"};
+  for (int s = 0; s < 2; s++) {
+    char args[8800];
+    snprintf(args, sizeof args, "bench '%s' --steps 20 --solver %s", ball, solvers[s]);
+    ck_assert_msg(impetus(args) == 0, "%s", text_of(err_path));
+    out = text_of(out_path);
+    char want[64];
+    snprintf(want, sizeof want, "\nsolver: %s\n", solvers[s]);
+    ck_assert_msg(strstr(out, want) != NULL, "%s", out);
+    ck_assert_msg(key_number(out, "contacts_per_step") == 1, "%s", out);
+    ck_assert_msg(key_number(out, "constraint_rows_per_step") == 3, "%s", out);
+    ck_assert_msg(key_number(out, "islands_per_step") == 1, "%s", out);
+    double it = key_number(out, "solver_iterations_per_step");
+    double share = key_number(out, "newton_share");
+    ck_assert_msg(it >= 0 && share >= 0 && share <= 1, "%s", out);
+    ck_assert(key_number(out, "solver_residual_max") >= 0);
+    ck_assert(key_number(out, "solver_ns_per_step") >= 0);
+    ck_assert(is_whole(20 * it)); /* a mean of 20 counts */
+  }
+}
+END_TEST
+
+/* The data lines of a CSV recording: the last four fields of each row. */
+static int read_solver_columns(const char* path, double cols[][4], int maxrows, char* header,
+                               size_t hsz) {
+  FILE* f = fopen(path, "r");
+  ck_assert_msg(f != NULL, "no %s", path);
+  static char line[65536];
+  ck_assert(fgets(line, sizeof line, f) != NULL);
+  snprintf(header, hsz, "%s", line);
+  int rows = 0;
+  while (fgets(line, sizeof line, f)) {
+    ck_assert_int_lt(rows, maxrows);
+    char* p = line + strlen(line);
+    int commas = 0;
+    while (p > line && commas < 4) commas += *--p == ',';
+    ck_assert_int_eq(commas, 4);
+    ck_assert_int_eq(sscanf(p, ",%lf,%lf,%lf,%lf", &cols[rows][0], &cols[rows][1],
+                            &cols[rows][2], &cols[rows][3]), 4);
+    rows++;
+  }
+  fclose(f);
+  return rows;
+}
+
+START_TEST(record_solver_csv) {
+  const char* ball = write_ball_on_plane();
+  const char* rec = in_dir("ball.csv");
+  char args[8800];
+  snprintf(args, sizeof args, "run '%s' --steps 10 --every 2 --record '%s' --record-solver", ball,
+           rec);
+  ck_assert_msg(impetus(args) == 0, "%s", text_of(err_path));
+  ck_assert(strstr(text_of(out_path), "rows: 6\n") != NULL);
+  double cols[8][4];
+  char header[4096];
+  ck_assert_int_eq(read_solver_columns(rec, cols, 8, header, sizeof header), 6);
+  ck_assert_str_eq(header,
+                   "time,qpos_0,qpos_1,qpos_2,qpos_3,qpos_4,qpos_5,qpos_6,"
+                   "qvel_0,qvel_1,qvel_2,qvel_3,qvel_4,qvel_5,"
+                   "ncon,nefc,solver_iter,solver_residual\n");
+  for (int c = 0; c < 4; c++) ck_assert(cols[0][c] == 0); /* the initial row: no step yet */
+  for (int r = 1; r < 6; r++) {
+    ck_assert_msg(cols[r][0] == 1 && cols[r][1] == 3, "row %d: ncon %g nefc %g", r, cols[r][0],
+                  cols[r][1]);
+    ck_assert(cols[r][2] >= 0 && is_whole(cols[r][2]));
+    ck_assert(cols[r][3] >= 0);
+  }
+  /* without the option, the old columns only */
+  snprintf(args, sizeof args, "run '%s' --steps 10 --record '%s'", ball, rec);
+  ck_assert_int_eq(impetus(args), 0);
+  FILE* f = fopen(rec, "r");
+  ck_assert(f != NULL);
+  ck_assert(fgets(header, sizeof header, f) != NULL);
+  fclose(f);
+  ck_assert_msg(strstr(header, "ncon") == NULL && strstr(header, "qvel_5\n") != NULL, "%s",
+                header);
+  ck_assert_int_eq(count_lines(rec), 1 + 11);
+}
+END_TEST
+
+START_TEST(record_solver_npy) {
+  const char* rec = in_dir("pend.npy");
+  char args[8800];
+  snprintf(args, sizeof args, "run '%s' --steps 7 --record '%s' --record-solver", PENDULUM, rec);
+  ck_assert_msg(impetus(args) == 0, "%s", text_of(err_path));
+  struct stat st;
+  ck_assert_int_eq(stat(rec, &st), 0);
+  ck_assert_int_eq(st.st_size, 128 + 8 * 7 * 8); /* header, 8 rows of 7 doubles */
+  char json[4400];
+  snprintf(json, sizeof json, "%s.json", rec);
+  const char* side = text_of(json);
+  ck_assert_msg(strstr(side, "\"columns\": [\"time\", \"qpos_0\", \"qvel_0\", \"ncon\", "
+                             "\"nefc\", \"solver_iter\", \"solver_residual\"]") != NULL,
+                "%s", side);
+  ck_assert_msg(strstr(side, "\"rows\": 8") != NULL, "%s", side);
+}
+END_TEST
+
 START_TEST(example_runs) {
   ck_assert_msg(run_prog(EXAMPLE_BIN, "'" PENDULUM "'") == 0, "%s", text_of(err_path));
   ck_assert_msg(strstr(text_of(out_path), "time 1") != NULL, "%s", text_of(out_path));
@@ -347,6 +601,12 @@ static Suite* cli_suite(void) {
   tcase_add_test(tc, run_without_recording);
   tcase_add_test(tc, run_nonfinite_exits_3);
   tcase_add_test(tc, bench_prints_speed);
+  tcase_add_test(tc, solvers_lists_registry);
+  tcase_add_test(tc, solver_option_accepted);
+  tcase_add_test(tc, unknown_solver_is_usage);
+  tcase_add_test(tc, bench_prints_solver_figures);
+  tcase_add_test(tc, record_solver_csv);
+  tcase_add_test(tc, record_solver_npy);
   tcase_add_test(tc, example_runs);
   suite_add_tcase(s, tc);
   return s;

@@ -335,6 +335,97 @@ START_TEST(write_for_another_model_fails) {
 }
 END_TEST
 
+/* IMP_RECORD_SOLVER: four more columns, the last step's statistics exactly,
+   zeros while the data has not stepped since its reset. */
+START_TEST(solver_columns) {
+  imp_model* m = imp_test_load_string(tiny_xml);
+  imp_data* d = imp_make_data(m);
+  char dir[4096], csv[4200], npy[4200], json[4300], err[500] = "";
+  make_tmpdir(dir, sizeof dir);
+  snprintf(csv, sizeof csv, "%s/stats.csv", dir);
+  snprintf(npy, sizeof npy, "%s/stats.npy", dir);
+  snprintf(json, sizeof json, "%s.json", npy);
+  imp_recorder* rc = imp_recorder_open_flags(csv, m, IMP_RECORD_SOLVER, err, sizeof err);
+  ck_assert_msg(rc != NULL, "open: %s", err);
+  imp_recorder* rn = imp_recorder_open_flags(npy, m, IMP_RECORD_SOLVER, err, sizeof err);
+  ck_assert_msg(rn != NULL, "open: %s", err);
+
+  /* statistics left on an unstepped data (a forward): not a step's, so zeros */
+  d->ncon = 5;
+  d->nefc = 15;
+  d->solver_iter = 9;
+  d->solver_residual = 0.5;
+  ck_assert_int_eq(imp_recorder_write(rc, m, d), 0);
+  ck_assert_int_eq(imp_recorder_write(rn, m, d), 0);
+  const double want0[4] = {0, 0, 0, 0};
+  /* after a step: the values themselves */
+  d->nstep = 1;
+  d->ncon = 2;
+  d->nefc = 6;
+  d->solver_iter = 7;
+  d->solver_residual = 1.2345678901234567e-9;
+  ck_assert_int_eq(imp_recorder_write(rc, m, d), 0);
+  ck_assert_int_eq(imp_recorder_write(rn, m, d), 0);
+  const double want1[4] = {2, 6, 7, 1.2345678901234567e-9};
+  ck_assert_msg(imp_recorder_close(rc, err, sizeof err) == 0, "close: %s", err);
+  ck_assert_msg(imp_recorder_close(rn, err, sizeof err) == 0, "close: %s", err);
+
+  char* text = slurp(csv, NULL);
+  char* save = NULL;
+  char* line = strtok_r(text, "\n", &save);
+  ck_assert_str_eq(line, "time,qpos_0,qvel_0,ncon,nefc,solver_iter,solver_residual");
+  for (int r = 0; r < 2; r++) {
+    line = strtok_r(NULL, "\n", &save);
+    ck_assert(line != NULL);
+    double v[7];
+    ck_assert_int_eq(sscanf(line, "%lf,%lf,%lf,%lf,%lf,%lf,%lf", v, v + 1, v + 2, v + 3, v + 4,
+                            v + 5, v + 6), 7);
+    for (int c = 0; c < 4; c++) assert_same_bits(v[3 + c], (r ? want1 : want0)[c], r, 3 + c);
+  }
+  ck_assert(strtok_r(NULL, "\n", &save) == NULL);
+  free(text);
+
+  long n = 0;
+  unsigned char* buf = (unsigned char*)slurp(npy, &n);
+  long data = check_npy_header(buf, n, "'shape': (2, 7)");
+  ck_assert_int_eq(n - data, 8L * 2 * 7);
+  for (int r = 0; r < 2; r++)
+    for (int c = 0; c < 4; c++)
+      assert_same_bits(get_f64le(buf + data + 8 * (r * 7 + 3 + c)), (r ? want1 : want0)[c], r,
+                       3 + c);
+  free(buf);
+  char* side = slurp(json, NULL);
+  ck_assert_msg(strstr(side, "\"columns\": [\"time\", \"qpos_0\", \"qvel_0\", \"ncon\", "
+                             "\"nefc\", \"solver_iter\", \"solver_residual\"]") != NULL,
+                "%s", side);
+  free(side);
+
+  /* flags 0 is the plain recorder; unknown bits are refused, nothing created */
+  imp_recorder* r0 = imp_recorder_open_flags(csv, m, 0, err, sizeof err);
+  ck_assert(r0 != NULL);
+  ck_assert_int_eq(imp_recorder_write(r0, m, d), 0);
+  ck_assert_int_eq(imp_recorder_close(r0, err, sizeof err), 0);
+  text = slurp(csv, NULL);
+  ck_assert_msg(strncmp(text, "time,qpos_0,qvel_0\n", 19) == 0, "%s", text);
+  free(text);
+  char bad[4200];
+  snprintf(bad, sizeof bad, "%s/bad.csv", dir);
+  err[0] = '\0';
+  ck_assert(imp_recorder_open_flags(bad, m, 2, err, sizeof err) == NULL);
+  ck_assert_msg(err[0] != '\0', "no message");
+  ck_assert(!exists(bad));
+  snprintf(bad, sizeof bad, "%s/bad.csv.tmp", dir);
+  ck_assert(!exists(bad));
+
+  remove(csv);
+  remove(npy);
+  remove(json);
+  ck_assert_int_eq(rmdir(dir), 0); /* nothing else was left */
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
 static Suite* record_suite(void) {
   Suite* s = suite_create("record");
   TCase* tc = tcase_create("record");
@@ -346,6 +437,7 @@ static Suite* record_suite(void) {
   tcase_add_test(tc, unwritable_directory);
   tcase_add_test(tc, unknown_extension);
   tcase_add_test(tc, write_for_another_model_fails);
+  tcase_add_test(tc, solver_columns);
   suite_add_tcase(s, tc);
   return s;
 }

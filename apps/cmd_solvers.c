@@ -1,0 +1,61 @@
+/* impetus solvers: list the registered contact solvers; and the helpers that
+   run, bench and check share for --solver and the solver's exit reasons. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "contact.h" /* imp_solver_exit: the names below follow its order */
+
+/* The names of imp_solver_exit, by value, so a reordered enum cannot
+   mislabel them silently; a new reason must get a name here. */
+static const char* const exit_names[IMP_NEXIT] = {
+    [IMP_EXIT_CONVERGED] = "converged", [IMP_EXIT_MAXITER] = "maxiter",
+    [IMP_EXIT_STALLED] = "stalled",     [IMP_EXIT_DIVERGED] = "diverged",
+    [IMP_EXIT_FAILED] = "failed",
+};
+_Static_assert(IMP_NEXIT == 5, "name the new solver exit reason in exit_names");
+
+const char* cli_exit_name(int exit_reason) {
+  if (exit_reason < 0 || exit_reason >= IMP_NEXIT) return "unknown";
+  return exit_names[exit_reason];
+}
+
+int cli_check_solver(const char* cmd, const char* name) {
+  for (int i = 0; i < imp_solver_count(); i++)
+    if (strcmp(imp_solver_name(i), name) == 0) return 0;
+  fprintf(stderr, "impetus %s: no contact solver named '%s'; known solvers:", cmd, name);
+  for (int i = 0; i < imp_solver_count(); i++)
+    fprintf(stderr, "%s %s", i ? "," : "", imp_solver_name(i));
+  fprintf(stderr, " (see `impetus solvers`)\n");
+  return -1;
+}
+
+/* Width of the longest solver name, to align the descriptions. */
+static int name_width(void) {
+  int w = 0;
+  for (int i = 0; i < imp_solver_count(); i++) {
+    int n = (int)strlen(imp_solver_name(i));
+    if (n > w) w = n;
+  }
+  return w;
+}
+
+int cmd_solvers(int argc, char** argv) {
+  for (int i = 1; i < argc; i++) {
+    if (cli_is_help(argv[i])) {
+      cli_usage("solvers", 0);
+      return 0;
+    }
+    fprintf(stderr, "impetus solvers: unexpected argument '%s'\n", argv[i]);
+    cli_usage("solvers", 1);
+    return CLI_EXIT_USAGE;
+  }
+  /* one solver a line: the name (the first word, as --solver takes it),
+     its description, and the registry's default (index 0) marked */
+  int w = name_width();
+  for (int i = 0; i < imp_solver_count(); i++) {
+    const char* desc = imp_solver_description(i);
+    printf("%-*s  %s%s\n", w, imp_solver_name(i), desc ? desc : "", i == 0 ? " (default)" : "");
+  }
+  return 0;
+}
