@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "contact.h"
+#include "engine.h"
 #include "impetus.h"
+#include "mathx.h"
 #include "quat.h"
 #include "test_util.h"
 
@@ -1170,6 +1172,45 @@ START_TEST(equality_data_matches_mujoco_on_nested_bodies) {
 }
 END_TEST
 
+/* the engine's own kinematics at qpos0 satisfies every connect and weld of
+   the nested model above: the anchor seen from both bodies is one world
+   point, and body2's pose is body1's composed with the stored relative pose */
+START_TEST(equalities_hold_in_kinematics_at_qpos0) {
+  imp_model* m = imp_test_load_string_nowarn(
+      "<mujoco><worldbody><body name='a' pos='1 2 3' euler='30 0 45'>"
+      "<joint axis='0 1 0' ref='20'/><geom size='0.1'/><body name='b' pos='0.5 0 0' "
+      "euler='0 60 0'><joint type='slide' ref='0.3'/><joint type='ball'/><geom size='0.1'/>"
+      "</body></body><body name='c' pos='-1 0 0.5' quat='0.9 0.1 0.3 -0.2'><freejoint/>"
+      "<geom size='0.1'/></body></worldbody><equality>"
+      "<connect body1='b' body2='c' anchor='0.1 0.2 0.3'/><connect body1='c' anchor='1 0 0'/>"
+      "<weld body1='b' body2='c'/><weld body1='c' body2='a'/></equality></mujoco>");
+  imp_data* d = imp_make_data(m);
+  ck_assert_ptr_nonnull(d);
+  imp_copy(d->qpos, m->qpos0, m->nq);
+  imp_kinematics(m, d);
+  for (int i = 0; i < m->neq; i++) {
+    int b1 = m->eq_obj1id[i], b2 = m->eq_obj2id[i];
+    const double* e = m->eq_data + 11 * i;
+    double p1[3], p2[3], q[4];
+    if (m->eq_type[i] == IMP_EQ_CONNECT) {
+      imp_mat3_vec(p1, d->xmat + 9 * b1, e);
+      imp_mat3_vec(p2, d->xmat + 9 * b2, e + 3);
+      imp_add_scl(p1, d->xpos + 3 * b1, 1, 3);
+      imp_add_scl(p2, d->xpos + 3 * b2, 1, 3);
+      assert_vec(p1, p2, 3, 1e-12);
+    } else {
+      imp_mat3_vec(p1, d->xmat + 9 * b1, e);
+      imp_add_scl(p1, d->xpos + 3 * b1, 1, 3);
+      assert_vec(p1, d->xpos + 3 * b2, 3, 1e-12);
+      imp_quat_mul(q, d->xquat + 4 * b1, e + 3);
+      assert_quat(q, d->xquat + 4 * b2);
+    }
+  }
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
 START_TEST(error_bad_equalities_have_lines) {
   const char* head =
       "<mujoco><worldbody><body name='a'><joint name='h'/><joint name='s' type='slide'/>"
@@ -1331,6 +1372,7 @@ Suite* loader_suite(void) {
   tcase_add_test(t, weld_relative_pose_from_qpos0_and_relpose);
   tcase_add_test(t, joint_equality_polycoef);
   tcase_add_test(t, equality_data_matches_mujoco_on_nested_bodies);
+  tcase_add_test(t, equalities_hold_in_kinematics_at_qpos0);
   tcase_add_test(t, error_bad_equalities_have_lines);
   tcase_add_test(t, mujoco_samples_with_equality_load);
   suite_add_tcase(s, t);
