@@ -1,0 +1,373 @@
+/* Every registered contact solver on the same random problems, measured by
+ * the common residual (solvers/residual.c). This is the acceptance test of a
+ * solver: add it to the registry (contact.c) and it is checked here; give it
+ * a line in k_settings when it needs other iteration limits.
+ *
+ * Problem families (A = K M^-1 K' in every case):
+ *  - full rank: K random n x 2n, M = I; random v0 and b. A is positive
+ *    definite, so a solution exists for any v0, b.
+ *  - deficient rank: K random n x n/2 (rank n/2). Random v0 may have no
+ *    solution, so the problem is built around a random exact one: per block
+ *    a state (equality; limit active or not; contact separating, sticking or
+ *    sliding) with (f*, w*) satisfying its law, b random and v0 = w* + b - A f*.
+ *  - a box on the floor: one rigid body on 4 corner contacts of condim 1, 3,
+ *    4 or 6 (rank 6 for up to 24 rows: redundant contacts are the normal
+ *    case), falling for one step and sliding sideways.
+ * mu cycles through {0.1, 0.5, 1, 2}; blocks of every type and dims 1..6.
+ *
+ * Checks, per solver and problem: exit CONVERGED within the generous limits
+ * below (full rank and box: always; deficient rank: at least half of the
+ * problems, the others must say MAXITER or worse, since there the solution
+ * set can be unbounded along internal forces and a Gauss-Seidel iteration
+ * may drift along it); when it says converged, relative common residual <=
+ * 1e-6; always impulses finite, unilateral ones >= 0 and friction inside its
+ * cone, the problem untouched, the monitor called once per iteration; the
+ * same again from a warm start at the answer (no more iterations than cold)
+ * and at a perturbed answer.
+ *
+ * IMP_TEST_SOLVER=name restricts the run to one solver (for development). */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "contact.h"
+#include "mathx.h"
+#include "test_util.h"
+
+#define MAXN 64
+#define MAXB 48
+#define NTRIAL 12
+#define RESIDUAL_MAX 1e-6
+
+/* iteration limit and tolerance per solver; others get the first line's */
+typedef struct solver_setting {
+  const char* name;
+  int maxiter;
+  double tol;
+} solver_setting;
+
+static const solver_setting k_settings[] = {
+    {NULL, 1000, 1e-10}, /* any solver not listed */
+    {"pgs", 1000, 1e-10},
+    {"todorov", 100, 1e-10},
+};
+
+static solver_setting setting_of(const char* name) {
+  for (size_t i = 1; i < sizeof k_settings / sizeof k_settings[0]; i++)
+    if (!strcmp(k_settings[i].name, name)) return k_settings[i];
+  return k_settings[0];
+}
+
+static const double k_mus[4] = {0.1, 0.5, 1, 2};
+
+/* ---- problems ---- */
+
+typedef struct tprob {
+  int n, nblock;
+  int adr[MAXB], dim[MAXB], type[MAXB];
+  double mu[MAXB];
+  double A[MAXN * MAXN], v0[MAXN], b[MAXN];
+  char label[64];
+} tprob;
+
+static int add_block(tprob* t, int type, int dim, double mu) {
+  int k = t->nblock++;
+  t->adr[k] = t->n;
+  t->dim[k] = dim;
+  t->type[k] = type;
+  t->mu[k] = type == IMP_CNSTR_CONTACT && dim > 1 ? mu : 0;
+  t->n += dim;
+  return k;
+}
+
+static imp_cproblem view(const tprob* t) {
+  imp_cproblem p = {t->n, t->nblock, t->adr, t->dim, t->type, t->mu, t->A, t->v0, t->b, 0.01};
+  return p;
+}
+
+/* random blocks of every type until at least nmin rows */
+static void random_blocks(tprob* t, int nmin, double mu) {
+  static const int contact_dims[4] = {1, 3, 4, 6};
+  while (t->n < nmin) {
+    int kind = (int)imp_test_urand(0, 6);
+    if (kind == 0)
+      add_block(t, IMP_CNSTR_EQUALITY, 1 + (int)imp_test_urand(0, 6), 0);
+    else if (kind == 1)
+      add_block(t, IMP_CNSTR_LIMIT, 1, 0);
+    else
+      add_block(t, IMP_CNSTR_CONTACT, contact_dims[kind - 2], mu);
+  }
+}
+
+/* A = K K' / nv with K n x nv uniform in [-1, 1] */
+static void random_delassus(tprob* t, int nv) {
+  static double K[MAXN * 2 * MAXN];
+  int n = t->n;
+  for (int i = 0; i < n * nv; i++) K[i] = imp_test_urand(-1, 1);
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) t->A[i * n + j] = imp_dot(K + i * nv, K + j * nv, nv) / nv;
+}
+
+/* b random on every row but friction rows (zero there, contact.h) */
+static void random_targets(tprob* t) {
+  for (int k = 0; k < t->nblock; k++)
+    for (int r = 0; r < t->dim[k]; r++)
+      t->b[t->adr[k] + r] =
+          t->type[k] == IMP_CNSTR_CONTACT && r > 0 ? 0 : imp_test_urand(-0.2, 0.2);
+}
+
+static void full_rank_problem(tprob* t, int trial) {
+  memset(t, 0, sizeof *t);
+  random_blocks(t, 24, k_mus[trial % 4]);
+  random_delassus(t, 2 * t->n);
+  for (int i = 0; i < t->n; i++) t->v0[i] = imp_test_urand(-1, 1);
+  random_targets(t);
+  snprintf(t->label, sizeof t->label, "full rank #%d (n %d)", trial, t->n);
+}
+
+/* one block's exact (f, w) in a random state of its law */
+static void random_block_solution(const tprob* t, int k, double* f, double* w) {
+  int dim = t->dim[k];
+  double mu = t->mu[k];
+  double state = imp_test_urand(0, 3);
+  for (int r = 0; r < dim; r++) f[r] = w[r] = 0;
+  if (t->type[k] == IMP_CNSTR_EQUALITY) {
+    for (int r = 0; r < dim; r++) f[r] = imp_test_urand(-1, 1);
+  } else if (t->type[k] == IMP_CNSTR_LIMIT || dim == 1) {
+    if (state < 1.5) f[0] = imp_test_urand(0.1, 1);
+    else w[0] = imp_test_urand(0.1, 1);
+  } else if (state < 1) { /* separating: any tangential velocity */
+    w[0] = imp_test_urand(0.1, 1);
+    for (int r = 1; r < dim; r++) w[r] = imp_test_urand(-1, 1);
+  } else { /* sticking strictly inside, or sliding on the cone against the slip */
+    f[0] = imp_test_urand(0.2, 1);
+    double d[6], dn = 0;
+    for (int r = 1; r < dim; r++) dn += (d[r] = imp_test_urand(-1, 1)) * d[r];
+    dn = sqrt(dn);
+    double radius = state < 2 ? imp_test_urand(0, 0.9) * mu * f[0] : mu * f[0];
+    double slip = state < 2 ? 0 : imp_test_urand(0.1, 2);
+    for (int r = 1; r < dim; r++) {
+      f[r] = radius * d[r] / dn;
+      w[r] = -slip * f[r];
+    }
+  }
+}
+
+static void deficient_rank_problem(tprob* t, int trial) {
+  memset(t, 0, sizeof *t);
+  random_blocks(t, 24, k_mus[trial % 4]);
+  random_delassus(t, t->n / 2);
+  double f[MAXN], w[MAXN];
+  for (int k = 0; k < t->nblock; k++) random_block_solution(t, k, f + t->adr[k], w + t->adr[k]);
+  random_targets(t);
+  for (int i = 0; i < t->n; i++) t->v0[i] = w[i] + t->b[i] - imp_dot(t->A + i * t->n, f, t->n);
+  snprintf(t->label, sizeof t->label, "deficient rank #%d (n %d)", trial, t->n);
+}
+
+/* A box of half sizes (hx, hy, hz) and mass m on z = 0, on its 4 bottom
+   corners, each a contact of condim dim: rows [n, t1, t2] = world z, x, y at
+   the corner (v = d.(u + omega x r) = d.u + (r x d).omega), then the
+   torsional row (omega . n) and the rolling rows (omega . t1, omega . t2).
+   M = diag(m, m, m, I) with the box's principal inertia. One step h from
+   velocity u: v0 = K (u + h g). */
+static void box_problem(tprob* t, int trial) {
+  static const int dims[4] = {1, 3, 4, 6};
+  memset(t, 0, sizeof *t);
+  int dim = dims[trial % 4];
+  double mu = k_mus[(trial + trial / 4) % 4]; /* every dim meets several mu */
+  double hx = imp_test_urand(0.05, 0.5), hy = imp_test_urand(0.05, 0.5);
+  double hz = imp_test_urand(0.05, 0.5), m = imp_test_urand(0.1, 10), h = 0.01;
+  double minv[6] = {1 / m, 1 / m, 1 / m, 3 / (m * (hy * hy + hz * hz)),
+                    3 / (m * (hx * hx + hz * hz)), 3 / (m * (hx * hx + hy * hy))};
+  double u[6] = {imp_test_urand(-1, 1), imp_test_urand(-1, 1), imp_test_urand(-0.5, 0),
+                 imp_test_urand(-0.2, 0.2), imp_test_urand(-0.2, 0.2), imp_test_urand(-1, 1)};
+  u[2] -= 9.81 * h;
+  double K[24 * 6] = {0};
+  const double axes[3][3] = {{0, 0, 1}, {1, 0, 0}, {0, 1, 0}};
+  for (int c = 0; c < 4; c++) {
+    double r[3] = {c & 1 ? hx : -hx, c & 2 ? hy : -hy, -hz};
+    int adr = t->n;
+    add_block(t, IMP_CNSTR_CONTACT, dim, mu);
+    for (int row = 0; row < dim; row++) {
+      double* k = K + (adr + row) * 6;
+      if (row < 3) {
+        memcpy(k, axes[row], sizeof axes[row]);
+        imp_cross(k + 3, r, axes[row]);
+      } else {
+        memcpy(k + 3, axes[row - 3], sizeof axes[row - 3]);
+      }
+    }
+  }
+  int n = t->n;
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j < n; j++) {
+      double s = 0;
+      for (int d = 0; d < 6; d++) s += K[i * 6 + d] * minv[d] * K[j * 6 + d];
+      t->A[i * n + j] = s;
+    }
+    t->v0[i] = imp_dot(K + i * 6, u, 6);
+    t->b[i] = 0;
+  }
+  snprintf(t->label, sizeof t->label, "box condim %d mu %g #%d", dim, mu, trial);
+}
+
+typedef void (*problem_maker)(tprob* t, int trial);
+
+/* ---- running a solver ---- */
+
+typedef struct monitor_count {
+  int calls;
+} monitor_count;
+
+static void count_calls(void* ctx, int iter, const double* f) {
+  (void)iter;
+  (void)f;
+  ((monitor_count*)ctx)->calls++;
+}
+
+/* solve with fresh, poisoned scratch; f holds the warm start when warm */
+static imp_csolver_stat run(const imp_csolver* sv, const tprob* t, double* f, int warm,
+                            int* monitor_calls) {
+  solver_setting set = setting_of(sv->name);
+  size_t bytes = sv->work_size(t->n, t->nblock);
+  size_t rounded = (bytes + 15) / 16 * 16;
+  void* work = rounded ? aligned_alloc(16, rounded) : NULL;
+  if (work) memset(work, 0xff, rounded); /* NaN everywhere: scratch must be written first */
+  imp_cproblem p = view(t);
+  monitor_count count = {0};
+  imp_csolver_opt o = {set.maxiter, set.tol, warm, count_calls, &count};
+  imp_csolver_stat s = {-1, -1, NAN, -1};
+  sv->solve(&p, &o, f, &s, work);
+  free(work);
+  *monitor_calls = count.calls;
+  return s;
+}
+
+/* f is finite, unilateral impulses are >= 0 and friction is in its cone */
+static void check_feasible(const tprob* t, const double* f, const char* what) {
+  double scale = 0;
+  for (int i = 0; i < t->n; i++) {
+    ck_assert_msg(isfinite(f[i]), "%s: f[%d] = %g", what, i, f[i]);
+    scale = fmax(scale, fabs(f[i]));
+  }
+  double slack = 1e-9 * scale;
+  for (int k = 0; k < t->nblock; k++) {
+    const double* fk = f + t->adr[k];
+    if (t->type[k] == IMP_CNSTR_EQUALITY) continue;
+    if (t->type[k] == IMP_CNSTR_CONTACT && t->dim[k] > 1) {
+      double ft = sqrt(imp_dot(fk + 1, fk + 1, t->dim[k] - 1));
+      ck_assert_msg(ft <= t->mu[k] * fk[0] + slack,
+                    "%s: block %d outside its cone: ||f_T|| %.17g > mu f_N %.17g", what, k, ft,
+                    t->mu[k] * fk[0]);
+    } else {
+      ck_assert_msg(fk[0] >= -slack, "%s: unilateral block %d pulls: f = %.17g", what, k, fk[0]);
+    }
+  }
+}
+
+/* one solve and its checks. A solver that says CONVERGED must have relative
+   residual <= RESIDUAL_MAX; when must_converge is 0 it may instead say
+   honestly that it did not (exit MAXITER or worse), and then returns -1.
+   Otherwise returns its iterations. */
+static int solve_and_check(const imp_csolver* sv, const tprob* t, double* f, int warm,
+                           const char* start, int must_converge) {
+  char what[160];
+  snprintf(what, sizeof what, "%s, %s, %s start", sv->name, t->label, start);
+  tprob before = *t;
+  int calls;
+  imp_csolver_stat s = run(sv, t, f, warm, &calls);
+  ck_assert_msg(!memcmp(&before, t, sizeof before), "%s: the solver wrote the problem", what);
+  ck_assert_msg(s.exit >= IMP_EXIT_CONVERGED && s.exit < IMP_NEXIT, "%s: exit %d", what, s.exit);
+  ck_assert_msg(s.exit == IMP_EXIT_CONVERGED || !must_converge,
+                "%s: exit %d after %d iterations", what, s.exit, s.iterations);
+  ck_assert_msg(calls == s.iterations, "%s: monitor called %d times in %d iterations", what,
+                calls, s.iterations);
+  check_feasible(t, f, what);
+  if (s.exit != IMP_EXIT_CONVERGED) return -1;
+  double work[2 * MAXN], rel;
+  imp_cproblem p = view(t);
+  imp_cresidual(&p, f, &rel, work);
+  ck_assert_msg(rel <= RESIDUAL_MAX, "%s: says converged at relative residual %.3e > %.0e (%d iterations)", what,
+                rel, RESIDUAL_MAX, s.iterations);
+  return s.iterations;
+}
+
+/* the solver of this loop index, or NULL when IMP_TEST_SOLVER names another */
+static const imp_csolver* solver_under_test(int i) {
+  const imp_csolver* sv = imp_solver_get(i);
+  ck_assert_ptr_nonnull(sv);
+  const char* only = getenv("IMP_TEST_SOLVER");
+  if (only && *only && strcmp(only, sv->name)) return NULL;
+  return sv;
+}
+
+/* Every check on NTRIAL problems of one family. must_converge: every cold
+   solve must converge; otherwise (deficient rank, where the solution set can
+   be unbounded along internal forces and Gauss-Seidel is known to drift)
+   at least min_converged of the cold solves must, and the others must say
+   they did not. */
+static void check_family(int solver_index, problem_maker make, const char* family,
+                         int must_converge, int min_converged) {
+  const imp_csolver* sv = solver_under_test(solver_index);
+  if (!sv) return;
+  imp_test_rng = 0x9e3779b97f4a7c15ull; /* the same problems for every solver */
+  static tprob t;
+  int most = 0, most_warm = 0, converged = 0;
+  for (int trial = 0; trial < NTRIAL; trial++) {
+    make(&t, trial);
+    double f[MAXN];
+    for (int i = 0; i < t.n; i++) f[i] = NAN; /* undefined without a warm start */
+    int cold = solve_and_check(sv, &t, f, 0, "cold", must_converge);
+    if (cold < 0) continue;
+    converged++;
+    int warm = solve_and_check(sv, &t, f, 1, "answer as warm", 1);
+    ck_assert_msg(warm <= cold, "%s, %s: %d iterations from its own answer, %d cold", sv->name,
+                  t.label, warm, cold);
+    for (int i = 0; i < t.n; i++) f[i] *= 1 + imp_test_urand(-0.2, 0.2);
+    int perturbed = solve_and_check(sv, &t, f, 1, "perturbed warm", must_converge);
+    most = cold > most ? cold : most;
+    most_warm = perturbed > most_warm ? perturbed : most_warm;
+  }
+  printf("%s on %s: %d of %d converged, at most %d iterations cold, %d from a perturbed warm "
+         "start\n", sv->name, family, converged, NTRIAL, most, most_warm);
+  ck_assert_msg(converged >= min_converged, "%s on %s: only %d of %d problems converged",
+                sv->name, family, converged, NTRIAL);
+}
+
+START_TEST(test_full_rank) { check_family(_i, full_rank_problem, "full rank", 1, NTRIAL); }
+END_TEST
+
+START_TEST(test_deficient_rank) { check_family(_i, deficient_rank_problem, "deficient rank", 0, NTRIAL / 2); }
+END_TEST
+
+START_TEST(test_box_on_floor) { check_family(_i, box_problem, "box on 4 contacts", 1, NTRIAL); }
+END_TEST
+
+START_TEST(test_registry) {
+  /* names are unique and found again; index 0 is the default */
+  ck_assert_int_ge(imp_solver_count(), 2);
+  for (int i = 0; i < imp_solver_count(); i++) {
+    const imp_csolver* sv = imp_solver_get(i);
+    ck_assert_ptr_nonnull(sv);
+    ck_assert_int_eq(imp_solver_find(sv->name), i);
+    ck_assert(sv->solve && sv->work_size && sv->description);
+  }
+  ck_assert_ptr_null(imp_solver_get(imp_solver_count()));
+  ck_assert_int_eq(imp_solver_find("no such solver"), -1);
+}
+END_TEST
+
+static Suite* solvers_suite(void) {
+  Suite* s = suite_create("solvers");
+  int count = imp_solver_count();
+  TCase* tc = tcase_create("every solver");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_registry);
+  tcase_add_loop_test(tc, test_full_rank, 0, count);
+  tcase_add_loop_test(tc, test_deficient_rank, 0, count);
+  tcase_add_loop_test(tc, test_box_on_floor, 0, count);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return imp_test_run_suite(solvers_suite()); }
