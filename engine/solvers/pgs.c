@@ -287,6 +287,7 @@ static void pgs_solve(const imp_cproblem* p, const imp_csolver_opt* o, double* f
       imp_zero(f, p->n);
       s->residual = INFINITY;
       s->exit = IMP_EXIT_DIVERGED;
+      if (o->monitor) o->monitor(o->monitor_ctx, it, f); /* one call per iteration, always */
       return;
     }
     s->residual = change / fmax(1.0, fmax_abs);
