@@ -123,8 +123,9 @@ static double shifted_solution(double* x, double* q, const double* H, const doub
 /* The trust-region subproblem min 1/2 x'Hx + g'x over ||x|| <= R (H PSD,
    m <= 5). Inside: the unconstrained minimizer. Else the boundary point
    x(lambda), lambda > 0, found by More-Sorensen's Newton iteration on
-   phi(lambda) = 1/R - 1/||x(lambda)||, which is concave and increasing, so
-   from any lambda its Newton step never passes the root from the left:
+   psi(lambda) = 1/||x(lambda)|| = 1/R: psi is concave and increasing, so its
+   Newton step from any lambda lands at or left of the root, and from the
+   left it climbs to the root without passing it:
        lambda += (||x|| / ||q||)^2 (||x|| - R) / R,   q = L^-1 x.
    The root lies in [||g||/R - lambda_max(H), ||g||/R] (||x(lambda)|| is
    between ||g|| / (lambda_max + lambda) and ||g|| / (lambda_min + lambda)). */
