@@ -65,7 +65,8 @@ static size_t aligned_int_bytes(size_t nint) {
 static size_t arena_bytes(const imp_model* m) {
   size_t n = 64 * (size_t)m->nbody + 32 * (size_t)m->nv + 4 * (size_t)m->nM + 4 * (size_t)m->nq +
              4 * (size_t)m->nu + 32 * (size_t)m->ngeom; /* collision: boxes, tree */
-  return aligned_bytes(n) + 64 * IMP_ALIGN + imp_contact_arena_bytes(m);
+  size_t b = aligned_bytes(n) + 64 * IMP_ALIGN + imp_contact_arena_bytes(m);
+  return (b + IMP_ALIGN - 1) / IMP_ALIGN * IMP_ALIGN; /* aligned_alloc wants a multiple */
 }
 
 imp_data* imp_make_data(const imp_model* m) {
