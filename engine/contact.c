@@ -45,12 +45,12 @@ static size_t stage_doubles(const imp_model* m) {
 }
 
 size_t imp_contact_arena_bytes(const imp_model* m) {
-  size_t n = (size_t)m->njmax, work = 0;
+  size_t n = (size_t)m->njmax, na = (size_t)m->nislandmax, work = 0;
   for (int i = 0; i < imp_solver_count(); i++) {
-    size_t w = k_solvers[i]->work_size(m->njmax, m->njmax);
+    size_t w = k_solvers[i]->work_size(m->nislandmax, m->nislandmax);
     if (w > work) work = w;
   }
-  size_t doubles = n * n /* A */ + stage_doubles(m);
+  size_t doubles = na * na /* A */ + stage_doubles(m);
   size_t ints = n * (size_t)m->nJrow /* Y's pattern */ + 8 * n + 2 * (size_t)m->nv +
                 2 * (size_t)m->nbody + 64;
   /* every allocation may lose up to 64 bytes to alignment */
@@ -339,14 +339,30 @@ void imp_contact_stage(const imp_model* m, imp_data* d) {
   int* parent = imp_stack_alloc_int(d, m->nbody);
   int* label = imp_stack_alloc_int(d, m->nbody);
   find_islands(m, d, parent, label);
-  /* scratch for the largest island */
-  int nmax = 0, bmax = 0;
+  /* scratch for the largest island; blocks past nislandmax rows are left
+     out of their island (no impulse), in row order, so contacts go first */
+  int nmax = 0, bmax = 0, nleft = 0;
   for (int i = 0; i < d->nisland; i++) {
-    int n = 0;
-    for (int j = 0; j < d->island_blknum[i]; j++)
-      n += d->blk_dim[d->island_blk[d->island_blkadr[i] + j]];
+    int n = 0, kept = 0;
+    for (int j = 0; j < d->island_blknum[i]; j++) {
+      int dim = d->blk_dim[d->island_blk[d->island_blkadr[i] + j]];
+      if (n + dim > m->nislandmax) {
+        nleft += dim;
+        continue;
+      }
+      d->island_blk[d->island_blkadr[i] + kept++] = d->island_blk[d->island_blkadr[i] + j];
+      n += dim;
+    }
+    d->island_blknum[i] = kept;
     if (n > nmax) nmax = n;
-    if (d->island_blknum[i] > bmax) bmax = d->island_blknum[i];
+    if (kept > bmax) bmax = kept;
+  }
+  if (nleft) {
+    if (!d->nwarning_efcfull)
+      imp_warning("an island has more than nislandmax = %d rows at step %lld: %d rows left "
+                  "out; raise <size nislandmax>", m->nislandmax, d->nstep, nleft);
+    d->nwarning_efcfull++;
+    d->nefc_dropped += nleft;
   }
   island_scratch s;
   s.A = imp_stack_alloc(d, nmax * nmax);

@@ -173,6 +173,8 @@ typedef struct imp_model {
   int nconmax; /* contacts a data holds (size nconmax, or chosen from ngeom) */
   int neq;     /* equality constraints */
   int njmax;   /* constraint rows a data holds (size njmax, or chosen) */
+  int nislandmax; /* rows of the largest contact-space problem (its dense Delassus
+                     matrix) a data holds: size nislandmax, or min(njmax, 1000) */
   int nJrow;   /* most non-zeros of a constraint row: 2 x the longest dof chain */
   int nM;      /* non-zeros of the tree-sparse mass matrix */
   int nnames;  /* bytes in names */

@@ -627,11 +627,17 @@ imp_model* ld_compile(ld_ctx* c) {
   m->npair = c->pairs.n;
   m->nexclude = c->excludes.n;
   m->neq = c->equalities.n;
-  /* constraint rows: <size njmax> when given, else room for many contacts
-     plus every equality (at most 6 rows) and limit (2 sides) */
-  m->njmax = c->njmax >= 0 ? c->njmax : 1000 + 6 * m->neq + 2 * nlimited;
   /* contact slots: <size nconmax> when given, else room for a dense pile */
   m->nconmax = c->nconmax > 0 ? c->nconmax : 256 + 16 * m->ngeom;
+  /* constraint rows: <size njmax> when given, else 3 rows for every contact
+     slot (at least 1000) plus every equality (at most 6 rows) and limit (2
+     sides); rows cost memory linear in their number */
+  int ncon_rows = 3 * m->nconmax > 1000 ? 3 * m->nconmax : 1000;
+  m->njmax = c->njmax >= 0 ? c->njmax : ncon_rows + 6 * m->neq + 2 * nlimited;
+  /* the largest island's problem is dense (memory quadratic in its rows):
+     <size nislandmax> when given, else up to 1000 rows */
+  m->nislandmax = c->nislandmax > 0 ? c->nislandmax : (m->njmax < 1000 ? m->njmax : 1000);
+  if (m->nislandmax > m->njmax) m->nislandmax = m->njmax;
   m->opt = c->opt;
   m->vis = c->vis;
   const char* mname = c->modelname ? c->modelname : "";

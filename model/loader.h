@@ -249,6 +249,7 @@ typedef struct ld_ctx {
   int inertiagroup[2];
   int nconmax;           /* <size nconmax>, 0 when absent */
   int njmax;             /* <size njmax>, -1 when absent */
+  int nislandmax;        /* <size nislandmax> (our extension), -1 when absent */
 
   const char* modelname;
   imp_option opt;

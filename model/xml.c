@@ -878,6 +878,7 @@ static void init_ctx(ld_ctx* c, char* err, int errsz) {
   c->opt.tolerance = 1e-8;
   c->opt.warmstart = 1;
   c->njmax = -1;
+  c->nislandmax = -1;
   imp_visual* v = &c->vis;
   v->fovy = 45;
   v->znear = 0.01;
@@ -962,6 +963,9 @@ static void parse_root(ld_ctx* c, ld_node* root) {
           ld_attr_int(c, ch, "njmax", &c->njmax);
           if (c->njmax < -1)
             ld_error(c, ch->file, ch->line, "njmax must be -1 (automatic) or more");
+          ld_attr_int(c, ch, "nislandmax", &c->nislandmax);
+          if (c->nislandmax < -1 || c->nislandmax == 0)
+            ld_error(c, ch->file, ch->line, "nislandmax must be -1 (automatic) or positive");
           mark_all_used(ch);
           break;
         case 4: mark_all_used(ch); break;
