@@ -114,8 +114,9 @@ extern const imp_csolver imp_solver_pgs;
    friction blocks w_N += mu ||w_T|| and P the projection onto the cone
    ||f_T|| <= mu f_N (for limits and frictionless contacts f_N >= 0, for
    equalities all of R^dim, so e = w). Returns ||e|| (2-norm over all
-   rows); *relative (may be NULL) gets ||e|| / max(||v0||, ||f||, ||v||)
-   (||e|| itself when all three are 0). work: 2n doubles. The measure of
+   rows); *relative (may be NULL) gets ||e|| / max(||v0||, ||f||, ||w||)
+   with w = A f + v0 - b, as the issue writes it (||e|| itself when all
+   three are 0). work: 2n doubles. The measure of
    Siconos' fc3d_compute_error and FCLIB, so numbers compare with theirs. */
 double imp_cresidual(const imp_cproblem* p, const double* f, double* relative, double* work);
 
