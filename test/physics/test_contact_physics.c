@@ -647,7 +647,9 @@ END_TEST
 
 static Suite* contact_physics_suite(void) {
   Suite* s = suite_create("contact_physics");
+  /* generous per-test limits: the sanitizer build runs about 30x slower */
   TCase* fr = tcase_create("friction");
+  tcase_set_timeout(fr, 120);
   tcase_add_test(fr, test_incline_sticks_below_friction_angle);
   tcase_add_test(fr, test_incline_slides_above_friction_angle);
   tcase_add_test(fr, test_incline_sliding_acceleration);
@@ -662,6 +664,7 @@ static Suite* contact_physics_suite(void) {
   tcase_add_test(st, test_heavy_stack_stands);
   suite_add_tcase(s, st);
   TCase* jc = tcase_create("joints");
+  tcase_set_timeout(jc, 120);
   tcase_add_test(jc, test_hinge_limit_stops_the_pendulum);
   tcase_add_test(jc, test_slide_limit_stops_the_block);
   tcase_add_test(jc, test_ball_cone_limit_holds);
@@ -670,7 +673,7 @@ static Suite* contact_physics_suite(void) {
   tcase_add_test(jc, test_joint_equality_couples_hinges);
   suite_add_tcase(s, jc);
   TCase* law = tcase_create("laws");
-  tcase_set_timeout(law, 60);
+  tcase_set_timeout(law, 120);
   tcase_add_test(law, test_impulses_obey_contact_laws);
   suite_add_tcase(s, law);
   return s;
