@@ -15,7 +15,12 @@
  *  - contact (condim 1, 3, 4, 6): rows n, t1, t2 (relative linear velocity
  *    of geom2's point at pos with respect to geom1's), then n, t1, t2 of
  *    the relative angular velocity (torsional, rolling). pos = dist -
- *    (margin - gap): contacts rest at margin - gap, as in MJCF;
+ *    (margin - gap) + slop: contacts rest at margin - gap - slop, a hair
+ *    inside the distance at which they are generated (dist <= margin).
+ *    Resting exactly at that distance, rounding (1e-17 m) decided whether
+ *    a resting corner was generated at all: a box on the floor lost two of
+ *    its four contacts and tipped (measured, test_contact_physics.c). The
+ *    slop, IMP_CONTACT_SLOP = 1e-6 m, is the resting penetration;
  *  - joint limit, one block per side that can be reached in this step:
  *    hinge and slide pos = q - lower or upper - q; a ball joint's cone
  *    pos = range[1] - angle, its row the rotation axis of the joint;
@@ -39,6 +44,9 @@
 #include "engine.h"
 #include "mathx.h"
 #include "quat.h"
+
+/* How far inside the generation distance contacts come to rest. */
+#define IMP_CONTACT_SLOP 1e-6
 
 /* ---- Jacobians ---- */
 
@@ -221,7 +229,7 @@ static void add_contact(const imp_model* m, imp_data* d, int i, rel_jac* J) {
     set_row(d, row + r, J, F + 3 * (r % 3), r >= 3);
   double solref[2], h = m->opt.timestep;
   contact_solref(m, c, solref);
-  double pos = c->dist - (c->margin - c->gap);
+  double pos = c->dist - (c->margin - c->gap) + IMP_CONTACT_SLOP;
   d->efc_pos[row] = pos;
   d->efc_b[row] = imp_unilateral_target(pos, solref, h);
   if (dim > 1) {

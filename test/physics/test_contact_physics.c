@@ -188,10 +188,15 @@ END_TEST
 
 /* ---- Todorov's ball stack ---- */
 
-/* The stack dropped with or without warm starts (the paper used none). */
+/* The stack dropped with or without warm starts (the paper used none), and
+   as in the paper with b = 0 (Section IV, "We set b = 0"): with the
+   default stabilization each contact also closes the 1e-6 m resting slop
+   in the landing step, so every ball moves down by at most 5e-6 m in it
+   (vz ~ 1e-3 m/s), which is not the shock the figure is about. */
 static void ball_stack_drop(int warmstart) {
   imp_model* m = imp_test_load_model("ball_stack.xml");
   m->opt.warmstart = warmstart;
+  m->opt.disableflags |= IMP_DSBL_STABILIZE;
   imp_data* d = imp_make_data(m);
   int floor = imp_test_id(m, IMP_OBJ_GEOM, "floor"), landed = 0;
   int vz[5];
