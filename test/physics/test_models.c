@@ -2,8 +2,9 @@
  * warnings, step to finite states and do what their comments promise; the
  * contact scenes (k_contact_models) load without warnings and report the
  * contacts their comments promise at the initial state (their geometry is
- * checked against MuJoCo in test/mujoco/test_mujoco_contacts.c; they do not
- * rest until the contact stage exists). And a determinism check: the same run
+ * checked against MuJoCo in test/mujoco/test_mujoco_contacts.c); the scenes
+ * of the contact stage are listed here and tested in
+ * test_contact_physics.c. And a determinism check: the same run
  * twice gives bit-identical states, and a copied data continues exactly as
  * the original. */
 #define _DEFAULT_SOURCE /* DT_REG, M_PI */
@@ -26,6 +27,14 @@ static const char* k_contact_models[] = {"contact_primitives.xml", "capsule_pile
                                          "mesh_drop.xml"};
 #define NCONTACT_MODEL ((int)(sizeof k_contact_models / sizeof k_contact_models[0]))
 
+/* scenes of the contact stage, each checked against analytic physics in
+   test_contact_physics.c */
+static const char* k_constraint_models[] = {
+    "incline.xml",    "box_slide.xml",       "ball_stack.xml",     "box_rest.xml",
+    "heavy_stack.xml", "joint_limits.xml",   "weld_load.xml",      "connect_pendulum.xml",
+    "joint_coupling.xml", "box_pile.xml"};
+#define NCONSTRAINT_MODEL ((int)(sizeof k_constraint_models / sizeof k_constraint_models[0]))
+
 /* Every .xml at the top of models/ is in the list above (so the MuJoCo
    differential test, which lists them too, misses none). */
 START_TEST(test_list_is_complete) {
@@ -38,8 +47,11 @@ START_TEST(test_list_is_complete) {
     int found = 0;
     for (int i = 0; i < NMODEL; i++) found |= !strcmp(k_models[i], e->d_name);
     for (int i = 0; i < NCONTACT_MODEL; i++) found |= !strcmp(k_contact_models[i], e->d_name);
+    for (int i = 0; i < NCONSTRAINT_MODEL; i++)
+      found |= !strcmp(k_constraint_models[i], e->d_name);
     ck_assert_msg(found, "models/%s is not listed in the tests (test_models.c, and "
-                         "test/mujoco/test_mujoco_diff.c or test_mujoco_contacts.c)", e->d_name);
+                         "test/mujoco/test_mujoco_diff.c, test_mujoco_contacts.c or "
+                         "test_contact_physics.c)", e->d_name);
   }
   closedir(dir);
 }
