@@ -92,6 +92,14 @@
  * converged of 1000. Then a local minimum stops with STALLED. They occur
  * when the blended Jacobian (26) of an active edge is singular, which the
  * paper calls rare: here about 0.5% of full-rank random problems.
+ * Flat valleys: with redundant contacts (a box on 4 points) the all-stick
+ * region's minimum of l is an affine valley along null(A) with r != 0, and
+ * LM steps never move along it (see valley_move): at a local minimum, or
+ * when an iteration decreases l by less than VALLEY_CRAWL, x moves along the
+ * null-space part of w = D^2 r to the valley's first edge crossing (27).
+ * Measured on the captured failures (box_pile 76, humanoid 341, Table 1
+ * 12): 0 -> 17, 0 -> 21, 1 -> 1 converged. Restarts double their sweeps:
+ * the same sweeps from the same local minimum gave the same point again.
  * Stopping: ||r||_inf <= tol * max(||v0||_inf, ||b||_inf, ||A f||_inf),
  * on the unscaled residual: the velocity error relative to the problem's
  * velocities.
@@ -124,7 +132,13 @@
 #define WARM_CONE_TOL 1e-9  /* relative: a warm f_T this close to the cone is on it */
 #define ALPHA_EPS 1e-12
 #define MAX_RESTARTS 8      /* restarts from local minima per solve */
-#define RESTART_SWEEPS 10   /* Gauss-Seidel sweeps of a restart */     /* crossings closer than this to a segment end are the end */
+#define RESTART_SWEEPS 10   /* Gauss-Seidel sweeps of a restart */
+#define MAX_VALLEYS 32      /* valley moves per solve */
+#define VALLEY_CRAWL 1e-2  /* relative decrease of l below which an iteration crawls */
+#define NULL_EPS 1e-10      /* filter of the null-space projection, relative to max diag H */
+#define VALLEY_NULL_MIN 1e-6 /* ||z|| / ||w|| below this: J is not singular along w */
+#define VALLEY_REACH 1e3    /* the valley ray's length relative to ||x||_inf */
+#define VALLEY_SLACK 1e-6   /* relative increase of l tolerated at the valley's edge */     /* crossings closer than this to a segment end are the end */
 
 /* when the residual rescaling of Section V.A is applied */
 enum { RESCALE_NEVER = 0, RESCALE_ON_LOCAL_MIN = 1, RESCALE_ALWAYS = 2 };
@@ -976,10 +990,62 @@ static void accept_point(tod* s, const double* xp, const double* fp, const doubl
   imp_copy(s->r, rp, s->n);
 }
 
+/* ---- leaving a flat valley (Section V.A: a local minimum "can only occur
+   when J(x) is singular") ---- */
+
+/* The component z of w = D^2 r in the null space of J (the flat directions
+   of r at x): z = w - (H + eps I)^-1 H w with H = J'D^2 J of the last
+   iteration, eps = NULL_EPS max diag H, i.e. w minus its part in the range
+   of J', filtered at eps. Why w: at a stationary point J'w = 0; in a region
+   where every block sticks J = -A, so w itself lies in null(A). Redundant
+   contacts (a box on 4 points: A of rank 6 in 12 rows) make that the usual
+   case, not a rare one: the stick region's least-squares minimum is a whole
+   affine valley along null(A), l is constant on it, and Levenberg-Marquardt
+   steps have no component along it. Returns ||z||_inf / ||w||_inf (0 when
+   the factorization fails). Uses s->Hr (n x n) and s->tmp. */
+static double null_component(tod* s, double hscale, double* z) {
+  int n = s->n;
+  double* M = s->Hr;
+  memcpy(M, s->H, (size_t)n * n * sizeof(double));
+  for (int i = 0; i < n; i++) M[(size_t)i * n + i] += NULL_EPS * hscale;
+  if (!cholesky_factor(M, n)) return 0;
+  mat_vec(s->tmp, s->H, s->w, n);
+  cholesky_solve(M, n, s->tmp);
+  for (int i = 0; i < n; i++) z[i] = s->w[i] - s->tmp[i];
+  double wmax = max_abs(s->w, n);
+  return wmax > 0 ? max_abs(z, n) / wmax : 0;
+}
+
+/* Move along the flat valley to its first edge. Along +z, f changes by
+   -alpha F z: in the stick valley the contacts whose impulse runs to zero
+   are those with w_N > 0, whose break side is a descent direction
+   (delta_1 = -w_N < 0 in eq. 25), so at that plane crossing (27) eq. (26)
+   lets the next iteration descend again. The crossing is accepted when l
+   there is no worse than VALLEY_SLACK relative (l is constant along z to
+   first order); 1 when x moved. hscale: max diag H of the last iteration. */
+static int valley_move(tod* s, double hscale, double* l) {
+  int n = s->n;
+  double* z = s->u; /* find_crossings reads the direction from its argument */
+  if (!(null_component(s, hscale, s->gr) > VALLEY_NULL_MIN)) return 0;
+  /* a ray long enough to reach any edge within VALLEY_REACH times x's size */
+  double zmax = max_abs(s->gr, n), reach = VALLEY_REACH * fmax(max_abs(s->x, n), s->tiny);
+  for (int i = 0; i < n; i++) z[i] = s->gr[i] * (reach / zmax);
+  int nc = find_crossings(s, s->x, z, s->cross);
+  if (nc == 0) return 0;
+  segment_point(s, s->x, z, s->cross[0].alpha, s->xt);
+  snap_to_edge(s->p, &s->cross[0], s->xt);
+  double lt = eval_point(s, s->xt, s->ft, s->rt);
+  if (!(lt <= *l * (1 + VALLEY_SLACK))) return 0;
+  accept_point(s, s->xt, s->ft, s->rt);
+  *l = lt;
+  return 1;
+}
+
+
 /* One iteration of the pseudocode (Section III.E) from x with objective *l:
    1 when a better point was accepted (*newton set when it was x_N), 0 at a
    local minimum. lambda is updated. */
-static int iterate(tod* s, double* l, double* lambda, int* newton) {
+static int iterate(tod* s, double* l, double* lambda, int* newton, double* hscale_out) {
   const imp_cproblem* p = s->p;
   int n = s->n;
   *newton = 0;
@@ -988,6 +1054,7 @@ static int iterate(tod* s, double* l, double* lambda, int* newton) {
   for (int i = 0; i < n; i++) s->y[i] -= s->w[i];
   choose_jacobians(s);
   double hscale = fmax(build_gauss_newton(s), 1e-300);
+  *hscale_out = hscale;
   restrict_gradient(s);
   int m = s->m;
   double gg = imp_dot(s->gr, s->gr, m), gHg = 0;
@@ -1058,25 +1125,37 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
   double l = initialize(&s, o, f), rbest2 = INFINITY;
   double lambda = LAMBDA_INIT;
   keep_best(&s, &rbest2);
-  int scaled = rescale == RESCALE_ALWAYS, done = 0, restarts = 0;
+  int scaled = rescale == RESCALE_ALWAYS, done = 0, restarts = 0, valleys = 0;
   st->exit = IMP_EXIT_MAXITER;
   for (int it = 0; it < o->maxiter && isfinite(l); it++) {
     if (converged(&s, s.x, s.fx, s.r, o->tol)) {
       done = 1;
       break;
     }
-    int newton = 0, progress = iterate(&s, &l, &lambda, &newton);
+    double hscale = 0, lprev = l;
+    int newton = 0, progress = iterate(&s, &l, &lambda, &newton, &hscale);
+    /* a crawl (tiny decreases along a nearly flat valley) is left as a local minimum is */
+    if (progress && l > lprev * (1 - VALLEY_CRAWL) && valleys < MAX_VALLEYS) {
+      for (int i = 0; i < s.n; i++) s.w[i] = s.D[i] * s.D[i] * s.r[i];
+      (void)build_gauss_newton(&s);
+      if (valley_move(&s, hscale, &l)) valleys++;
+    }
     st->iterations++;
     st->newton += newton;
-    if (!progress) {
+    if (!progress && valleys < MAX_VALLEYS && valley_move(&s, hscale, &l)) {
+      valleys++;
+      lambda = LAMBDA_INIT;
+    } else if (!progress) {
       if (rescale == RESCALE_ON_LOCAL_MIN && !scaled) { /* Section V.A: D r(x) = 0 */
         rescale_rows(&s);
         scaled = 1;
         l = objective(&s, s.r);
         lambda = LAMBDA_INIT;
       } else if (restarts < MAX_RESTARTS) {
+        /* twice the sweeps each time: from the same local minimum the same
+           sweeps give the same point, and the iteration went back to it */
+        l = restart_point(&s, RESTART_SWEEPS << restarts);
         restarts++;
-        l = restart_point(&s, RESTART_SWEEPS);
         lambda = LAMBDA_INIT;
       } else {
         st->exit = IMP_EXIT_STALLED;
@@ -1087,7 +1166,7 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
     if (o->monitor) o->monitor(o->monitor_ctx, st->iterations, s.fx);
     if (done) break;
   }
-  if (restarts > 0 && done != 1 && isfinite(rbest2)) accept_point(&s, s.xk, s.fk, s.rk);
+  if ((restarts > 0 || valleys > 0) && done != 1 && isfinite(rbest2)) accept_point(&s, s.xk, s.fk, s.rk);
   if (done != 2 && converged(&s, s.x, s.fx, s.r, o->tol)) st->exit = IMP_EXIT_CONVERGED;
   st->residual = sqrt(imp_dot(s.r, s.r, s.n));
   if (all_finite(s.fx, s.n) && isfinite(st->residual)) {
