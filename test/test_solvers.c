@@ -49,7 +49,7 @@ typedef struct solver_setting {
 static const solver_setting k_settings[] = {
     {NULL, 1000, 1e-10}, /* any solver not listed */
     {"pgs", 1000, 1e-10},
-    {"todorov", 100, 1e-10},
+    {"todorov", 1000, 1e-10},
 };
 
 static solver_setting setting_of(const char* name) {
