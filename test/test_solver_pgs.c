@@ -10,33 +10,9 @@
 
 #include "contact.h"
 #include "mathx.h"
+#include "test_cproblem.h"
 #include "test_util.h"
 
-#define MAXN 48
-#define MAXB 24
-
-/* a hand-made problem with its own storage */
-typedef struct tprob {
-  int n, nblock;
-  int adr[MAXB], dim[MAXB], type[MAXB];
-  double mu[MAXB];
-  double A[MAXN * MAXN], v0[MAXN], b[MAXN];
-} tprob;
-
-static int add_block(tprob* t, int type, int dim, double mu) {
-  int k = t->nblock++;
-  t->adr[k] = t->n;
-  t->dim[k] = dim;
-  t->type[k] = type;
-  t->mu[k] = mu;
-  t->n += dim;
-  return k;
-}
-
-static imp_cproblem view(const tprob* t) {
-  imp_cproblem p = {t->n, t->nblock, t->adr, t->dim, t->type, t->mu, t->A, t->v0, t->b, 0.01};
-  return p;
-}
 
 /* run pgs; f holds the warm start when warm is set */
 static imp_csolver_stat run_pgs(const tprob* t, double* f, int maxiter, double tol, int warm) {

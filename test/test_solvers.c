@@ -32,10 +32,9 @@
 
 #include "contact.h"
 #include "mathx.h"
+#include "test_cproblem.h"
 #include "test_util.h"
 
-#define MAXN 64
-#define MAXB 48
 #define NTRIAL 12
 #define RESIDUAL_MAX 1e-6
 
@@ -61,29 +60,6 @@ static solver_setting setting_of(const char* name) {
 static const double k_mus[4] = {0.1, 0.5, 1, 2};
 
 /* ---- problems ---- */
-
-typedef struct tprob {
-  int n, nblock;
-  int adr[MAXB], dim[MAXB], type[MAXB];
-  double mu[MAXB];
-  double A[MAXN * MAXN], v0[MAXN], b[MAXN];
-  char label[64];
-} tprob;
-
-static int add_block(tprob* t, int type, int dim, double mu) {
-  int k = t->nblock++;
-  t->adr[k] = t->n;
-  t->dim[k] = dim;
-  t->type[k] = type;
-  t->mu[k] = type == IMP_CNSTR_CONTACT && dim > 1 ? mu : 0;
-  t->n += dim;
-  return k;
-}
-
-static imp_cproblem view(const tprob* t) {
-  imp_cproblem p = {t->n, t->nblock, t->adr, t->dim, t->type, t->mu, t->A, t->v0, t->b, 0.01};
-  return p;
-}
 
 /* random blocks of every type until at least nmin rows */
 static void random_blocks(tprob* t, int nmin, double mu) {
