@@ -8,7 +8,7 @@
  *   collide_primitive.c  analytic routines for plane, sphere, capsule, box
  *                        and cylinder-plane pairs
  *   collide_box.c        box-box with its contact manifold
- *   collide_convex.c     every other convex pair through libccd (MPR), and
+ *   collide_convex.c     every other convex pair by GJK distance and EPA, and
  *                        plane against ellipsoid and mesh
  *
  * What a narrow-phase routine promises (every imp_narrow_fn):
@@ -99,7 +99,7 @@ int imp_collide_plane_convex(const imp_model* m, const imp_data* d, int g1, int 
                              double margin, imp_contact* con);
 
 /* Support point of geom g in world direction dir (need not be unit): the
-   point of the geom's surface farthest along dir. For tests and libccd. */
+   point of the geom's surface farthest along dir. For tests and GJK/EPA. */
 void imp_geom_support(const imp_model* m, const imp_data* d, int g, const double dir[3],
                       double out[3]);
 
