@@ -1136,8 +1136,10 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
     int newton = 0, progress = iterate(&s, &l, &lambda, &newton, &hscale);
     /* a crawl (tiny decreases along a nearly flat valley) is left as a local minimum is */
     if (progress && l > lprev * (1 - VALLEY_CRAWL) && valleys < MAX_VALLEYS) {
+      /* H of this iteration is still in s.H: the Jacobians F (and so J and H)
+         were chosen at the iteration's start and nothing since changed them;
+         only w = D^2 r moved with the accepted point */
       for (int i = 0; i < s.n; i++) s.w[i] = s.D[i] * s.D[i] * s.r[i];
-      (void)build_gauss_newton(&s);
       if (valley_move(&s, hscale, &l)) valleys++;
     }
     st->iterations++;
