@@ -168,6 +168,8 @@ typedef struct tod {
   double *xr, *fr, *rr;      /* sub-segment right end */
   double *w, *y, *g, *u, *tmp, *gr, *xi;
   double *J, *H, *Hr, *HB;   /* n x n, n x n, m x m, n x m */
+  double* Jd;                /* n x (n + 3): J's columns of nonzero F, packed */
+  int *dcol, *zcol;          /* n: the packed columns; nb: 1 when F = 0 */
   double *F, *B;             /* nb x 36: chosen Jacobian of f, tangent basis */
   int *ncol, *coladr, *active, *reg, *perm;
   crossing* cross;
@@ -419,17 +421,80 @@ static void choose_jacobians(tod* s) {
 
 /* ---- the Gauss-Newton model restricted to the tangent space (eqs. 20-24, 28) ---- */
 
-/* J = (A - I) F - I scaled by D, g = J'D^2 r, H = J'D^2 J; returns max diag H */
+/* 1 when block k's chosen Jacobian F is zero (a breaking contact or limit) */
+static int block_is_zero(const tod* s, int k) {
+  int dim = s->p->blk_dim[k];
+  const double* F = s->F + 36 * k;
+  for (int j = 0; j < dim * dim; j++)
+    if (F[j] != 0) return 0;
+  return 1;
+}
+
+/* two doubles in one SSE register (a clang/gcc extension; lanes are plain
+   IEEE operations, so results equal the scalar ones) */
+typedef double v2d __attribute__((vector_size(16)));
+
+static inline v2d load2(const double* p) {
+  v2d v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/* acc[r][c] = sum over i = 0..rows-1, in that order, of P[i][r] Q[i][c]
+   (P, Q: columns of a row-major matrix with row stride ld) */
+static void tile_4x4(const double* P, const double* Q, int ld, int rows, double acc[4][4]) {
+  v2d s[4][2] = {{{0, 0}, {0, 0}}, {{0, 0}, {0, 0}}, {{0, 0}, {0, 0}}, {{0, 0}, {0, 0}}};
+  for (int i = 0; i < rows; i++) {
+    const double *pi = P + (size_t)i * ld, *qi = Q + (size_t)i * ld;
+    v2d q0 = load2(qi), q1 = load2(qi + 2);
+    for (int r = 0; r < 4; r++) {
+      v2d pr = {pi[r], pi[r]};
+      s[r][0] += pr * q0;
+      s[r][1] += pr * q1;
+    }
+  }
+  for (int r = 0; r < 4; r++) {
+    acc[r][0] = s[r][0][0];
+    acc[r][1] = s[r][0][1];
+    acc[r][2] = s[r][1][0];
+    acc[r][3] = s[r][1][1];
+  }
+}
+
+/* J = (A - I) F - I scaled by D, g = J'D^2 r, H = J'D^2 J; returns max diag H.
+   Every entry is the same sum in the same order as the plain row-by-row
+   accumulation H += J_i' J_i (i = 0..n-1), so the iterates do not depend on
+   how it is organized; what is organized is the work:
+    - a column of a zero-F block (a breaking contact: F = 0 in eq. 18) is
+      J_iu = -D_u [i = u], so its row and column of H are the single products
+      H_uc = J_uu J_uc, n per column instead of n^2;
+    - the other ("dense") columns are packed into Jd (n x nd, nd rounded up to
+      4 with zero columns) and H = Jd'Jd is accumulated in 4 x 4 tiles held
+      in registers, the sum over rows i running in increasing order as
+      before. Adding a zero product leaves a sum unchanged, so the plain
+      loop's skipping of J_ia = 0 needs no counterpart. */
 static double build_gauss_newton(tod* s) {
   const imp_cproblem* p = s->p;
   int n = s->n;
   double* J = s->J;
+  int* dense = s->dcol;
+  int nd = 0;
+  for (int k = 0; k < s->nb; k++) {
+    int zero = block_is_zero(s, k);
+    s->zcol[k] = zero;
+    if (!zero)
+      for (int j = 0; j < p->blk_dim[k]; j++) dense[nd++] = p->blk_adr[k] + j;
+  }
   for (int i = 0; i < n; i++) {
     const double* Ai = p->A + (size_t)i * n;
     double* Ji = J + (size_t)i * n;
     for (int k = 0; k < s->nb; k++) {
       int dim = p->blk_dim[k], adr = p->blk_adr[k];
       const double* F = s->F + 36 * k;
+      if (s->zcol[k]) { /* the sum below is +0 for F = 0 */
+        imp_zero(Ji + adr, dim);
+        continue;
+      }
       for (int c = 0; c < dim; c++) {
         double sum = 0;
         for (int j = 0; j < dim; j++) sum += (Ai[adr + j] - (i == adr + j)) * F[j * dim + c];
@@ -440,22 +505,39 @@ static double build_gauss_newton(tod* s) {
     imp_scl(Ji, Ji, s->D[i], n);
   }
   for (int a = 0; a < n; a++) s->g[a] = 0;
-  memset(s->H, 0, (size_t)n * n * sizeof(double));
-  for (int i = 0; i < n; i++) {
-    const double* Ji = J + (size_t)i * n;
-    double di = s->D[i] * s->r[i];
-    imp_add_scl(s->g, Ji, di, n);
-    for (int a = 0; a < n; a++) {
-      if (Ji[a] == 0) continue;
-      double* Ha = s->H + (size_t)a * n;
-      for (int b = a; b < n; b++) Ha[b] += Ji[a] * Ji[b];
+  for (int i = 0; i < n; i++) imp_add_scl(s->g, J + (size_t)i * n, s->D[i] * s->r[i], n);
+  /* zero-F columns u: the only nonzero of column u is J_uu; 0.0 + keeps the
+     +0 of the plain sum where J_uc = 0 */
+  double* H = s->H;
+  for (int k = 0; k < s->nb; k++) {
+    if (!s->zcol[k]) continue;
+    for (int j = 0; j < p->blk_dim[k]; j++) {
+      int u = p->blk_adr[k] + j;
+      const double* Ju = J + (size_t)u * n;
+      for (int c = 0; c < n; c++) H[(size_t)u * n + c] = H[(size_t)c * n + u] = 0.0 + Ju[u] * Ju[c];
     }
   }
-  double hmax = 0;
-  for (int a = 0; a < n; a++) {
-    for (int b = a + 1; b < n; b++) s->H[(size_t)b * n + a] = s->H[(size_t)a * n + b];
-    hmax = fmax(hmax, s->H[(size_t)a * n + a]);
+  /* dense x dense in 4 x 4 tiles */
+  int ndp = (nd + 3) & ~3;
+  double* Jd = s->Jd;
+  for (int i = 0; i < n; i++) {
+    const double* Ji = J + (size_t)i * n;
+    double* row = Jd + (size_t)i * ndp;
+    for (int q = 0; q < nd; q++) row[q] = Ji[dense[q]];
+    for (int q = nd; q < ndp; q++) row[q] = 0;
   }
+  for (int qa = 0; qa < ndp; qa += 4)
+    for (int qb = qa; qb < ndp; qb += 4) {
+      double acc[4][4];
+      tile_4x4(Jd + qa, Jd + qb, ndp, n, acc);
+      for (int r = 0; r < 4 && qa + r < nd; r++)
+        for (int c = 0; c < 4 && qb + c < nd; c++) {
+          int a = dense[qa + r], b = dense[qb + c];
+          H[(size_t)a * n + b] = H[(size_t)b * n + a] = acc[r][c];
+        }
+    }
+  double hmax = 0;
+  for (int a = 0; a < n; a++) hmax = fmax(hmax, H[(size_t)a * n + a]);
   return hmax;
 }
 
@@ -878,6 +960,7 @@ static size_t carve(tod* s, int n, int nb, void* work) {
   TAKE(s->H, nn);
   TAKE(s->Hr, nn);
   TAKE(s->HB, nn);
+  TAKE(s->Jd, (size_t)n * (n + 3));
   TAKE(s->F, 36 * (size_t)nb);
   TAKE(s->B, 36 * (size_t)nb);
   TAKE(s->ncol, nb);
@@ -885,6 +968,8 @@ static size_t carve(tod* s, int n, int nb, void* work) {
   TAKE(s->active, nb);
   TAKE(s->reg, nb);
   TAKE(s->perm, n);
+  TAKE(s->dcol, n);
+  TAKE(s->zcol, nb);
   TAKE(s->cross, 3 * (size_t)nb + 2);
 #undef TAKE
   return off;
