@@ -177,8 +177,35 @@ typedef struct tod {
 
 /* ---- small dense linear algebra ---- */
 
+/* out[q] = imp_dot(row[q], v, len) for q < 4: four independent sums, each
+   in imp_dot's order (so the same rounding), run side by side so that one
+   sum's additions do not wait on the previous ones (a single dot product is
+   bound by the latency of its chain of additions) */
+static void dot4(const double* r0, const double* r1, const double* r2, const double* r3,
+                 const double* v, int len, double out[4]) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  for (int k = 0; k < len; k++) {
+    s0 += r0[k] * v[k];
+    s1 += r1[k] * v[k];
+    s2 += r2[k] * v[k];
+    s3 += r3[k] * v[k];
+  }
+  out[0] = s0, out[1] = s1, out[2] = s2, out[3] = s3;
+}
+
+/* res[i] = imp_dot(row i of M, v, len) for rows i < nrow of the row-major M
+   with row stride ld */
+static void rows_dot(double* res, const double* M, size_t ld, const double* v, int nrow, int len) {
+  int i = 0;
+  for (; i + 4 <= nrow; i += 4)
+    dot4(M + i * ld, M + (i + 1) * ld, M + (i + 2) * ld, M + (i + 3) * ld, v, len, res + i);
+  for (; i < nrow; i++) res[i] = imp_dot(M + i * ld, v, len);
+}
+
 /* In-place Cholesky L L' of the m x m row-major SPD matrix (lower triangle
-   written); 0 when a pivot is not positive or not finite. */
+   written); 0 when a pivot is not positive or not finite. Column j's
+   entries below the diagonal are independent dot products, taken four rows
+   at a time (dot4). */
 static int cholesky_factor(double* M, int m) {
   for (int j = 0; j < m; j++) {
     double* rj = M + (size_t)j * m;
@@ -186,7 +213,14 @@ static int cholesky_factor(double* M, int m) {
     if (!(d > 0) || !isfinite(d)) return 0;
     d = sqrt(d);
     rj[j] = d;
-    for (int i = j + 1; i < m; i++) {
+    int i = j + 1;
+    for (; i + 4 <= m; i += 4) {
+      double* ri = M + (size_t)i * m;
+      double sum[4];
+      dot4(ri, ri + m, ri + 2 * m, ri + 3 * m, rj, j, sum);
+      for (int q = 0; q < 4; q++) ri[(size_t)q * m + j] = (ri[(size_t)q * m + j] - sum[q]) / d;
+    }
+    for (; i < m; i++) {
       double* ri = M + (size_t)i * m;
       ri[j] = (ri[j] - imp_dot(ri, rj, j)) / d;
     }
@@ -206,7 +240,7 @@ static void cholesky_solve(const double* L, int m, double* z) {
 
 /* res = A v, A n x n */
 static void mat_vec(double* res, const double* A, const double* v, int n) {
-  for (int i = 0; i < n; i++) res[i] = imp_dot(A + (size_t)i * n, v, n);
+  rows_dot(res, A, (size_t)n, v, n, n);
 }
 
 static double max_abs(const double* v, int n) {
@@ -289,8 +323,9 @@ static void eval_f(const tod* s, const double* x, double* f) {
 static double eval_r(const tod* s, const double* x, const double* f, double* r) {
   const imp_cproblem* p = s->p;
   double l = 0;
+  mat_vec(r, p->A, f, s->n);
   for (int i = 0; i < s->n; i++) {
-    r[i] = imp_dot(p->A + (size_t)i * s->n, f, s->n) - f[i] - x[i] + p->v0[i];
+    r[i] = r[i] - f[i] - x[i] + p->v0[i];
     double e = s->D[i] * r[i];
     l += e * e;
   }
@@ -691,9 +726,10 @@ static double directional_derivative(tod* s, const double* xp, const double* rp,
     block_jacobian(p, k, s->reg[k], xp + adr, F);
     for (int i = 0; i < dim; i++) Fu[adr + i] = imp_dot(F + i * dim, u + adr, dim);
   }
-  double dl = 0;
+  double dl = 0, *AFu = s->gr; /* gr is free during the linesearch */
+  mat_vec(AFu, p->A, Fu, n);
   for (int i = 0; i < n; i++) {
-    double Ju = imp_dot(p->A + (size_t)i * n, Fu, n) - Fu[i] - u[i];
+    double Ju = AFu[i] - Fu[i] - u[i];
     dl += s->D[i] * s->D[i] * rp[i] * Ju;
   }
   return dl;
