@@ -169,7 +169,7 @@ typedef struct tod {
   double *w, *y, *g, *u, *tmp, *gr, *xi;
   double *J, *H, *Hr, *HB;   /* n x n, n x n, m x m, n x m */
   double* Jd;                /* n x (n + 3): J's columns of nonzero F, packed */
-  int *dcol, *zcol;          /* n: the packed columns; nb: 1 when F = 0 */
+  int *dcol, *zcol;          /* n: the packed columns; nb: 1 when F = 0, -1 when F = -I */
   double *F, *B;             /* nb x 36: chosen Jacobian of f, tangent basis */
   int *ncol, *coladr, *active, *reg, *perm;
   crossing* cross;
@@ -456,13 +456,19 @@ static void choose_jacobians(tod* s) {
 
 /* ---- the Gauss-Newton model restricted to the tangent space (eqs. 20-24, 28) ---- */
 
-/* 1 when block k's chosen Jacobian F is zero (a breaking contact or limit) */
+/* 1 when block k's chosen Jacobian F is zero (a breaking contact or limit),
+   -1 when it is -I (sticking, equalities), else 0 */
 static int block_is_zero(const tod* s, int k) {
-  int dim = s->p->blk_dim[k];
+  int dim = s->p->blk_dim[k], zero = 1, minus_id = 1;
   const double* F = s->F + 36 * k;
-  for (int j = 0; j < dim * dim; j++)
-    if (F[j] != 0) return 0;
-  return 1;
+  for (int i = 0; i < dim; i++)
+    for (int j = 0; j < dim; j++) {
+      double e = F[i * dim + j];
+      if (e != 0) zero = 0;
+      /* +0 off the diagonal: the products with it are then +-0 as in the sum */
+      if (i == j ? e != -1 : (e != 0 || signbit(e))) minus_id = 0;
+    }
+  return zero ? 1 : minus_id ? -1 : 0;
 }
 
 /* two doubles in one SSE register (a clang/gcc extension; lanes are plain
@@ -517,7 +523,7 @@ static double build_gauss_newton(tod* s) {
   for (int k = 0; k < s->nb; k++) {
     int zero = block_is_zero(s, k);
     s->zcol[k] = zero;
-    if (!zero)
+    if (zero != 1)
       for (int j = 0; j < p->blk_dim[k]; j++) dense[nd++] = p->blk_adr[k] + j;
   }
   for (int i = 0; i < n; i++) {
@@ -526,8 +532,12 @@ static double build_gauss_newton(tod* s) {
     for (int k = 0; k < s->nb; k++) {
       int dim = p->blk_dim[k], adr = p->blk_adr[k];
       const double* F = s->F + 36 * k;
-      if (s->zcol[k]) { /* the sum below is +0 for F = 0 */
+      if (s->zcol[k] == 1) { /* the sum below is +0 for F = 0 */
         imp_zero(Ji + adr, dim);
+        continue;
+      }
+      if (s->zcol[k] < 0) { /* F = -I: the sum below is 0 - (A_ic - [i = c]) */
+        for (int c = 0; c < dim; c++) Ji[adr + c] = 0.0 - (Ai[adr + c] - (i == adr + c));
         continue;
       }
       for (int c = 0; c < dim; c++) {
@@ -545,7 +555,7 @@ static double build_gauss_newton(tod* s) {
      +0 of the plain sum where J_uc = 0 */
   double* H = s->H;
   for (int k = 0; k < s->nb; k++) {
-    if (!s->zcol[k]) continue;
+    if (s->zcol[k] != 1) continue;
     for (int j = 0; j < p->blk_dim[k]; j++) {
       int u = p->blk_adr[k] + j;
       const double* Ju = J + (size_t)u * n;
@@ -583,6 +593,13 @@ static void restrict_gradient(tod* s) {
   for (int k = 0; k < s->nb; k++) {
     int dim = p->blk_dim[k], adr = p->blk_adr[k], ca = s->coladr[k];
     const double* B = s->B + 36 * k;
+    if (s->active[k] == EDGE_NONE) { /* B = I: each sum below is 0 + its one term */
+      for (int c = 0; c < dim; c++) {
+        s->gr[ca + c] = 0.0 + s->g[adr + c];
+        for (int i = 0; i < n; i++) s->HB[(size_t)i * m + ca + c] = 0.0 + s->H[(size_t)i * n + adr + c];
+      }
+      continue;
+    }
     for (int c = 0; c < s->ncol[k]; c++) {
       double sum = 0;
       for (int j = 0; j < dim; j++) sum += B[j * dim + c] * s->g[adr + j];
