@@ -170,6 +170,9 @@ typedef struct tod {
   double *J, *H, *Hr, *HB;   /* n x n, n x n, m x m, n x m */
   double* Jd;                /* n x (n + 3): J's columns of nonzero F, packed */
   int *dcol, *zcol;          /* n: the packed columns; nb: 1 when F = 0, -1 when F = -I */
+  int *gcol, *colblk;        /* n: the packed columns of other F; the block of each row */
+  double *Jg, *S;            /* n x (n + 3): packed; n x n: stick_products' cache */
+  int S_ok;                  /* S holds the products for the current D */
   double *F, *B;             /* nb x 36: chosen Jacobian of f, tangent basis */
   int *ncol, *coladr, *active, *reg, *perm;
   crossing* cross;
@@ -482,11 +485,11 @@ static inline v2d load2(const double* p) {
 }
 
 /* acc[r][c] = sum over i = 0..rows-1, in that order, of P[i][r] Q[i][c]
-   (P, Q: columns of a row-major matrix with row stride ld) */
-static void tile_4x4(const double* P, const double* Q, int ld, int rows, double acc[4][4]) {
+   (P, Q: columns of row-major matrices with row strides ldp, ldq) */
+static void tile_4x4(const double* P, int ldp, const double* Q, int ldq, int rows, double acc[4][4]) {
   v2d s[4][2] = {{{0, 0}, {0, 0}}, {{0, 0}, {0, 0}}, {{0, 0}, {0, 0}}, {{0, 0}, {0, 0}}};
   for (int i = 0; i < rows; i++) {
-    const double *pi = P + (size_t)i * ld, *qi = Q + (size_t)i * ld;
+    const double *pi = P + (size_t)i * ldp, *qi = Q + (size_t)i * ldq;
     v2d q0 = load2(qi), q1 = load2(qi + 2);
     for (int r = 0; r < 4; r++) {
       v2d pr = {pi[r], pi[r]};
@@ -500,6 +503,34 @@ static void tile_4x4(const double* P, const double* Q, int ld, int rows, double 
     acc[r][2] = s[r][1][0];
     acc[r][3] = s[r][1][1];
   }
+}
+
+/* S = Js'Js for the J of every block sticking (F = -I, as equalities always
+   are): such a column of J, D_i (0 - (A_ic - [i = c]) - [i = c]), depends on
+   A and D alone, so its products with the other such columns are the same
+   in every iteration of a solve; computed once (when D is set) in the order
+   build_gauss_newton would use, and copied from there on. */
+static void stick_products(tod* s) {
+  const imp_cproblem* p = s->p;
+  int n = s->n, np = (n + 3) & ~3;
+  double* Js = s->Jd;
+  for (int i = 0; i < n; i++) {
+    const double* Ai = p->A + (size_t)i * n;
+    double* row = Js + (size_t)i * np;
+    for (int c = 0; c < n; c++) row[c] = 0.0 - (Ai[c] - (i == c));
+    row[i] -= 1;
+    imp_scl(row, row, s->D[i], n);
+    for (int c = n; c < np; c++) row[c] = 0;
+  }
+  for (int qa = 0; qa < np; qa += 4)
+    for (int qb = qa; qb < np; qb += 4) {
+      double acc[4][4];
+      tile_4x4(Js + qa, np, Js + qb, np, n, acc);
+      for (int r = 0; r < 4 && qa + r < n; r++)
+        for (int c = 0; c < 4 && qb + c < n; c++)
+          s->S[(size_t)(qa + r) * n + qb + c] = s->S[(size_t)(qb + c) * n + qa + r] = acc[r][c];
+    }
+  s->S_ok = 1;
 }
 
 /* J = (A - I) F - I scaled by D, g = J'D^2 r, H = J'D^2 J; returns max diag H.
@@ -562,25 +593,42 @@ static double build_gauss_newton(tod* s) {
       for (int c = 0; c < n; c++) H[(size_t)u * n + c] = H[(size_t)c * n + u] = 0.0 + Ju[u] * Ju[c];
     }
   }
-  /* dense x dense in 4 x 4 tiles */
-  int ndp = (nd + 3) & ~3;
-  double* Jd = s->Jd;
-  for (int i = 0; i < n; i++) {
-    const double* Ji = J + (size_t)i * n;
-    double* row = Jd + (size_t)i * ndp;
-    for (int q = 0; q < nd; q++) row[q] = Ji[dense[q]];
-    for (int q = nd; q < ndp; q++) row[q] = 0;
-  }
-  for (int qa = 0; qa < ndp; qa += 4)
-    for (int qb = qa; qb < ndp; qb += 4) {
-      double acc[4][4];
-      tile_4x4(Jd + qa, Jd + qb, ndp, n, acc);
-      for (int r = 0; r < 4 && qa + r < nd; r++)
-        for (int c = 0; c < 4 && qb + c < nd; c++) {
-          int a = dense[qa + r], b = dense[qb + c];
-          H[(size_t)a * n + b] = H[(size_t)b * n + a] = acc[r][c];
-        }
+  /* F = -I x F = -I from the solve's cache; every other pair with a general
+     column in 4 x 4 tiles of Jg'Jd (general columns Jg, all nonzero ones Jd,
+     each packed with its count rounded up to 4 by zero columns) */
+  if (!s->S_ok) stick_products(s);
+  int ng = 0;
+  for (int q = 0; q < nd; q++) {
+    int a = dense[q];
+    if (s->zcol[s->colblk[a]] == -1) {
+      for (int t = 0; t < nd; t++)
+        if (s->zcol[s->colblk[dense[t]]] == -1) H[(size_t)a * n + dense[t]] = s->S[(size_t)a * n + dense[t]];
+    } else {
+      s->gcol[ng++] = a;
     }
+  }
+  if (ng > 0) {
+    int ndp = (nd + 3) & ~3, ngp = (ng + 3) & ~3;
+    double *Jd = s->Jd, *Jg = s->Jg;
+    for (int i = 0; i < n; i++) {
+      const double* Ji = J + (size_t)i * n;
+      double *row = Jd + (size_t)i * ndp, *rowg = Jg + (size_t)i * ngp;
+      for (int q = 0; q < nd; q++) row[q] = Ji[dense[q]];
+      for (int q = nd; q < ndp; q++) row[q] = 0;
+      for (int q = 0; q < ng; q++) rowg[q] = Ji[s->gcol[q]];
+      for (int q = ng; q < ngp; q++) rowg[q] = 0;
+    }
+    for (int qa = 0; qa < ngp; qa += 4)
+      for (int qb = 0; qb < ndp; qb += 4) {
+        double acc[4][4];
+        tile_4x4(Jg + qa, ngp, Jd + qb, ndp, n, acc);
+        for (int r = 0; r < 4 && qa + r < ng; r++)
+          for (int c = 0; c < 4 && qb + c < nd; c++) {
+            int a = s->gcol[qa + r], b = dense[qb + c];
+            H[(size_t)a * n + b] = H[(size_t)b * n + a] = acc[r][c];
+          }
+      }
+  }
   double hmax = 0;
   for (int a = 0; a < n; a++) hmax = fmax(hmax, H[(size_t)a * n + a]);
   return hmax;
@@ -993,6 +1041,7 @@ static void rescale_rows(tod* s) {
     smax = fmax(smax, sum);
   }
   for (int i = 0; i < n; i++) s->D[i] = smax > 0 ? 1 / fmax(s->D[i], 1e-12 * smax) : 1;
+  s->S_ok = 0; /* J's sticking columns scale with D */
 }
 
 /* carve the arrays of s from work; the bytes used */
@@ -1014,6 +1063,8 @@ static size_t carve(tod* s, int n, int nb, void* work) {
   TAKE(s->Hr, nn);
   TAKE(s->HB, nn);
   TAKE(s->Jd, (size_t)n * (n + 3));
+  TAKE(s->Jg, (size_t)n * (n + 3));
+  TAKE(s->S, nn);
   TAKE(s->F, 36 * (size_t)nb);
   TAKE(s->B, 36 * (size_t)nb);
   TAKE(s->ncol, nb);
@@ -1022,6 +1073,8 @@ static size_t carve(tod* s, int n, int nb, void* work) {
   TAKE(s->reg, nb);
   TAKE(s->perm, n);
   TAKE(s->dcol, n);
+  TAKE(s->gcol, n);
+  TAKE(s->colblk, n);
   TAKE(s->zcol, nb);
   TAKE(s->cross, 3 * (size_t)nb + 2);
 #undef TAKE
@@ -1256,6 +1309,8 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
   if (p->n <= 0) return;
   tod s = {.p = p, .n = p->n, .nb = p->nblock};
   carve(&s, p->n, p->nblock, work);
+  for (int k = 0; k < s.nb; k++)
+    for (int j = 0; j < p->blk_dim[k]; j++) s.colblk[p->blk_adr[k] + j] = k;
   double vscale = fmax(max_abs(p->v0, p->n), max_abs(p->b, p->n));
   s.tiny = 1e-12 * (vscale > 0 ? vscale : 1);
   for (int i = 0; i < s.n; i++) s.D[i] = 1;
