@@ -168,10 +168,10 @@ typedef struct tod {
   double *xr, *fr, *rr;      /* sub-segment right end */
   double *w, *y, *g, *u, *tmp, *gr, *xi;
   double *J, *H, *Hr, *HB;   /* n x n, n x n, m x m, n x m */
-  double* Jd;                /* n x (n + 3): J's columns of nonzero F, packed */
+  double* Jd;                /* n x (n + 6): J's columns of nonzero F, packed */
   int *dcol, *zcol;          /* n: the packed columns; nb: 1 when F = 0, -1 when F = -I */
-  int *gcol, *colblk;        /* n: the packed columns of other F; the block of each row */
-  double *Jg, *S;            /* n x (n + 3): packed; n x n: stick_products' cache */
+  int *gcol, *colblk;        /* n: the packed columns in order; the block of each row */
+  double* S;                 /* n x n: stick_products' cache */
   int S_ok;                  /* S holds the products for the current D */
   double *F, *B;             /* nb x 36: chosen Jacobian of f, tangent basis */
   int *ncol, *coladr, *active, *reg, *perm;
@@ -179,6 +179,10 @@ typedef struct tod {
 } tod;
 
 /* ---- small dense linear algebra ---- */
+
+/* two doubles in one SSE register (a clang/gcc extension; lanes are plain
+   IEEE operations, so results equal the scalar ones) */
+typedef double v2d __attribute__((vector_size(16)));
 
 /* out[q] = imp_dot(row[q], v, len) for q < 4: four independent sums, each
    in imp_dot's order (so the same rounding), run side by side so that one
@@ -196,10 +200,26 @@ static void dot4(const double* r0, const double* r1, const double* r2, const dou
   out[0] = s0, out[1] = s1, out[2] = s2, out[3] = s3;
 }
 
+/* dot4 for eight rows r, r + ld, ..., in pairs of SSE lanes: enough sums
+   side by side to keep the adder busy rather than waiting on its latency */
+static void dot8(const double* r, size_t ld, const double* v, int len, double out[8]) {
+  v2d s0 = {0, 0}, s1 = {0, 0}, s2 = {0, 0}, s3 = {0, 0};
+  for (int k = 0; k < len; k++) {
+    v2d vk = {v[k], v[k]};
+    s0 += (v2d){r[k], r[ld + k]} * vk;
+    s1 += (v2d){r[2 * ld + k], r[3 * ld + k]} * vk;
+    s2 += (v2d){r[4 * ld + k], r[5 * ld + k]} * vk;
+    s3 += (v2d){r[6 * ld + k], r[7 * ld + k]} * vk;
+  }
+  out[0] = s0[0], out[1] = s0[1], out[2] = s1[0], out[3] = s1[1];
+  out[4] = s2[0], out[5] = s2[1], out[6] = s3[0], out[7] = s3[1];
+}
+
 /* res[i] = imp_dot(row i of M, v, len) for rows i < nrow of the row-major M
    with row stride ld */
 static void rows_dot(double* res, const double* M, size_t ld, const double* v, int nrow, int len) {
   int i = 0;
+  for (; i + 8 <= nrow; i += 8) dot8(M + i * ld, ld, v, len, res + i);
   for (; i + 4 <= nrow; i += 4)
     dot4(M + i * ld, M + (i + 1) * ld, M + (i + 2) * ld, M + (i + 3) * ld, v, len, res + i);
   for (; i < nrow; i++) res[i] = imp_dot(M + i * ld, v, len);
@@ -474,9 +494,6 @@ static int block_is_zero(const tod* s, int k) {
   return zero ? 1 : minus_id ? -1 : 0;
 }
 
-/* two doubles in one SSE register (a clang/gcc extension; lanes are plain
-   IEEE operations, so results equal the scalar ones) */
-typedef double v2d __attribute__((vector_size(16)));
 
 static inline v2d load2(const double* p) {
   v2d v;
@@ -540,11 +557,13 @@ static void stick_products(tod* s) {
     - a column of a zero-F block (a breaking contact: F = 0 in eq. 18) is
       J_iu = -D_u [i = u], so its row and column of H are the single products
       H_uc = J_uu J_uc, n per column instead of n^2;
-    - the other ("dense") columns are packed into Jd (n x nd, nd rounded up to
-      4 with zero columns) and H = Jd'Jd is accumulated in 4 x 4 tiles held
-      in registers, the sum over rows i running in increasing order as
-      before. Adding a zero product leaves a sum unchanged, so the plain
-      loop's skipping of J_ia = 0 needs no counterpart. */
+    - products of two columns of F = -I blocks (sticking, equalities) come
+      from the solve's cache (stick_products);
+    - the remaining products, with a column of a slipping or blended block,
+      are accumulated from the packed columns (Jd) in 4 x 4 tiles held in
+      registers, the sum over rows i running in increasing order as before.
+      Adding a zero product leaves a sum unchanged, so the plain loop's
+      skipping of J_ia = 0 needs no counterpart. */
 static double build_gauss_newton(tod* s) {
   const imp_cproblem* p = s->p;
   int n = s->n;
@@ -593,38 +612,40 @@ static double build_gauss_newton(tod* s) {
       for (int c = 0; c < n; c++) H[(size_t)u * n + c] = H[(size_t)c * n + u] = 0.0 + Ju[u] * Ju[c];
     }
   }
-  /* F = -I x F = -I from the solve's cache; every other pair with a general
-     column in 4 x 4 tiles of Jg'Jd (general columns Jg, all nonzero ones Jd,
-     each packed with its count rounded up to 4 by zero columns) */
   if (!s->S_ok) stick_products(s);
-  int ng = 0;
-  for (int q = 0; q < nd; q++) {
-    int a = dense[q];
-    if (s->zcol[s->colblk[a]] == -1) {
-      for (int t = 0; t < nd; t++)
-        if (s->zcol[s->colblk[dense[t]]] == -1) H[(size_t)a * n + dense[t]] = s->S[(size_t)a * n + dense[t]];
-    } else {
-      s->gcol[ng++] = a;
-    }
+  int* ord = s->gcol; /* the F = -I columns (nst), then the others (ng) */
+  int nst = 0, ng = 0;
+  for (int q = 0; q < nd; q++)
+    if (s->zcol[s->colblk[dense[q]]] == -1) ord[nst++] = dense[q];
+  for (int q = 0; q < nd; q++)
+    if (s->zcol[s->colblk[dense[q]]] != -1) ord[nst + ng++] = dense[q];
+  for (int q = 0; q < nst; q++) {
+    const double* Sa = s->S + (size_t)ord[q] * n;
+    double* Ha = H + (size_t)ord[q] * n;
+    for (int t = 0; t < nst; t++) Ha[ord[t]] = Sa[ord[t]];
   }
   if (ng > 0) {
-    int ndp = (nd + 3) & ~3, ngp = (ng + 3) & ~3;
-    double *Jd = s->Jd, *Jg = s->Jg;
+    /* Jd: the sticking columns in [0, nsp), the others in [nsp, ld), each
+       group padded to a multiple of 4 by zero columns; each pair once */
+    int nsp = (nst + 3) & ~3, ld = nsp + ((ng + 3) & ~3);
+    double* Jd = s->Jd;
     for (int i = 0; i < n; i++) {
       const double* Ji = J + (size_t)i * n;
-      double *row = Jd + (size_t)i * ndp, *rowg = Jg + (size_t)i * ngp;
-      for (int q = 0; q < nd; q++) row[q] = Ji[dense[q]];
-      for (int q = nd; q < ndp; q++) row[q] = 0;
-      for (int q = 0; q < ng; q++) rowg[q] = Ji[s->gcol[q]];
-      for (int q = ng; q < ngp; q++) rowg[q] = 0;
+      double* row = Jd + (size_t)i * ld;
+      for (int q = 0; q < ld; q++) row[q] = 0;
+      for (int q = 0; q < nst; q++) row[q] = Ji[ord[q]];
+      for (int q = 0; q < ng; q++) row[nsp + q] = Ji[ord[nst + q]];
     }
-    for (int qa = 0; qa < ngp; qa += 4)
-      for (int qb = 0; qb < ndp; qb += 4) {
+    for (int qa = nsp; qa < ld; qa += 4)
+      for (int qb = 0; qb < ld; qb += 4) {
+        if (qb >= nsp && qb < qa) continue; /* done as (qb, qa) */
         double acc[4][4];
-        tile_4x4(Jg + qa, ngp, Jd + qb, ndp, n, acc);
-        for (int r = 0; r < 4 && qa + r < ng; r++)
-          for (int c = 0; c < 4 && qb + c < nd; c++) {
-            int a = s->gcol[qa + r], b = dense[qb + c];
+        tile_4x4(Jd + qa, ld, Jd + qb, ld, n, acc);
+        for (int r = 0; r < 4 && qa + r - nsp < ng; r++)
+          for (int c = 0; c < 4; c++) {
+            int pb = qb + c;
+            if (pb < nsp ? pb >= nst : pb - nsp >= ng) continue;
+            int a = ord[nst + qa + r - nsp], b = pb < nsp ? ord[pb] : ord[nst + pb - nsp];
             H[(size_t)a * n + b] = H[(size_t)b * n + a] = acc[r][c];
           }
       }
@@ -1062,8 +1083,7 @@ static size_t carve(tod* s, int n, int nb, void* work) {
   TAKE(s->H, nn);
   TAKE(s->Hr, nn);
   TAKE(s->HB, nn);
-  TAKE(s->Jd, (size_t)n * (n + 3));
-  TAKE(s->Jg, (size_t)n * (n + 3));
+  TAKE(s->Jd, (size_t)n * (n + 6));
   TAKE(s->S, nn);
   TAKE(s->F, 36 * (size_t)nb);
   TAKE(s->B, 36 * (size_t)nb);
