@@ -232,6 +232,16 @@ static int match_warm(const imp_model* m, imp_data* d, int k) {
   return 1;
 }
 
+/* ---- the problem hook (for benchmarks that record problems) ---- */
+
+static imp_problem_hook g_problem_hook;
+static void* g_problem_hook_ctx;
+
+void imp_set_problem_hook(imp_problem_hook hook, void* ctx) {
+  g_problem_hook = hook;
+  g_problem_hook_ctx = ctx;
+}
+
 /* ---- one island ---- */
 
 typedef struct island_scratch {
@@ -274,6 +284,7 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
     s->g[i] = d->efc_impulse[ri] / si;
   }
   imp_cproblem p = {n, nb, s->adr, s->dim, s->type, s->mu, s->A, s->v0, s->b, m->opt.timestep};
+  if (g_problem_hook) g_problem_hook(g_problem_hook_ctx, &p, warm ? s->g : NULL);
   imp_csolver_opt o = {m->opt.iterations, m->opt.tolerance, warm, NULL, NULL};
   imp_csolver_stat st = {0, 0, 0, IMP_EXIT_CONVERGED};
   solver->solve(&p, &o, s->g, &st, s->work);

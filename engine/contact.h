@@ -124,6 +124,16 @@ double imp_cresidual(const imp_cproblem* p, const double* f, double* relative, d
    (in place). For dim 1 blocks use fmax(fn, 0). */
 void imp_cone_project(double* f, int dim, double mu);
 
+/* ---- recording problems (contact.c) ---- */
+
+/* Called by the stage with every island's problem just before it is
+   solved, and the warm start it will be given (NULL when cold). The
+   pointers are valid only during the call: copy what you keep. One hook for
+   the process (set it, run, then set NULL); for benchmarks, not for use
+   inside a multi-threaded simulation. */
+typedef void (*imp_problem_hook)(void* ctx, const imp_cproblem* p, const double* warm);
+void imp_set_problem_hook(imp_problem_hook hook, void* ctx);
+
 /* ---- the stage (contact.c) ---- */
 
 /* Bytes of arena the stage needs at most for model m: the largest island's
