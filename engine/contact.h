@@ -106,6 +106,7 @@ int imp_solver_find(const char* name);
 /* The solvers (solvers/<name>.c) */
 extern const imp_csolver imp_solver_todorov;
 extern const imp_csolver imp_solver_pgs;
+extern const imp_csolver imp_solver_ccp;
 
 /* ---- the common accuracy measure (solvers/residual.c) ---- */
 

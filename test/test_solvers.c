@@ -43,12 +43,41 @@ typedef struct solver_setting {
   const char* name;
   int maxiter;
   double tol;
+  /* the law the answer is checked against: LAW_EXACT (the common residual,
+     Coulomb with maximal dissipation) or LAW_CCP (see below) */
+  int law;
 } solver_setting;
 
+enum { LAW_EXACT = 0, LAW_CCP = 1 };
+
+/* LAW_CCP, for the cone complementarity relaxation (solvers/ccp.c): its
+   answer satisfies f in K, w = A f + v0 - b in K* and f'w = 0, so a sliding
+   contact has w_N = mu ||w_T|| > 0 where the exact law has w_N = 0 (the
+   relaxation's known lift-off, shown in test_solver_ccp.c). The common
+   residual of such an answer is about mu ||w_T|| on every sliding contact
+   (measured: up to ~1e-1 relative on the full-rank family), so it cannot be
+   the test of convergence for this solver. The CCP's own optimality is the
+   same residual for the problem whose normal targets are raised to b_N + mu
+   ||w_T|| (w at the answer): then w' = w - mu ||w_T|| e_N and the natural
+   map's w' + mu ||w'_T|| e_N = w, i.e. exactly the CCP conditions. That is
+   checked with the same bound RESIDUAL_MAX. Every other check (cone
+   feasibility, finite impulses, the problem untouched, the monitor, warm
+   starts, the convergence counts) is the exact one.
+   Measured (ccp, 20000 iterations, tol 1e-9 on its own relative natural
+   map): full rank 12/12 converged in 33-71 iterations, exact common
+   residual of those answers 1.9e-2 .. 1.8e-1 (the lift-off), CCP residual
+   <= 1e-9; box 12/12 in 18-2228 iterations (condim 1: exact residual =
+   CCP residual, no friction rows; condim 3/4/6: exact 1.2e-2 .. 1.1e-1);
+   deficient rank 6/12 in 127-400 iterations, the other 6 exit DIVERGED
+   after 1509-8611 iterations: their relaxed dual is unbounded below (the
+   iterates run off along d in K with d'A d ~ 1e-10 L and g'd = -0.15 ..
+   -2.2, ccp.c's certificate), since a problem built around an exact
+   solution need not admit the relaxation's lift-off. */
 static const solver_setting k_settings[] = {
-    {NULL, 1000, 1e-10}, /* any solver not listed */
-    {"pgs", 1000, 1e-10},
-    {"todorov", 1000, 1e-10},
+    {NULL, 1000, 1e-10, LAW_EXACT}, /* any solver not listed */
+    {"pgs", 1000, 1e-10, LAW_EXACT},
+    {"todorov", 1000, 1e-10, LAW_EXACT},
+    {"ccp", 20000, 1e-9, LAW_CCP},
 };
 
 static solver_setting setting_of(const char* name) {
@@ -241,6 +270,22 @@ static void check_feasible(const tprob* t, const double* f, const char* what) {
   }
 }
 
+/* r = t with every friction contact's normal target raised by mu ||w_T||,
+   w = A f + v0 - b at f: the problem the CCP answer f solves exactly */
+static void raise_normal_targets(const tprob* t, const double* f, tprob* r) {
+  *r = *t;
+  for (int k = 0; k < t->nblock; k++) {
+    if (t->type[k] != IMP_CNSTR_CONTACT || t->dim[k] < 2) continue;
+    double wt2 = 0;
+    for (int row = 1; row < t->dim[k]; row++) {
+      int i = t->adr[k] + row;
+      double w = imp_dot(t->A + i * t->n, f, t->n) + t->v0[i] - t->b[i];
+      wt2 += w * w;
+    }
+    r->b[t->adr[k]] += t->mu[k] * sqrt(wt2);
+  }
+}
+
 /* one solve and its checks. A solver that says CONVERGED must have relative
    residual <= RESIDUAL_MAX; when must_converge is 0 it may instead say
    honestly that it did not (exit MAXITER or worse), and then returns -1.
@@ -261,8 +306,15 @@ static int solve_and_check(const imp_csolver* sv, const tprob* t, double* f, int
   check_feasible(t, f, what);
   if (s.exit != IMP_EXIT_CONVERGED) return -1;
   double work[2 * MAXN], rel;
-  imp_cproblem p = view(t);
-  imp_cresidual(&p, f, &rel, work);
+  if (setting_of(sv->name).law == LAW_CCP) {
+    static tprob raised;
+    raise_normal_targets(t, f, &raised);
+    imp_cproblem p = view(&raised);
+    imp_cresidual(&p, f, &rel, work);
+  } else {
+    imp_cproblem p = view(t);
+    imp_cresidual(&p, f, &rel, work);
+  }
   ck_assert_msg(rel <= RESIDUAL_MAX, "%s: says converged at relative residual %.3e > %.0e (%d iterations)", what,
                 rel, RESIDUAL_MAX, s.iterations);
   return s.iterations;
