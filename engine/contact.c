@@ -10,7 +10,8 @@
 /* ---- the registry: index 0 is the default ---- */
 
 static const imp_csolver* const k_solvers[] = {&imp_solver_todorov, &imp_solver_pgs,
-                                                  &imp_solver_ccp};
+                                                  &imp_solver_ccp,
+                                                  &imp_solver_lemke};
 
 int imp_solver_count(void) { return (int)(sizeof k_solvers / sizeof k_solvers[0]); }
 

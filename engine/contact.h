@@ -107,6 +107,12 @@ int imp_solver_find(const char* name);
 extern const imp_csolver imp_solver_todorov;
 extern const imp_csolver imp_solver_pgs;
 extern const imp_csolver imp_solver_ccp;
+extern const imp_csolver imp_solver_lemke;
+
+/* lemke's friction pyramid: this many unit directions (cos 2 pi k / F,
+   sin 2 pi k / F) in the (t1, t2) plane of a contact, plus +-e_r for each
+   torsional and rolling row (solvers/lemke.c) */
+#define IMP_LEMKE_FACETS 8
 
 /* ---- the common accuracy measure (solvers/residual.c) ---- */
 

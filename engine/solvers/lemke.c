@@ -1,0 +1,662 @@
+/* Lemke's complementary pivoting on the pyramid-friction LCP (Stewart-Trinkle
+ * form): the classical complementarity solver of Schindler, Nguyen & Trinkle
+ * 2011 (Section II and V.A, eq. 27-32, "solved by a pivoting scheme, known as
+ * Lemke's algorithm") with the friction pyramid of Todorov 2010, Section I.A.
+ *
+ * The LCP. Unknowns z >= 0, slacks w = M z + q >= 0, z'w = 0. Per block of
+ * the problem (contact.h), with w_r = (A f + v0 - b)_r the velocity of row r
+ * relative to its target and f = G z the impulses the LCP unknowns make:
+ *  - limit, frictionless contact (dim 1), contact with mu <= 0 (normal row
+ *    only, its friction impulses are 0 = the cone {0}): one unknown f_r with
+ *    row  w_r >= 0  (Signorini, Schindler et al. eq. 5 / 29);
+ *  - equality rows: free impulses, split f_r = f+ - f- (no Schur complement,
+ *    so singular A_EE of redundant equalities needs no special case), rows
+ *       w+ =  w_r >= 0  _|_ f+ >= 0,      w- = -w_r >= 0  _|_ f- >= 0,
+ *    together w_r = 0;
+ *  - contact with friction (dim >= 2, mu > 0), Stewart-Trinkle: f_N, the
+ *    pyramid weights beta (one per direction d_k, f_T = D beta) and the slip
+ *    bound lambda (Schindler et al. eq. 30-32 with D = [1 -1] in the plane,
+ *    sigma = lambda):
+ *       w_N      = w_N(f)                 >= 0  _|_ f_N    >= 0
+ *       w_beta   = D' w_T(f) + e lambda   >= 0  _|_ beta   >= 0
+ *       w_lambda = mu f_N - e' beta       >= 0  _|_ lambda >= 0
+ *    At a solution lambda = max_k (-d_k' v_T): the friction impulse lies in
+ *    the pyramid P = { D beta : e'beta <= mu f_N } and maximizes dissipation
+ *    over it; it sits on the pyramid's edge direction (or facet) nearest
+ *    opposite the slip.
+ * So with G the n x N map of the unknowns to impulses (columns: e_r for
+ * normals and limits, +-e_r for the equality halves, (0, d_k) in the block's
+ * friction rows for beta, 0 for lambda) and C the per-contact coupling
+ *       M = G' A G + C,   q = G' (v0 - b),
+ *       C = [ 0    0    0 ]     rows/columns (f_N, beta, lambda) of one
+ *           [ 0    0    e ]     contact; 0 elsewhere
+ *           [ mu  -e'   0 ]
+ * The pyramid's directions D: IMP_LEMKE_FACETS (8) unit vectors
+ * d_k = (cos 2 pi k / 8, sin 2 pi k / 8) in the sliding plane (t1, t2), and
+ * for condim 4 and 6 the torsional and rolling rows each get their own pair
+ * +-e_r (a pyramid over all friction rows: the convex hull of the octagon
+ * and the axis points, inscribed in the circular cone of contact.h). A dim 2
+ * contact (one friction row) has D = [1 -1], exactly its cone.
+ *
+ * Lemke's algorithm (covering vector e = 1): with the artificial z0, the
+ * dictionary x_B = rhs + T x_N starts at w = q + M z + e z0 (all w basic);
+ * z0 enters at the most negative q, then each step enters the complement of
+ * the variable that just left, the leaving row by the minimum ratio test,
+ * until z0 leaves (a solution) or the entering column has no blocking row
+ * (ray termination: no solution found, IMP_EXIT_FAILED with f = 0). Ties of
+ * the ratio test (degenerate bases are the rule: a box on 4 contacts has 24
+ * rows and rank 6) are broken lexicographically on the rows of B^-1, read
+ * off the dictionary (column of a nonbasic w_j is -B^-1 e_j, a basic w_j
+ * gives e_r), which excludes cycling; z0's row is preferred among ties.
+ * Every pivot is one iteration (o->monitor is called once per pivot).
+ *
+ * Warm start: the warm impulses guess the basis: the unknowns z(f) (f_N,
+ * beta from the two pyramid directions around f_T, lambda from the slip of
+ * A f + v0 - b) that are positive are pivoted in by principal pivots (a
+ * skipped zero pivot is retried after the others: lambda's diagonal is 0
+ * until its beta is basic). A feasible basis is a solution at once; else
+ * Lemke continues from that basis with covering vector B 1 (the z0 column
+ * reset to 1); if that ray-terminates the solve restarts cold.
+ *
+ * Stopping measure (s->residual): the LCP's natural residual
+ *   max_i |min(z_i, w_i)| / max(1, ||q||_inf, ||z||_inf),  w = M z + q
+ * recomputed from A (not the dictionary) after two steps of iterative
+ * refinement x_B += B^-1 (q + M z - w); CONVERGED when it is <= o->tol,
+ * else STALLED (a basis found but not accurate enough). Cost: a dense
+ * dictionary of N x (N + 1) doubles, N <= 2 n + 4 (friction blocks), O(N^2)
+ * per pivot. Nothing is allocated: all of it lives in work. */
+#include <math.h>
+#include <stdint.h>
+
+#include "contact.h"
+#include "mathx.h"
+
+#define NP IMP_LEMKE_FACETS
+#define LEMKE_MAXDIM 6
+#define LEMKE_REFINE 2
+/* rounding tolerance of a basis' feasibility, relative to its largest value */
+#define LEMKE_FEAS 1e-13
+#define LEMKE_PI 3.14159265358979323846
+
+enum { KIND_ROW = 0, KIND_BETA = 1, KIND_LAMBDA = 2 };
+
+/* The LCP's structure and dictionary, all carved from work. */
+typedef struct lcp {
+  int N;         /* unknowns (= rows) of the LCP */
+  int n;         /* rows of the problem */
+  double* T;     /* N x (N+1) dictionary, column N starts as z0 */
+  double* rhs;   /* N: values of the basic variables */
+  double* q;     /* N */
+  double* gval;  /* N x LEMKE_MAXDIM: the column of G within its rows */
+  double* z;     /* N */
+  double* w;     /* N */
+  double* tmp;   /* n */
+  double* tmp2;  /* n */
+  double* rho;   /* N */
+  int* gadr;     /* N: first problem row of G's column */
+  int* gdim;     /* N: rows of G's column (0 for lambda) */
+  int* kind;     /* N */
+  int* blk;      /* N: block of the unknown */
+  int* basic;    /* N: variable of each dictionary row */
+  int* nonbasic; /* N+1: variable of each dictionary column */
+  int* pos;      /* 2N+1: row r >= 0, or -(column+1) */
+  int* cand;     /* N: candidate rows of a ratio test */
+  double* lexv;  /* N */
+} lcp;
+
+/* variable ids: w_j = j, z_j = N + j, z0 = 2N */
+static int var_w(const lcp* L, int j) {
+  (void)L;
+  return j;
+}
+static int var_z(const lcp* L, int j) { return L->N + j; }
+static int var_z0(const lcp* L) { return 2 * L->N; }
+static int complement(const lcp* L, int v) { return v < L->N ? v + L->N : v - L->N; }
+
+/* LCP unknowns of one block */
+static int block_unknowns(int type, int dim, double mu) {
+  if (type == IMP_CNSTR_EQUALITY) return 2 * dim;
+  if (type != IMP_CNSTR_CONTACT || dim == 1 || !(mu > 0)) return dim == 1 || type != IMP_CNSTR_CONTACT ? dim : 1;
+  int m = dim - 1;
+  return 1 + (m == 1 ? 2 : NP + 2 * (m - 2)) + 1;
+}
+
+/* Bound on N from n and nblock alone: 2 per row, plus NP - 4 per friction
+   block of 3 or more rows (at most n / 3 of them). */
+static int lcp_bound(int n, int nblock) {
+  int nf = nblock < n / 3 ? nblock : n / 3;
+  if (nf < 0) nf = 0;
+  return 2 * n + (NP > 4 ? NP - 4 : 0) * nf;
+}
+
+static size_t align16(size_t b) { return (b + 15) / 16 * 16; }
+
+static size_t lemke_work_size(int n, int nblock) {
+  size_t N = (size_t)lcp_bound(n, nblock);
+  size_t doubles = N * (N + 1) + 7 * N + N * LEMKE_MAXDIM + 2 * (size_t)n;
+  size_t ints = 9 * N + 2;
+  return align16(doubles * sizeof(double)) + align16(ints * sizeof(int)) + 64;
+}
+
+/* carve the arrays for N unknowns out of work */
+static void lcp_carve(lcp* L, int N, int n, void* work) {
+  double* d = (double*)work;
+  L->N = N;
+  L->n = n;
+  L->T = d, d += (size_t)N * (size_t)(N + 1);
+  L->rhs = d, d += N;
+  L->q = d, d += N;
+  L->gval = d, d += (size_t)N * LEMKE_MAXDIM;
+  L->z = d, d += N;
+  L->w = d, d += N;
+  L->rho = d, d += N;
+  L->lexv = d, d += N;
+  L->tmp = d, d += n;
+  L->tmp2 = d, d += n;
+  int* k = (int*)((char*)work + align16((size_t)((char*)d - (char*)work)));
+  L->gadr = k, k += N;
+  L->gdim = k, k += N;
+  L->kind = k, k += N;
+  L->blk = k, k += N;
+  L->basic = k, k += N;
+  L->nonbasic = k, k += N + 1;
+  L->pos = k, k += 2 * N + 1;
+  L->cand = k;
+}
+
+/* direction k of a friction block with m friction rows, into d[0..m) */
+static void pyramid_direction(int m, int k, double* d) {
+  for (int r = 0; r < m; r++) d[r] = 0;
+  if (m == 1) {
+    d[0] = k == 0 ? 1 : -1;
+  } else if (k < NP) {
+    double a = 2 * LEMKE_PI * k / NP;
+    d[0] = cos(a);
+    d[1] = sin(a);
+  } else {
+    int e = (k - NP) / 2;
+    d[2 + e] = (k - NP) % 2 == 0 ? 1 : -1;
+  }
+}
+
+/* the unknowns' structure (G, kinds); returns N */
+static int lcp_structure(const imp_cproblem* p, lcp* L) {
+  int j = 0;
+  for (int b = 0; b < p->nblock; b++) {
+    int adr = p->blk_adr[b], dim = p->blk_dim[b], type = p->blk_type[b];
+    double* g;
+    if (type == IMP_CNSTR_EQUALITY) {
+      for (int r = 0; r < dim; r++)
+        for (int s = 0; s < 2; s++, j++) {
+          L->gadr[j] = adr + r, L->gdim[j] = 1, L->kind[j] = KIND_ROW, L->blk[j] = b;
+          L->gval[j * LEMKE_MAXDIM] = s == 0 ? 1 : -1;
+        }
+    } else if (type != IMP_CNSTR_CONTACT || dim == 1 || !(p->mu[b] > 0)) {
+      int rows = type == IMP_CNSTR_CONTACT ? 1 : dim;
+      for (int r = 0; r < rows; r++, j++) {
+        L->gadr[j] = adr + r, L->gdim[j] = 1, L->kind[j] = KIND_ROW, L->blk[j] = b;
+        L->gval[j * LEMKE_MAXDIM] = 1;
+      }
+    } else {
+      int m = dim - 1, ndir = m == 1 ? 2 : NP + 2 * (m - 2);
+      L->gadr[j] = adr, L->gdim[j] = 1, L->kind[j] = KIND_ROW, L->blk[j] = b;
+      L->gval[j * LEMKE_MAXDIM] = 1;
+      j++;
+      for (int k = 0; k < ndir; k++, j++) {
+        L->gadr[j] = adr + 1, L->gdim[j] = m, L->kind[j] = KIND_BETA, L->blk[j] = b;
+        g = L->gval + (size_t)j * LEMKE_MAXDIM;
+        pyramid_direction(m, k, g);
+      }
+      L->gadr[j] = adr, L->gdim[j] = 0, L->kind[j] = KIND_LAMBDA, L->blk[j] = b;
+      j++;
+    }
+  }
+  return j;
+}
+
+/* f = G z */
+static void impulses_of(const imp_cproblem* p, const lcp* L, const double* z, double* f) {
+  imp_zero(f, p->n);
+  for (int j = 0; j < L->N; j++) {
+    if (z[j] == 0) continue;
+    const double* g = L->gval + (size_t)j * LEMKE_MAXDIM;
+    for (int r = 0; r < L->gdim[j]; r++) f[L->gadr[j] + r] += g[r] * z[j];
+  }
+}
+
+/* g_j' x */
+static double g_dot(const lcp* L, int j, const double* x) {
+  const double* g = L->gval + (size_t)j * LEMKE_MAXDIM;
+  double s = 0;
+  for (int r = 0; r < L->gdim[j]; r++) s += g[r] * x[L->gadr[j] + r];
+  return s;
+}
+
+/* q = G' (v0 - b) (0 on lambda rows) */
+static void lcp_rhs(const imp_cproblem* p, lcp* L) {
+  for (int i = 0; i < p->n; i++) L->tmp[i] = p->v0[i] - p->b[i];
+  for (int i = 0; i < L->N; i++) L->q[i] = L->kind[i] == KIND_LAMBDA ? 0 : g_dot(L, i, L->tmp);
+}
+
+/* w = M z + q from A (the coupling C per contact), Stewart-Trinkle rows */
+static void lcp_slack(const imp_cproblem* p, lcp* L, const double* z, double* w) {
+  int n = p->n;
+  impulses_of(p, L, z, L->tmp);
+  for (int i = 0; i < n; i++) L->tmp2[i] = imp_dot(p->A + (size_t)i * (size_t)n, L->tmp, n);
+  for (int i = 0; i < L->N; i++) {
+    if (L->kind[i] == KIND_LAMBDA) continue;
+    w[i] = g_dot(L, i, L->tmp2) + L->q[i];
+  }
+  /* coupling: beta rows + lambda, lambda row mu f_N - e'beta */
+  for (int lam = 0; lam < L->N; lam++) {
+    if (L->kind[lam] != KIND_LAMBDA) continue;
+    int b = L->blk[lam], first = lam;
+    while (first > 0 && L->blk[first - 1] == b && L->kind[first - 1] == KIND_BETA) first--;
+    int normal = first - 1; /* the contact's f_N precedes its betas */
+    double s = p->mu[b] * z[normal];
+    for (int k = first; k < lam; k++) {
+      s -= z[k];
+      w[k] += z[lam];
+    }
+    w[lam] = s;
+  }
+}
+
+/* the dictionary of the trivial basis: T = [M 1], rhs = q, all w basic */
+static void lcp_init_dictionary(const imp_cproblem* p, lcp* L) {
+  int N = L->N, n = p->n;
+  for (int j = 0; j < N; j++) {
+    /* column j of G'AG: a = A g_j, then g_i' a */
+    imp_zero(L->tmp, n);
+    const double* g = L->gval + (size_t)j * LEMKE_MAXDIM;
+    for (int r = 0; r < L->gdim[j]; r++) {
+      int row = L->gadr[j] + r;
+      for (int i = 0; i < n; i++) L->tmp[i] += p->A[(size_t)i * (size_t)n + row] * g[r];
+    }
+    for (int i = 0; i < N; i++) L->T[(size_t)i * (N + 1) + j] = g_dot(L, i, L->tmp);
+  }
+  for (int i = 0; i < N; i++) L->T[(size_t)i * (N + 1) + N] = 1;
+  /* the coupling C */
+  for (int lam = 0; lam < N; lam++) {
+    if (L->kind[lam] != KIND_LAMBDA) continue;
+    int b = L->blk[lam], first = lam;
+    while (first > 0 && L->blk[first - 1] == b && L->kind[first - 1] == KIND_BETA) first--;
+    L->T[(size_t)lam * (N + 1) + first - 1] = p->mu[b];
+    for (int k = first; k < lam; k++) {
+      L->T[(size_t)k * (N + 1) + lam] = 1;
+      L->T[(size_t)lam * (N + 1) + k] = -1;
+    }
+  }
+  for (int i = 0; i < N; i++) {
+    L->rhs[i] = L->q[i];
+    L->basic[i] = var_w(L, i);
+    L->pos[var_w(L, i)] = i;
+    L->nonbasic[i] = var_z(L, i);
+    L->pos[var_z(L, i)] = -(i + 1);
+  }
+  L->nonbasic[N] = var_z0(L);
+  L->pos[var_z0(L)] = -(N + 1);
+}
+
+/* exchange the basic variable of row r with the nonbasic one of column c */
+static void pivot(lcp* L, int r, int c) {
+  int N = L->N, W = N + 1;
+  double* Tr = L->T + (size_t)r * W;
+  double piv = Tr[c];
+  for (int k = 0; k < W; k++) Tr[k] = -Tr[k] / piv;
+  Tr[c] = 1 / piv;
+  L->rhs[r] = -L->rhs[r] / piv;
+  for (int i = 0; i < N; i++) {
+    if (i == r) continue;
+    double* Ti = L->T + (size_t)i * W;
+    double tic = Ti[c];
+    if (tic == 0) continue;
+    for (int k = 0; k < W; k++) Ti[k] += tic * Tr[k];
+    Ti[c] = tic * Tr[c];
+    L->rhs[i] += tic * L->rhs[r];
+  }
+  int in = L->nonbasic[c], out = L->basic[r];
+  L->basic[r] = in;
+  L->pos[in] = r;
+  L->nonbasic[c] = out;
+  L->pos[out] = -(c + 1);
+}
+
+/* B^-1[r][j] read off the dictionary */
+static double binv(const lcp* L, int r, int j) {
+  int at = L->pos[var_w(L, j)];
+  if (at >= 0) return at == r ? 1 : 0;
+  return -L->T[(size_t)r * (L->N + 1) + (-at - 1)];
+}
+
+/* Among the candidate rows cand[0..nc) with denominators den (> 0), the
+   lexicographic minimum of (rhs_i, B^-1 row i) / den_i; rows of z0 win ties
+   when prefer_z0. */
+static int lex_min(lcp* L, int nc, const double* den, int prefer_z0) {
+  double best = INFINITY, big = 0;
+  for (int a = 0; a < nc; a++) {
+    double v = fmax(L->rhs[L->cand[a]], 0) / den[a];
+    best = fmin(best, v);
+    big = fmax(big, fabs(v));
+  }
+  double tie = 1e-12 * fmax(1, big);
+  int kept = 0;
+  for (int a = 0; a < nc; a++)
+    if (fmax(L->rhs[L->cand[a]], 0) / den[a] <= best + tie) {
+      L->cand[kept] = L->cand[a];
+      L->lexv[kept++] = den[a];
+    }
+  if (prefer_z0)
+    for (int a = 0; a < kept; a++)
+      if (L->basic[L->cand[a]] == var_z0(L)) return L->cand[a];
+  for (int j = 0; j < L->N && kept > 1; j++) {
+    double lo = INFINITY;
+    for (int a = 0; a < kept; a++) lo = fmin(lo, binv(L, L->cand[a], j) / L->lexv[a]);
+    int k2 = 0;
+    for (int a = 0; a < kept; a++)
+      if (binv(L, L->cand[a], j) / L->lexv[a] <= lo + 1e-12 * fmax(1, fabs(lo))) {
+        L->cand[k2] = L->cand[a];
+        L->lexv[k2++] = L->lexv[a];
+      }
+    kept = k2;
+  }
+  return L->cand[0];
+}
+
+/* the current z (basic values, nonbasic 0); returns z0 */
+static double current_z(const lcp* L, double* z) {
+  for (int j = 0; j < L->N; j++) {
+    int at = L->pos[var_z(L, j)];
+    z[j] = at >= 0 ? fmax(L->rhs[at], 0) : 0;
+  }
+  int at = L->pos[var_z0(L)];
+  return at >= 0 ? fmax(L->rhs[at], 0) : 0;
+}
+
+/* scale each friction impulse into its cone (only moves f when not a solution) */
+static void clip_to_cones(const imp_cproblem* p, double* f) {
+  for (int b = 0; b < p->nblock; b++) {
+    int adr = p->blk_adr[b], dim = p->blk_dim[b];
+    if (p->blk_type[b] == IMP_CNSTR_EQUALITY) continue;
+    if (p->blk_type[b] != IMP_CNSTR_CONTACT || dim == 1) {
+      for (int r = 0; r < dim; r++) f[adr + r] = fmax(f[adr + r], 0);
+      continue;
+    }
+    f[adr] = fmax(f[adr], 0);
+    double ft = sqrt(imp_dot(f + adr + 1, f + adr + 1, dim - 1));
+    double R = fmax(p->mu[b], 0) * f[adr];
+    if (ft > R) imp_scl(f + adr + 1, f + adr + 1, ft > 0 ? R / ft : 0, dim - 1);
+  }
+}
+
+typedef struct run_state {
+  const imp_cproblem* p;
+  const imp_csolver_opt* o;
+  double* f;
+  int iter;
+} run_state;
+
+/* one pivot = one iteration: pivot, then the monitor with the current f */
+static void step(run_state* st, lcp* L, int r, int c) {
+  pivot(L, r, c);
+  if (st->o->monitor) {
+    current_z(L, L->z);
+    impulses_of(st->p, L, L->z, st->f);
+    clip_to_cones(st->p, st->f);
+    st->o->monitor(st->o->monitor_ctx, st->iter, st->f);
+  }
+  st->iter++;
+}
+
+enum { LEMKE_SOLVED, LEMKE_RAY, LEMKE_MAXITER };
+
+/* Lemke's complementary pivoting from the current basis with z0's column as
+   the covering vector (all w_i or z_i basic, z0 nonbasic). */
+static int lemke_run(run_state* st, lcp* L) {
+  int N = L->N, W = N + 1;
+  /* z0 enters at the lexicographically smallest row (the most negative rhs) */
+  int c = -L->pos[var_z0(L)] - 1, nc = 0;
+  double mrhs = 0, big = 1;
+  for (int i = 0; i < N; i++) mrhs = fmin(mrhs, L->rhs[i]), big = fmax(big, fabs(L->rhs[i]));
+  /* a basis feasible up to rounding (a degenerate w of -1e-17) is a solution:
+     finish() refines it and measures the residual */
+  if (mrhs >= -LEMKE_FEAS * big) return LEMKE_SOLVED;
+  /* T[i][z0] = 1 in every row, so the rows are ordered by (rhs, B^-1 row):
+     lexicographic minimum of (rhs_i, B^-1_i): the most negative rhs first */
+  double best = INFINITY;
+  for (int i = 0; i < N; i++) best = fmin(best, L->rhs[i]);
+  nc = 0;
+  for (int i = 0; i < N; i++)
+    if (L->rhs[i] <= best + 1e-12 * fmax(1, fabs(best))) L->cand[nc++] = i;
+  int r = L->cand[0];
+  for (int j = 0; j < N && nc > 1; j++) {
+    double lo = INFINITY;
+    for (int a = 0; a < nc; a++) lo = fmin(lo, binv(L, L->cand[a], j));
+    int k2 = 0;
+    for (int a = 0; a < nc; a++)
+      if (binv(L, L->cand[a], j) <= lo + 1e-12) L->cand[k2++] = L->cand[a];
+    nc = k2;
+    r = L->cand[0];
+  }
+  if (st->iter >= st->o->maxiter) return LEMKE_MAXITER;
+  int entering;
+  {
+    int leaving = L->basic[r];
+    step(st, L, r, c);
+    entering = complement(L, leaving);
+  }
+  for (;;) {
+    if (st->iter >= st->o->maxiter) return LEMKE_MAXITER;
+    c = -L->pos[entering] - 1;
+    double colmax = 0;
+    for (int i = 0; i < N; i++) colmax = fmax(colmax, fabs(L->T[(size_t)i * W + c]));
+    double ptol = 1e-11 * colmax;
+    nc = 0;
+    for (int i = 0; i < N; i++) {
+      double t = L->T[(size_t)i * W + c];
+      if (t < -ptol && t < 0) {
+        L->cand[nc] = i;
+        L->rho[nc++] = -t;
+      }
+    }
+    if (nc == 0) return LEMKE_RAY; /* Schindler et al.: no solution found */
+    r = lex_min(L, nc, L->rho, 1);
+    int leaving = L->basic[r];
+    step(st, L, r, c);
+    if (leaving == var_z0(L)) return LEMKE_SOLVED;
+    entering = complement(L, leaving);
+  }
+}
+
+/* the stopping measure at z (>= 0): max |min(z_i, w_i)| relative, w = M z + q */
+static double natural_residual(const imp_cproblem* p, lcp* L, const double* z) {
+  lcp_slack(p, L, z, L->w);
+  double e = 0, scale = 1;
+  for (int i = 0; i < L->N; i++) {
+    e = fmax(e, fabs(fmin(z[i], L->w[i])));
+    scale = fmax(scale, fmax(fabs(L->q[i]), z[i]));
+  }
+  return isfinite(e) ? e / scale : INFINITY;
+}
+
+/* refine the basic solution (z0 nonbasic), then the natural residual */
+static double finish(const imp_cproblem* p, lcp* L) {
+  int N = L->N, W = N + 1;
+  for (int it = 0; it < LEMKE_REFINE; it++) {
+    for (int j = 0; j < N; j++) L->z[j] = L->pos[var_z(L, j)] >= 0 ? L->rhs[L->pos[var_z(L, j)]] : 0;
+    lcp_slack(p, L, L->z, L->w);
+    /* rho = q + M z - w_basis: w's basic values subtracted */
+    for (int i = 0; i < N; i++) {
+      int at = L->pos[var_w(L, i)];
+      L->rho[i] = L->w[i] - (at >= 0 ? L->rhs[at] : 0);
+    }
+    for (int r = 0; r < N; r++) {
+      int v = L->basic[r];
+      double d = v < N ? L->rho[v] : 0;
+      for (int c = 0; c < W; c++) {
+        int u = L->nonbasic[c];
+        if (u < N) d -= L->T[(size_t)r * W + c] * L->rho[u];
+      }
+      L->z[r] = d;
+    }
+    for (int r = 0; r < N; r++) L->rhs[r] += L->z[r];
+  }
+  current_z(L, L->z);
+  return natural_residual(p, L, L->z);
+}
+
+/* The unknowns z(f) of impulses f: f_N, the equality halves, beta from the
+   two pyramid directions around f_T in the plane (and the axis pairs),
+   lambda = max_k -d_k' w_T of the slip w = A f + v0 - b. z(f) solves the LCP
+   exactly when f solves the pyramid problem. */
+static void guess_z(const imp_cproblem* p, lcp* L, const double* f) {
+  int N = L->N, n = p->n;
+  for (int i = 0; i < n; i++)
+    L->tmp2[i] = imp_dot(p->A + (size_t)i * (size_t)n, f, n) + p->v0[i] - p->b[i];
+  double* z = L->z;
+  for (int j = 0; j < N; j++) {
+    const double* g = L->gval + (size_t)j * LEMKE_MAXDIM;
+    if (L->kind[j] == KIND_ROW) {
+      z[j] = fmax(g[0] * f[L->gadr[j]], 0);
+    } else if (L->kind[j] == KIND_LAMBDA) {
+      int b = L->blk[j], adr = p->blk_adr[b], m = p->blk_dim[b] - 1, ndir = j;
+      double lam = 0, d[LEMKE_MAXDIM];
+      while (ndir > 0 && L->kind[ndir - 1] == KIND_BETA && L->blk[ndir - 1] == b) ndir--;
+      for (int k = 0; k < j - ndir; k++) {
+        pyramid_direction(m, k, d);
+        lam = fmax(lam, -imp_dot(d, L->tmp2 + adr + 1, m));
+      }
+      z[j] = lam;
+    } else {
+      int b = L->blk[j], adr = p->blk_adr[b], m = p->blk_dim[b] - 1, first = j;
+      while (first > 0 && L->kind[first - 1] == KIND_BETA && L->blk[first - 1] == b) first--;
+      int k = j - first;
+      const double* ft = f + adr + 1;
+      if (m == 1 || k >= NP) {
+        int row = m == 1 ? 0 : 2 + (k - NP) / 2;
+        double sgn = (m == 1 ? k : (k - NP)) % 2 == 0 ? 1 : -1;
+        z[j] = fmax(sgn * ft[row], 0);
+      } else { /* f_T in the plane between d_s and d_s+1 */
+        double ang = atan2(ft[1], ft[0]);
+        if (ang < 0) ang += 2 * LEMKE_PI;
+        int s = (int)floor(ang / (2 * LEMKE_PI / NP)) % NP;
+        double a0 = 2 * LEMKE_PI * s / NP, a1 = 2 * LEMKE_PI * (s + 1) / NP, det = sin(a1 - a0);
+        double ca = (ft[0] * sin(a1) - ft[1] * cos(a1)) / det;
+        double cb = (ft[1] * cos(a0) - ft[0] * sin(a0)) / det;
+        z[j] = k == s ? fmax(ca, 0) : k == (s + 1) % NP ? fmax(cb, 0) : 0;
+      }
+    }
+  }
+}
+
+/* Warm start: principal pivots on the positive unknowns of z(f) (in L->z). */
+static int warm_basis(run_state* st, lcp* L) {
+  int N = L->N, W = N + 1;
+  const double* z = L->z;
+  double zmax = 0, mmax = 0;
+  for (int j = 0; j < N; j++) zmax = fmax(zmax, z[j]);
+  for (size_t i = 0; i < (size_t)N * W; i++) mmax = fmax(mmax, fabs(L->T[i]));
+  double thresh = 1e-8 * zmax, ptol = 1e-10 * mmax;
+  if (!(zmax > 0) || !isfinite(zmax)) return 0;
+  for (int j = 0; j < N; j++) L->cand[j] = z[j] > thresh; /* still to pivot in */
+  int progress = 1, pivots = 0;
+  while (progress) {
+    progress = 0;
+    for (int j = 0; j < N; j++) {
+      if (!L->cand[j] || st->iter >= st->o->maxiter) continue;
+      int r = L->pos[var_w(L, j)], c = -L->pos[var_z(L, j)] - 1;
+      if (fabs(L->T[(size_t)r * W + c]) <= ptol) continue;
+      step(st, L, r, c);
+      L->cand[j] = 0;
+      progress = 1;
+      pivots++;
+    }
+  }
+  return pivots;
+}
+
+static int problem_is_usable(const imp_cproblem* p) {
+  for (int i = 0; i < p->n; i++)
+    if (!isfinite(p->v0[i]) || !isfinite(p->b[i])) return 0;
+  for (size_t i = 0; i < (size_t)p->n * (size_t)p->n; i++)
+    if (!isfinite(p->A[i])) return 0;
+  for (int b = 0; b < p->nblock; b++)
+    if (p->blk_dim[b] < 1 || p->blk_dim[b] > LEMKE_MAXDIM || !isfinite(p->mu[b])) return 0;
+  return 1;
+}
+
+static void lemke_solve(const imp_cproblem* p, const imp_csolver_opt* o, double* f,
+                        imp_csolver_stat* s, void* work) {
+  *s = (imp_csolver_stat){0, 0, INFINITY, IMP_EXIT_FAILED};
+  int N = 0;
+  if (problem_is_usable(p))
+    for (int b = 0; b < p->nblock; b++)
+      N += block_unknowns(p->blk_type[b], p->blk_dim[b], p->mu[b]);
+  int warm = o->warmstart;
+  if (warm)
+    for (int i = 0; i < p->n; i++)
+      if (!isfinite(f[i])) warm = 0;
+  if (!problem_is_usable(p) || N > lcp_bound(p->n, p->nblock)) {
+    imp_zero(f, p->n);
+    return;
+  }
+  lcp L;
+  lcp_carve(&L, N, p->n, work);
+  lcp_structure(p, &L);
+  run_state st = {p, o, f, 0};
+  int status = LEMKE_RAY;
+  lcp_rhs(p, &L);
+  if (warm) {
+    /* the warm impulses may solve the pyramid problem already */
+    guess_z(p, &L, f);
+    double e = natural_residual(p, &L, L.z);
+    if (e <= o->tol) {
+      clip_to_cones(p, f);
+      *s = (imp_csolver_stat){0, 0, e, IMP_EXIT_CONVERGED};
+      return;
+    }
+    lcp_init_dictionary(p, &L);
+    guess_z(p, &L, f);
+    warm_basis(&st, &L);
+    /* Lemke from the guessed basis, covering vector B 1 */
+    int c = -L.pos[var_z0(&L)] - 1;
+    for (int i = 0; i < N; i++) L.T[(size_t)i * (N + 1) + c] = 1;
+    status = lemke_run(&st, &L);
+    if (status == LEMKE_SOLVED) {
+      s->residual = finish(p, &L);
+      if (!(s->residual <= o->tol)) status = LEMKE_RAY; /* try cold */
+    }
+  }
+  if (status == LEMKE_RAY) {
+    lcp_init_dictionary(p, &L);
+    status = lemke_run(&st, &L);
+    if (status == LEMKE_SOLVED) s->residual = finish(p, &L);
+  }
+  s->iterations = st.iter;
+  if (status == LEMKE_RAY) {
+    imp_zero(f, p->n);
+    s->residual = INFINITY;
+    s->exit = IMP_EXIT_FAILED;
+    return;
+  }
+  current_z(&L, L.z);
+  impulses_of(p, &L, L.z, f);
+  clip_to_cones(p, f);
+  for (int i = 0; i < p->n; i++)
+    if (!isfinite(f[i])) {
+      imp_zero(f, p->n);
+      s->exit = IMP_EXIT_DIVERGED;
+      return;
+    }
+  if (status == LEMKE_MAXITER) {
+    s->residual = INFINITY;
+    s->exit = IMP_EXIT_MAXITER;
+  } else {
+    s->exit = s->residual <= o->tol ? IMP_EXIT_CONVERGED : IMP_EXIT_STALLED;
+  }
+}
+
+const imp_csolver imp_solver_lemke = {
+    "lemke",
+    "Lemke's complementary pivoting on the Stewart-Trinkle pyramid LCP (8 facets, exact pivots)",
+    lemke_work_size, lemke_solve};
