@@ -1,0 +1,218 @@
+/* Tests of Lemke's algorithm on the pyramid LCP (solvers/lemke.c) on
+ * hand-made problems with closed forms: a sliding block whose friction lies
+ * on the pyramid's edge direction nearest opposite the slip, or on a facet's
+ * midpoint when the slip is between two directions; sticking; torsional
+ * sliding on condim 6; an equality chain (split f = f+ - f-); ray
+ * termination on an infeasible problem and on Painleve's example of
+ * Schindler, Nguyen & Trinkle 2011 (eq. 45, G < 0, b < 0: no solution); the
+ * trivial solution when q >= 0; warm start; honest MAXITER. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "contact.h"
+#include "mathx.h"
+#include "test_cproblem.h"
+#include "test_util.h"
+
+typedef struct calls {
+  int n;
+} calls;
+
+static void count(void* ctx, int iter, const double* f) {
+  (void)iter;
+  (void)f;
+  ((calls*)ctx)->n++;
+}
+
+/* run lemke on poisoned scratch; f holds the warm start when warm */
+static imp_csolver_stat run_lemke(const tprob* t, double* f, int maxiter, int warm) {
+  imp_cproblem p = view(t);
+  calls c = {0};
+  imp_csolver_opt o = {maxiter, 1e-12, warm, count, &c};
+  imp_csolver_stat s = {-1, -1, NAN, -1};
+  size_t bytes = (imp_solver_lemke.work_size(t->n, t->nblock) + 15) / 16 * 16;
+  void* work = aligned_alloc(16, bytes);
+  memset(work, 0xff, bytes);
+  imp_solver_lemke.solve(&p, &o, f, &s, work);
+  free(work);
+  ck_assert_int_eq(c.n, s.iterations);
+  for (int i = 0; i < t->n; i++) ck_assert(isfinite(f[i]));
+  return s;
+}
+
+/* one contact, A = I, mu, v0 = (-1, vt) */
+static void one_contact(tprob* t, int dim, double mu, const double* vt) {
+  memset(t, 0, sizeof *t);
+  add_block(t, IMP_CNSTR_CONTACT, dim, mu);
+  for (int i = 0; i < dim; i++) t->A[i * dim + i] = 1;
+  t->v0[0] = -1;
+  for (int i = 1; i < dim; i++) t->v0[i] = vt[i - 1];
+}
+
+START_TEST(test_sliding_on_edge_direction) {
+  /* A = I, f_N = 1, the slip -10 (cos 10deg, sin 10deg): friction minimizes
+     v_T' f_T over the octagon of radius mu, i.e. f_T is the projection of
+     -v0_T onto it: the vertex mu d_0 = (0.5, 0), since -v0_T - mu d_0 lies
+     within +-22.5 degrees of d_0 (the vertex's normal cone). The circular
+     cone would give 0.5 (cos 10, sin 10): the pyramid's error. */
+  const double deg = 3.14159265358979323846 / 180;
+  tprob t;
+  one_contact(&t, 3, 0.5, (double[]){-10 * cos(10 * deg), -10 * sin(10 * deg)});
+  double f[3];
+  imp_csolver_stat s = run_lemke(&t, f, 100, 0);
+  ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+  imp_assert_vec_near(f, ((double[]){1, 0.5, 0}), 3, 1e-14);
+  ck_assert_double_le(s.residual, 1e-14);
+  /* measured 4 pivots: z0, then beta_0, f_N and lambda enter (z0 leaves) */
+  printf("lemke sliding on an edge direction: %d pivots\n", s.iterations);
+  ck_assert_int_eq(s.iterations, 4);
+}
+END_TEST
+
+START_TEST(test_sliding_on_facet) {
+  /* the slip exactly between d_0 and d_1 (22.5 degrees): friction at the
+     facet's midpoint, mu cos(pi/8) (cos pi/8, sin pi/8), both betas active
+     with mu/2 each */
+  const double a = 3.14159265358979323846 / 8;
+  tprob t;
+  one_contact(&t, 3, 0.5, (double[]){-10 * cos(a), -10 * sin(a)});
+  double f[3];
+  imp_csolver_stat s = run_lemke(&t, f, 100, 0);
+  ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+  imp_assert_vec_near(f, ((double[]){1, 0.5 * cos(a) * cos(a), 0.5 * cos(a) * sin(a)}), 3, 1e-13);
+  printf("lemke sliding on a facet: %d pivots\n", s.iterations);
+  ck_assert_int_eq(s.iterations, 5); /* measured: one more than a vertex, beta_1 */
+}
+END_TEST
+
+START_TEST(test_sticking) {
+  /* small slip inside the pyramid: f_T = -v0_T exactly, f_N = 1 */
+  tprob t;
+  one_contact(&t, 3, 0.5, (double[]){0.1, -0.2});
+  double f[3];
+  imp_csolver_stat s = run_lemke(&t, f, 100, 0);
+  ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+  imp_assert_vec_near(f, ((double[]){1, -0.1, 0.2}), 3, 1e-14);
+  /* warm start at the answer: it solves the pyramid LCP, no pivot */
+  s = run_lemke(&t, f, 100, 1);
+  ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+  ck_assert_int_eq(s.iterations, 0);
+  imp_assert_vec_near(f, ((double[]){1, -0.1, 0.2}), 3, 1e-14);
+}
+END_TEST
+
+START_TEST(test_torsion_sliding_condim6) {
+  /* condim 6, A = I, spinning: v0 = (-1, 0, 0, -3, 0, 0); the torsional row
+     has its own pair +-e, so the torsional impulse is mu f_N = 0.5, the rest
+     0; the rolling rows stick at 0 */
+  tprob t;
+  one_contact(&t, 6, 0.5, (double[]){0, 0, -3, 0, 0});
+  double f[6];
+  imp_csolver_stat s = run_lemke(&t, f, 200, 0);
+  ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+  imp_assert_vec_near(f, ((double[]){1, 0, 0, 0.5, 0, 0}), 6, 1e-14);
+}
+END_TEST
+
+START_TEST(test_equality_chain) {
+  /* A = tridiag(-1, 2, -1), v0 = -A (1, -2, 3): equality impulses of both
+     signs through the split f = f+ - f- */
+  tprob t = {0};
+  add_block(&t, IMP_CNSTR_EQUALITY, 2, 0);
+  add_block(&t, IMP_CNSTR_EQUALITY, 1, 0);
+  double A[9] = {2, -1, 0, -1, 2, -1, 0, -1, 2}, fs[3] = {1, -2, 3};
+  memcpy(t.A, A, sizeof A);
+  for (int i = 0; i < 3; i++) t.v0[i] = -imp_dot(A + 3 * i, fs, 3);
+  double f[3];
+  imp_csolver_stat s = run_lemke(&t, f, 100, 0);
+  ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+  imp_assert_vec_near(f, fs, 3, 1e-13);
+  printf("lemke equality chain: %d pivots\n", s.iterations);
+}
+END_TEST
+
+START_TEST(test_ray_termination_infeasible) {
+  /* two limits, A = [1 -1; -1 1] (PSD), v0 = (-1, -1): w_1 + w_2 = -2 < 0
+     for every f, no solution. By hand: z0 enters (z0 = 1), z_2 enters with
+     w_1 leaving degenerately, then z_1 has no blocking row: ray after 2
+     pivots. FAILED, f = 0. */
+  tprob t = {0};
+  add_block(&t, IMP_CNSTR_LIMIT, 1, 0);
+  add_block(&t, IMP_CNSTR_LIMIT, 1, 0);
+  double A[4] = {1, -1, -1, 1};
+  memcpy(t.A, A, sizeof A);
+  t.v0[0] = t.v0[1] = -1;
+  double f[2] = {7, 7};
+  imp_csolver_stat s = run_lemke(&t, f, 100, 0);
+  ck_assert_int_eq(s.exit, IMP_EXIT_FAILED);
+  ck_assert_int_eq(s.iterations, 2);
+  imp_assert_vec_near(f, ((double[]){0, 0}), 2, 0);
+}
+END_TEST
+
+START_TEST(test_painleve) {
+  /* Schindler et al. eq. 45: 0 <= lambda _|_ G lambda + b >= 0 with G < 0.
+     b < 0 (Fig. 11): no solution, Lemke ray-terminates after z0's pivot.
+     b > 0 (Fig. 12): two solutions, Lemke takes the trivial one, 0 pivots. */
+  tprob t = {0};
+  add_block(&t, IMP_CNSTR_LIMIT, 1, 0);
+  t.A[0] = -0.5;
+  t.v0[0] = -1;
+  double f[1] = {3};
+  imp_csolver_stat s = run_lemke(&t, f, 100, 0);
+  ck_assert_int_eq(s.exit, IMP_EXIT_FAILED);
+  ck_assert_int_eq(s.iterations, 1);
+  ck_assert_double_eq(f[0], 0);
+  t.v0[0] = 1;
+  s = run_lemke(&t, f, 100, 0);
+  ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+  ck_assert_int_eq(s.iterations, 0);
+  ck_assert_double_eq(f[0], 0);
+}
+END_TEST
+
+START_TEST(test_frictionless_pivots) {
+  /* k independent pressing limits (A = I, v0 = -1 .. -k): z0 enters at the most
+     negative row (w_k), then z_k, z_(k-1), ... enter, z0 leaving with z_1:
+     k + 1 pivots */
+  tprob t = {0};
+  int k = 4;
+  for (int i = 0; i < k; i++) add_block(&t, IMP_CNSTR_LIMIT, 1, 0);
+  for (int i = 0; i < k; i++) t.A[i * k + i] = 1, t.v0[i] = -(i + 1);
+  double f[4];
+  imp_csolver_stat s = run_lemke(&t, f, 100, 0);
+  ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+  imp_assert_vec_near(f, ((double[]){1, 2, 3, 4}), 4, 1e-14);
+  ck_assert_int_eq(s.iterations, k + 1);
+}
+END_TEST
+
+START_TEST(test_maxiter_is_honest) {
+  tprob t;
+  one_contact(&t, 3, 0.5, (double[]){-3, 1});
+  double f[3];
+  imp_csolver_stat s = run_lemke(&t, f, 1, 0);
+  ck_assert_int_eq(s.exit, IMP_EXIT_MAXITER);
+  ck_assert_int_eq(s.iterations, 1);
+  ck_assert(hypot(f[1], f[2]) <= 0.5 * f[0] + 1e-15 && f[0] >= 0);
+}
+END_TEST
+
+static Suite* lemke_suite(void) {
+  Suite* s = suite_create("solver_lemke");
+  TCase* tc = tcase_create("closed forms");
+  tcase_add_test(tc, test_sliding_on_edge_direction);
+  tcase_add_test(tc, test_sliding_on_facet);
+  tcase_add_test(tc, test_sticking);
+  tcase_add_test(tc, test_torsion_sliding_condim6);
+  tcase_add_test(tc, test_equality_chain);
+  tcase_add_test(tc, test_ray_termination_infeasible);
+  tcase_add_test(tc, test_painleve);
+  tcase_add_test(tc, test_frictionless_pivots);
+  tcase_add_test(tc, test_maxiter_is_honest);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return imp_test_run_suite(lemke_suite()); }
