@@ -108,6 +108,7 @@ extern const imp_csolver imp_solver_todorov;
 extern const imp_csolver imp_solver_pgs;
 extern const imp_csolver imp_solver_ccp;
 extern const imp_csolver imp_solver_lemke;
+extern const imp_csolver imp_solver_prox;
 
 /* lemke's friction pyramid: this many unit directions (cos 2 pi k / F,
    sin 2 pi k / F) in the (t1, t2) plane of a contact, plus +-e_r for each

@@ -82,6 +82,7 @@ static const solver_setting k_settings[] = {
        (N <= 2n + 4 per friction block), and its own measure is the LCP's
        natural residual after refinement */
     {"lemke", 5000, 1e-10, LAW_PYRAMID},
+    {"prox", 1000, 1e-10, LAW_EXACT},
 };
 
 /* Solvers that answer a polyhedral approximation of the cone, checked by
