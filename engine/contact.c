@@ -13,7 +13,8 @@ static const imp_csolver* const k_solvers[] = {&imp_solver_todorov, &imp_solver_
                                                   &imp_solver_ccp,
                                                   &imp_solver_lemke,
                                                   &imp_solver_prox,
-                                                  &imp_solver_minmap};
+                                                  &imp_solver_minmap,
+                                                  &imp_solver_nsn_fb};
 
 int imp_solver_count(void) { return (int)(sizeof k_solvers / sizeof k_solvers[0]); }
 

@@ -108,6 +108,7 @@ extern const imp_csolver imp_solver_todorov;
 extern const imp_csolver imp_solver_pgs;
 extern const imp_csolver imp_solver_ccp;
 extern const imp_csolver imp_solver_lemke;
+extern const imp_csolver imp_solver_nsn_fb;
 extern const imp_csolver imp_solver_minmap;
 extern const imp_csolver imp_solver_prox;
 
