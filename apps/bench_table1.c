@@ -10,9 +10,9 @@
  * As in the paper, all contacts of a step form one problem
  * (IMP_DSBL_ISLAND) and b = 0 (IMP_DSBL_STABILIZE). The median is over
  * the steps that had contacts (steps in free fall have no problem to
- * solve). The scenes are generated here, one MJCF text per run: a cube of
+ * solve). The scenes come from apps/scenes.c, one MJCF text per run: a cube of
  * side 2 L made of six planes, balls of radius 0.08..0.16 m placed without
- * overlap at random, with random velocities up to 1 m/s.
+ * overlap at random, at rest.
  *
  * usage: bench_table1 [--runs N] [--solver NAME] [--cube L] [--steps N]
  *                     [--csv FILE] */
@@ -23,56 +23,9 @@
 #include <string.h>
 
 #include "impetus.h"
-
-#define MAXBALLS 15
+#include "scenes.h"
 
 static uint64_t rng_state;
-
-static double urand(double lo, double hi) {
-  rng_state ^= rng_state >> 12;
-  rng_state ^= rng_state << 25;
-  rng_state ^= rng_state >> 27;
-  uint64_t r = rng_state * 0x2545f4914f6cdd1dull;
-  return lo + (hi - lo) * (double)(r >> 11) * (1.0 / 9007199254740992.0);
-}
-
-/* The scene of one run as MJCF text in buf: cube of half side L, nb balls. */
-static void make_scene(char* buf, size_t n, int nb, double mu, double L) {
-  double pos[MAXBALLS][3], rad[MAXBALLS];
-  for (int i = 0; i < nb; i++) {
-    for (int tries = 0;; tries++) {
-      rad[i] = urand(0.08, 0.16);
-      for (int a = 0; a < 3; a++) pos[i][a] = urand(-L + rad[i], L - rad[i]);
-      pos[i][2] += L; /* the cube stands on the floor z = 0 */
-      int ok = 1;
-      for (int j = 0; j < i && ok; j++) {
-        double d2 = 0;
-        for (int a = 0; a < 3; a++) d2 += (pos[i][a] - pos[j][a]) * (pos[i][a] - pos[j][a]);
-        ok = sqrt(d2) > rad[i] + rad[j] + 1e-3;
-      }
-      if (ok || tries > 10000) break;
-    }
-  }
-  size_t k = (size_t)snprintf(
-      buf, n,
-      "<mujoco model='table1'>\n"
-      " <option timestep='0.005'/>\n"
-      " <default><geom friction='%g 0 0' condim='3'/></default>\n"
-      " <worldbody>\n"
-      "  <geom type='plane' size='%g %g 0.1'/>\n"
-      "  <geom type='plane' size='%g %g 0.1' pos='0 0 %g' quat='0 1 0 0'/>\n"
-      "  <geom type='plane' size='%g %g 0.1' pos='%g 0 %g' quat='0.70710678 0 -0.70710678 0'/>\n"
-      "  <geom type='plane' size='%g %g 0.1' pos='%g 0 %g' quat='0.70710678 0 0.70710678 0'/>\n"
-      "  <geom type='plane' size='%g %g 0.1' pos='0 %g %g' quat='0.70710678 0.70710678 0 0'/>\n"
-      "  <geom type='plane' size='%g %g 0.1' pos='0 %g %g' quat='0.70710678 -0.70710678 0 0'/>\n",
-      mu, L, L, L, L, 2 * L, L, L, L, L, L, L, -L, L, L, L, L, L, L, L, -L, L);
-  for (int i = 0; i < nb && k < n; i++)
-    k += (size_t)snprintf(buf + k, n - k,
-                          "  <body pos='%.6f %.6f %.6f'><freejoint/>"
-                          "<geom type='sphere' size='%.6f'/></body>\n",
-                          pos[i][0], pos[i][1], pos[i][2], rad[i]);
-  if (k < n) snprintf(buf + k, n - k, " </worldbody>\n</mujoco>\n");
-}
 
 static int cmp_int(const void* a, const void* b) {
   return *(const int*)a - *(const int*)b;
@@ -89,7 +42,7 @@ typedef struct run_result {
 static int run_one(int nb, double mu, double L, int warm, int steps, const char* solver,
                    run_result* r) {
   static char xml[1 << 16];
-  make_scene(xml, sizeof xml, nb, mu, L);
+  scene_balls_xml(xml, sizeof xml, nb, mu, L, &rng_state);
   char err[1000];
   imp_model* m = imp_load_xml_string(xml, NULL, "table1", err, sizeof err);
   if (!m) {

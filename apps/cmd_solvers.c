@@ -1,10 +1,13 @@
-/* impetus solvers: list the registered contact solvers; and the helpers that
+/* impetus solvers: list the registered contact solvers, or compare them
+   (--compare, solver_compare.c); and the helpers that
    run, bench and check share for --solver and the solver's exit reasons. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "contact.h" /* imp_solver_exit: the names below follow its order */
+#include "solver_compare.h"
 
 /* The names of imp_solver_exit, by value, so a reordered enum cannot
    mislabel them silently; a new reason must get a name here. */
@@ -40,7 +43,59 @@ static int name_width(void) {
   return w;
 }
 
+/* impetus solvers --compare [--out DIR] [--steps N] [--every K]
+   [--max-problems P] [--maxiter N] [--tol T] [SCENE...] */
+static int cmd_compare(int argc, char** argv) {
+  compare_opt o = {"build/solver_compare", 200, 5, 20, 1000, 1e-10, NULL, 0};
+  const char** scenes = calloc((size_t)argc + 1, sizeof *scenes);
+  if (!scenes) return CLI_EXIT_ERROR;
+  int rc = 0;
+  for (int i = 1; i < argc && rc == 0; i++) {
+    const char* v;
+    long long x;
+    int k;
+    if (!strcmp(argv[i], "--compare")) continue;
+    if (cli_is_help(argv[i])) {
+      cli_usage("solvers", 0);
+      free(scenes);
+      return 0;
+    }
+    if ((k = cli_option(argc, argv, &i, "out", &v)) != 0) {
+      if (k < 0) rc = CLI_EXIT_USAGE;
+      else o.out = v;
+    } else if ((k = cli_option(argc, argv, &i, "steps", &v)) != 0) {
+      if (k < 0 || cli_parse_ll("--steps", v, 1, &x)) rc = CLI_EXIT_USAGE;
+      else o.steps = (int)(x > 1000000 ? 1000000 : x);
+    } else if ((k = cli_option(argc, argv, &i, "every", &v)) != 0) {
+      if (k < 0 || cli_parse_ll("--every", v, 1, &x)) rc = CLI_EXIT_USAGE;
+      else o.every = (int)(x > 1000000 ? 1000000 : x);
+    } else if ((k = cli_option(argc, argv, &i, "max-problems", &v)) != 0) {
+      if (k < 0 || cli_parse_ll("--max-problems", v, 1, &x)) rc = CLI_EXIT_USAGE;
+      else o.max_problems = (int)(x > 100000 ? 100000 : x);
+    } else if ((k = cli_option(argc, argv, &i, "maxiter", &v)) != 0) {
+      if (k < 0 || cli_parse_ll("--maxiter", v, 1, &x)) rc = CLI_EXIT_USAGE;
+      else o.maxiter = (int)(x > 1000000 ? 1000000 : x);
+    } else if ((k = cli_option(argc, argv, &i, "tol", &v)) != 0) {
+      if (k < 0 || cli_parse_double("--tol", v, 1, &o.tol)) rc = CLI_EXIT_USAGE;
+    } else if (argv[i][0] == '-') {
+      fprintf(stderr, "impetus solvers: unknown option '%s'\n", argv[i]);
+      rc = CLI_EXIT_USAGE;
+    } else {
+      scenes[o.nscenes++] = argv[i];
+    }
+  }
+  if (rc == CLI_EXIT_USAGE) cli_usage("solvers", 1);
+  if (rc == 0) {
+    o.scenes = scenes;
+    rc = solver_compare(&o);
+  }
+  free(scenes);
+  return rc;
+}
+
 int cmd_solvers(int argc, char** argv) {
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--compare")) return cmd_compare(argc, argv);
   for (int i = 1; i < argc; i++) {
     if (cli_is_help(argv[i])) {
       cli_usage("solvers", 0);

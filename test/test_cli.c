@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "contact.h"
 #include "test_util.h"
 
 #ifndef IMPETUS_BIN
@@ -571,6 +572,89 @@ START_TEST(record_solver_npy) {
 }
 END_TEST
 
+/* The PNG file at path: signature, and its IHDR width and height. */
+static int png_size(const char* path, unsigned* w, unsigned* h) {
+  unsigned char b[24];
+  FILE* f = fopen(path, "rb");
+  if (!f) return -1;
+  size_t n = fread(b, 1, sizeof b, f);
+  fclose(f);
+  static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  if (n < 24 || memcmp(b, sig, 8) != 0 || memcmp(b + 12, "IHDR", 4) != 0) return -1;
+  *w = (unsigned)b[16] << 24 | (unsigned)b[17] << 16 | (unsigned)b[18] << 8 | b[19];
+  *h = (unsigned)b[20] << 24 | (unsigned)b[21] << 16 | (unsigned)b[22] << 8 | b[23];
+  return 0;
+}
+
+/* impetus solvers --compare on a small model: both CSVs with their headers,
+   one iterations.csv row per (problem, solver, iteration) numbered 1, 2, ...
+   (or a single row 0 for a solve without iterations), finite residuals,
+   one summary row per solver, and two 900 x 600 PNGs. */
+START_TEST(solvers_compare_writes_csv_and_png) {
+  char args[8192];
+  const char* out = in_dir("cmp");
+  snprintf(args, sizeof args,
+           "solvers --compare --steps 20 --max-problems 3 '%s' --out '%s'",
+           IMP_MODELS_DIR "/box_rest.xml", out);
+  ck_assert_int_eq(impetus(args), 0);
+  const char* it_path = in_dir("cmp/iterations.csv");
+  FILE* f = fopen(it_path, "r");
+  ck_assert_msg(f != NULL, "%s missing", it_path);
+  char line[1024];
+  ck_assert(fgets(line, sizeof line, f) != NULL);
+  ck_assert_str_eq(line, "scene,problem,n,solver,iter,time_s,residual_rel\n");
+  int ns = imp_solver_count(), rows = 0;
+  int last_iter[3][16];
+  for (int q = 0; q < 3; q++)
+    for (int s = 0; s < 16; s++) last_iter[q][s] = -1;
+  int seen_problem[3] = {0, 0, 0};
+  while (fgets(line, sizeof line, f)) {
+    char scene[64], solver[64];
+    int prob, n, iter;
+    double t, r;
+    ck_assert_msg(sscanf(line, "%63[^,],%d,%d,%63[^,],%d,%lf,%lf", scene, &prob, &n, solver, &iter,
+                         &t, &r) == 7, "bad row: %s", line);
+    ck_assert_str_eq(scene, "box_rest");
+    ck_assert_msg(prob >= 0 && prob < 3, "problem %d", prob);
+    ck_assert_int_eq(n, 12); /* four corner contacts, condim 3 */
+    int s = imp_solver_find(solver);
+    ck_assert_msg(s >= 0 && s < 16, "unknown solver %s", solver);
+    ck_assert_msg(isfinite(r) && r >= 0, "residual %g in: %s", r, line);
+    ck_assert_msg(isfinite(t) && t >= 0, "time %g in: %s", t, line);
+    /* consecutive iterations per (problem, solver): 1, 2, ... or a lone 0 */
+    int prev = last_iter[prob][s];
+    ck_assert_msg(prev == -1 ? (iter == 0 || iter == 1) : (prev > 0 && iter == prev + 1),
+                  "iteration %d after %d: %s", iter, prev, line);
+    last_iter[prob][s] = iter;
+    seen_problem[prob] = 1;
+    rows++;
+  }
+  fclose(f);
+  ck_assert_msg(seen_problem[0] && seen_problem[1] && seen_problem[2], "3 problems expected");
+  for (int q = 0; q < 3; q++)
+    for (int s = 0; s < ns && s < 16; s++)
+      ck_assert_msg(last_iter[q][s] >= 0, "no rows for problem %d, solver %s", q,
+                    imp_solver_get(s)->name);
+  ck_assert_int_gt(rows, 0);
+  const char* sum_path = in_dir("cmp/summary.csv");
+  ck_assert_int_eq(count_lines(sum_path), 1 + ns);
+  ck_assert_msg(strncmp(text_of(sum_path),
+                        "scene,solver,problems,median_iterations,median_time_s,"
+                        "median_final_residual,converged_share\n", 92) == 0,
+                "%s", text_of(sum_path));
+  const char* pngs[2] = {"cmp/box_rest_work_precision.png", "cmp/box_rest_convergence.png"};
+  for (int k = 0; k < 2; k++) {
+    unsigned w = 0, h = 0;
+    ck_assert_msg(png_size(in_dir(pngs[k]), &w, &h) == 0, "%s is not a PNG", pngs[k]);
+    ck_assert_uint_eq(w, 900);
+    ck_assert_uint_eq(h, 600);
+  }
+  /* bad usage writes nothing */
+  ck_assert_int_eq(impetus("solvers --compare --steps 0"), 2);
+  ck_assert_int_eq(impetus("solvers --compare --frobnicate"), 2);
+}
+END_TEST
+
 START_TEST(example_runs) {
   ck_assert_msg(run_prog(EXAMPLE_BIN, "'" PENDULUM "'") == 0, "%s", text_of(err_path));
   ck_assert_msg(strstr(text_of(out_path), "time 1") != NULL, "%s", text_of(out_path));
@@ -607,6 +691,7 @@ static Suite* cli_suite(void) {
   tcase_add_test(tc, bench_prints_solver_figures);
   tcase_add_test(tc, record_solver_csv);
   tcase_add_test(tc, record_solver_npy);
+  tcase_add_test(tc, solvers_compare_writes_csv_and_png);
   tcase_add_test(tc, example_runs);
   suite_add_tcase(s, tc);
   return s;

@@ -26,6 +26,7 @@
  * orders above), and absolute bounds on velocities of 1e-6 m/s for
  * problems whose velocities are O(1) m/s. */
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 
 #include "engine.h"
@@ -364,6 +365,40 @@ START_TEST(test_heavy_stack_stands) {
 }
 END_TEST
 
+/* Every free body of model file stands for 2 s with the default solver:
+   no body moves by 1 mm (the solver benchmark's arch and pyramid). */
+static void stands_two_seconds(const char* file) {
+  imp_model* m = imp_test_load_model(file);
+  imp_data* d = imp_make_data(m);
+  double* q0 = malloc(sizeof(double) * (size_t)m->nq);
+  for (int i = 0; i < m->nq; i++) q0[i] = d->qpos[i];
+  double move = 0, pen = 0;
+  int n = (int)lround(2.0 / m->opt.timestep), bad = 0;
+  for (int k = 0; k < n; k++) {
+    imp_step(m, d);
+    pen = fmax(pen, max_penetration(d));
+    bad += d->solver_exit != 0;
+    for (int b = 1; b < m->nbody; b++) {
+      int qa = qadr_of_body(m, b);
+      double dp[3];
+      for (int a = 0; a < 3; a++) dp[a] = d->qpos[qa + a] - q0[qa + a];
+      move = fmax(move, imp_norm3(dp));
+    }
+  }
+  printf("%s 2 s: largest displacement of a body %.3e m, penetration %.3e m, "
+         "steps not converged %d of %d\n", file, move, pen, bad, n);
+  ck_assert_msg(move < 1e-3, "%s: a body moved by %.3e m", file, move);
+  free(q0);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+
+START_TEST(test_arch_stands) { stands_two_seconds("arch.xml"); }
+END_TEST
+
+START_TEST(test_box_pyramid_stands) { stands_two_seconds("box_pyramid.xml"); }
+END_TEST
+
 /* ---- joint limits ---- */
 
 START_TEST(test_hinge_limit_stops_the_pendulum) {
@@ -677,6 +712,8 @@ static Suite* contact_physics_suite(void) {
   tcase_add_test(st, test_box_rests_with_pgs);
   tcase_add_test(st, test_contact_forces_carry_the_weight);
   tcase_add_test(st, test_heavy_stack_stands);
+  tcase_add_test(st, test_arch_stands);
+  tcase_add_test(st, test_box_pyramid_stands);
   suite_add_tcase(s, st);
   TCase* jc = tcase_create("joints");
   tcase_set_timeout(jc, 120);
