@@ -130,6 +130,12 @@ extern const imp_csolver imp_solver_prox;
    Siconos' fc3d_compute_error and FCLIB, so numbers compare with theirs. */
 double imp_cresidual(const imp_cproblem* p, const double* f, double* relative, double* work);
 
+/* Shared checks for solvers: A's diagonal, v0, b and mu all finite (else
+   there is nothing to solve); ||f||_inf, or +inf when any entry is not
+   finite (fmax would skip a NaN). */
+int imp_cproblem_is_finite(const imp_cproblem* p);
+double imp_max_abs_or_inf(const double* f, int n);
+
 /* Euclidean projection of (fn, ft[0..nt)) onto the cone ||ft|| <= mu fn
    (in place). For dim 1 blocks use fmax(fn, 0). */
 void imp_cone_project(double* f, int dim, double mu);

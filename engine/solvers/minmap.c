@@ -315,23 +315,13 @@ static int all_finite(const double* v, int n) {
   return 1;
 }
 
-/* A's diagonal, v0, b and mu are finite: otherwise there is nothing to solve */
-static int problem_is_finite(const imp_cproblem* p) {
-  for (int i = 0; i < p->n; i++)
-    if (!isfinite(p->A[(size_t)i * (size_t)p->n + i]) || !isfinite(p->v0[i]) ||
-        !isfinite(p->b[i]))
-      return 0;
-  for (int k = 0; k < p->nblock; k++)
-    if (!isfinite(p->mu[k])) return 0;
-  return 1;
-}
 
 static void mm_solve(const imp_cproblem* p, const imp_csolver_opt* o, double* f,
                      imp_csolver_stat* s, void* work) {
   int n = p->n;
   *s = (imp_csolver_stat){0, 0, 0, IMP_EXIT_CONVERGED};
   if (n <= 0) return;
-  if (!problem_is_finite(p)) {
+  if (!imp_cproblem_is_finite(p)) {
     imp_zero(f, n);
     *s = (imp_csolver_stat){0, 0, INFINITY, IMP_EXIT_FAILED};
     return;

@@ -238,26 +238,7 @@ static void initial_impulses(const imp_cproblem* p, const imp_csolver_opt* o, do
     if (!isfinite(f[i])) f[i] = 0;
 }
 
-/* ||f||_inf, or +inf when any entry is not finite (fmax would skip a NaN) */
-static double largest_abs_or_inf(const double* f, int n) {
-  double m = 0;
-  for (int i = 0; i < n; i++) {
-    if (!isfinite(f[i])) return INFINITY;
-    m = fmax(m, fabs(f[i]));
-  }
-  return m;
-}
 
-/* A's diagonal, v0, b and mu are finite: otherwise there is nothing to solve */
-static int problem_is_finite(const imp_cproblem* p) {
-  for (int i = 0; i < p->n; i++)
-    if (!isfinite(p->A[(size_t)i * (size_t)p->n + i]) || !isfinite(p->v0[i]) ||
-        !isfinite(p->b[i]))
-      return 0;
-  for (int k = 0; k < p->nblock; k++)
-    if (!isfinite(p->mu[k])) return 0;
-  return 1;
-}
 
 static size_t pgs_work_size(int n, int nblock) {
   (void)n;
@@ -269,7 +250,7 @@ static void pgs_solve(const imp_cproblem* p, const imp_csolver_opt* o, double* f
                       imp_csolver_stat* s, void* work) {
   (void)work;
   initial_impulses(p, o, f);
-  if (!problem_is_finite(p)) {
+  if (!imp_cproblem_is_finite(p)) {
     imp_zero(f, p->n);
     *s = (imp_csolver_stat){0, 0, INFINITY, IMP_EXIT_FAILED};
     return;
@@ -283,7 +264,7 @@ static void pgs_solve(const imp_cproblem* p, const imp_csolver_opt* o, double* f
     double change = 0;
     for (int blk = 0; blk < p->nblock; blk++) change = fmax(change, update_block(p, f, blk, eps));
     s->iterations = it + 1;
-    double fmax_abs = largest_abs_or_inf(f, p->n);
+    double fmax_abs = imp_max_abs_or_inf(f, p->n);
     if (!isfinite(fmax_abs)) { /* never hand NaN back */
       imp_zero(f, p->n);
       s->residual = INFINITY;

@@ -158,26 +158,7 @@ static double sweep(const imp_cproblem* p, double* f, const prox_state* st) {
   return change;
 }
 
-/* ||f||_inf, or +inf when any entry is not finite */
-static double largest_abs_or_inf(const double* f, int n) {
-  double m = 0;
-  for (int i = 0; i < n; i++) {
-    if (!isfinite(f[i])) return INFINITY;
-    m = fmax(m, fabs(f[i]));
-  }
-  return m;
-}
 
-/* the diagonal, v0, b and mu are finite: otherwise there is nothing to solve */
-static int problem_is_finite(const imp_cproblem* p) {
-  for (int i = 0; i < p->n; i++)
-    if (!isfinite(p->A[(size_t)i * (size_t)p->n + i]) || !isfinite(p->v0[i]) ||
-        !isfinite(p->b[i]))
-      return 0;
-  for (int k = 0; k < p->nblock; k++)
-    if (!isfinite(p->mu[k])) return 0;
-  return 1;
-}
 
 /* the start: the warm start made feasible (non-finite entries cleared,
    unilateral rows >= 0, friction in its cone), or zeros */
@@ -206,7 +187,7 @@ static void prox_solve(const imp_cproblem* p, const imp_csolver_opt* o, double* 
                        imp_csolver_stat* s, void* work) {
   *s = (imp_csolver_stat){0, 0, INFINITY, IMP_EXIT_MAXITER};
   initial_impulses(p, o, f);
-  if (!problem_is_finite(p)) {
+  if (!imp_cproblem_is_finite(p)) {
     imp_zero(f, p->n);
     s->exit = IMP_EXIT_FAILED;
     return;
@@ -221,7 +202,7 @@ static void prox_solve(const imp_cproblem* p, const imp_csolver_opt* o, double* 
   for (int it = 0; it < o->maxiter; it++) {
     double change = sweep(p, f, &st);
     s->iterations = it + 1;
-    double fabs_max = largest_abs_or_inf(f, p->n);
+    double fabs_max = imp_max_abs_or_inf(f, p->n);
     double measure = isfinite(fabs_max) && isfinite(change)
                          ? change / st.alpha / fmax(1.0, fabs_max)
                          : INFINITY;

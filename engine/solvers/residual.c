@@ -108,3 +108,22 @@ double imp_cresidual(const imp_cproblem* p, const double* f, double* relative, d
   }
   return err;
 }
+
+int imp_cproblem_is_finite(const imp_cproblem* p) {
+  for (int i = 0; i < p->n; i++)
+    if (!isfinite(p->A[(size_t)i * (size_t)p->n + i]) || !isfinite(p->v0[i]) ||
+        !isfinite(p->b[i]))
+      return 0;
+  for (int k = 0; k < p->nblock; k++)
+    if (!isfinite(p->mu[k])) return 0;
+  return 1;
+}
+
+double imp_max_abs_or_inf(const double* f, int n) {
+  double m = 0;
+  for (int i = 0; i < n; i++) {
+    if (!isfinite(f[i])) return INFINITY;
+    m = fmax(m, fabs(f[i]));
+  }
+  return m;
+}
