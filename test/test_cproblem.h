@@ -38,4 +38,27 @@ static inline imp_cproblem view(const tprob* t) {
   return p;
 }
 
+/* Relative common residual (imp_cresidual) of f for t. */
+static inline double relative_residual(const tprob* t, const double* f) {
+  double work[2 * MAXN], rel;
+  imp_cproblem p = view(t);
+  imp_cresidual(&p, f, &rel, work);
+  return rel;
+}
+
+/* One contact sliding on an anisotropic block: A = diag(1, 1, 4),
+   v0 = (-1, -0.9, -2.4), mu = 0.5. Exact answer f = (1, 0.3, 0.4) with slip
+   (-0.6, -0.8) = -2 f_T; scaling the unconstrained friction (0.9, 0.6) onto
+   the disk instead would give friction that does not oppose the slip. */
+static inline void anisotropic_sliding_problem(tprob* t) {
+  *t = (tprob){0};
+  add_block(t, IMP_CNSTR_CONTACT, 3, 0.5);
+  t->A[0] = 1;
+  t->A[4] = 1;
+  t->A[8] = 4;
+  t->v0[0] = -1;
+  t->v0[1] = -0.9;
+  t->v0[2] = -2.4;
+}
+
 #endif

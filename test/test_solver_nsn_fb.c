@@ -31,12 +31,6 @@ static imp_csolver_stat run_nsn(const tprob* t, double* f, int maxiter, double t
   return s;
 }
 
-static double relative_residual(const tprob* t, const double* f) {
-  double work[2 * MAXN], rel;
-  imp_cproblem p = view(t);
-  imp_cresidual(&p, f, &rel, work);
-  return rel;
-}
 
 START_TEST(test_single_limit_minmap_one_step) {
   /* Figure 9 / Section 7: with r = A_ii the min map of one row is a
@@ -83,14 +77,8 @@ START_TEST(test_sliding_contact_anisotropic) {
      with slip (-0.6, -0.8) = -2 f_T: the isotropic W of eq. (36) still has
      the exact cone at its fixed point */
   for (int ncp = 0; ncp < 2; ncp++) {
-    tprob t = {0};
-    add_block(&t, IMP_CNSTR_CONTACT, 3, 0.5);
-    t.A[0] = 1;
-    t.A[4] = 1;
-    t.A[8] = 4;
-    t.v0[0] = -1;
-    t.v0[1] = -0.9;
-    t.v0[2] = -2.4;
+    tprob t;
+    anisotropic_sliding_problem(&t);
     double f[3];
     imp_csolver_stat s = run_nsn(&t, f, 500, 1e-13, 0, (imp_nsn_ncp)ncp);
     ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
@@ -158,14 +146,8 @@ START_TEST(test_equality_chain_and_warm_start) {
 END_TEST
 
 START_TEST(test_honest_maxiter_and_nonfinite) {
-  tprob t = {0};
-  add_block(&t, IMP_CNSTR_CONTACT, 3, 0.5);
-  t.A[0] = 1;
-  t.A[4] = 1;
-  t.A[8] = 4;
-  t.v0[0] = -1;
-  t.v0[1] = -0.9;
-  t.v0[2] = -2.4;
+  tprob t;
+  anisotropic_sliding_problem(&t);
   double f[3];
   imp_csolver_stat s = run_nsn(&t, f, 2, 1e-14, 0, IMP_NSN_FB);
   ck_assert_int_eq(s.exit, IMP_EXIT_MAXITER);

@@ -24,12 +24,6 @@ static imp_csolver_stat run_pgs(const tprob* t, double* f, int maxiter, double t
   return s;
 }
 
-static double relative_residual(const tprob* t, const double* f) {
-  double work[2 * MAXN], rel;
-  imp_cproblem p = view(t);
-  imp_cresidual(&p, f, &rel, work);
-  return rel;
-}
 
 START_TEST(test_sticking_contact) {
   /* coupled 3x3 block; sticking means w = 0, so f = A^-1 (b - v0), inside the cone */
@@ -66,14 +60,8 @@ START_TEST(test_sliding_contact_anisotropic) {
      f = (1, 0.3, 0.4) with slip (-0.6, -0.8) = -2 f_T. Solving the friction
      rows unconstrained, (0.9, 0.6), and scaling onto the disk would give
      0.5 (0.832, 0.555): friction not opposing the slip. */
-  tprob t = {0};
-  add_block(&t, IMP_CNSTR_CONTACT, 3, 0.5);
-  t.A[0] = 1;
-  t.A[4] = 1;
-  t.A[8] = 4;
-  t.v0[0] = -1;
-  t.v0[1] = -0.9;
-  t.v0[2] = -2.4;
+  tprob t;
+  anisotropic_sliding_problem(&t);
   double f[3];
   imp_csolver_stat s = run_pgs(&t, f, 50, 1e-14, 0);
   ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);

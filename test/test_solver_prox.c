@@ -53,12 +53,6 @@ static imp_csolver_stat run_prox(const tprob* t, double* f, int maxiter, double 
   return s;
 }
 
-static double relative_residual(const tprob* t, const double* f) {
-  double work[2 * MAXN], rel;
-  imp_cproblem p = view(t);
-  imp_cresidual(&p, f, &rel, work);
-  return rel;
-}
 
 START_TEST(test_normal_row_eq25) {
   /* m = 2 (A = 1/m), pushed into the plane: lambda* = -h, one sweep at r = m
@@ -105,14 +99,8 @@ START_TEST(test_anisotropic_sliding_section4) {
   /* A = diag(1, 1, 4), v0 = (-1, -0.9, -2.4), mu = 0.5: f = (1, 0.3, 0.4),
      slip (-0.6, -0.8) = -2 f_T. One scalar r_T per block makes the fixed
      point Coulomb's (eq. 15-18); a per-row r_T would not. */
-  tprob t = {0};
-  add_block(&t, IMP_CNSTR_CONTACT, 3, 0.5);
-  t.A[0] = 1;
-  t.A[4] = 1;
-  t.A[8] = 4;
-  t.v0[0] = -1;
-  t.v0[1] = -0.9;
-  t.v0[2] = -2.4;
+  tprob t;
+  anisotropic_sliding_problem(&t);
   double f[3];
   imp_csolver_stat s = run_prox(&t, f, 1000, 1e-14, 0);
   ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
@@ -225,14 +213,8 @@ START_TEST(test_adaptive_r) {
 END_TEST
 
 START_TEST(test_honest_maxiter) {
-  tprob t = {0};
-  add_block(&t, IMP_CNSTR_CONTACT, 3, 0.5);
-  t.A[0] = 1;
-  t.A[4] = 1;
-  t.A[8] = 4;
-  t.v0[0] = -1;
-  t.v0[1] = -0.9;
-  t.v0[2] = -2.4;
+  tprob t;
+  anisotropic_sliding_problem(&t);
   double f[3];
   imp_csolver_stat s = run_prox(&t, f, 2, 1e-14, 0);
   ck_assert_int_eq(s.exit, IMP_EXIT_MAXITER);
