@@ -74,6 +74,12 @@
 #define NP IMP_LEMKE_FACETS
 #define LEMKE_MAXDIM 6
 #define LEMKE_REFINE 2
+/* A pivot is an iteration, but a budget of 100 iterations (MJCF's default
+   for iterative solvers) stops Lemke half way on problems of 100 unknowns
+   and more: a heavy stack of 3 boxes on 4 contacts each has 120 unknowns and
+   needed 150-250 pivots. The budget is at least this many pivots per
+   unknown (Lemke needs about N to 2N on these problems). */
+#define LEMKE_PIVOTS_PER_UNKNOWN 4
 /* rounding tolerance of a basis' feasibility, relative to its largest value */
 #define LEMKE_FEAS 1e-13
 #define LEMKE_PI 3.14159265358979323846
@@ -102,6 +108,7 @@ typedef struct lcp {
   int* pos;      /* 2N+1: row r >= 0, or -(column+1) */
   int* cand;     /* N: candidate rows of a ratio test */
   double* lexv;  /* N */
+  double* zs;    /* N: physical value of unknown j = zs[j] * z[j] (the scaling) */
 } lcp;
 
 /* variable ids: w_j = j, z_j = N + j, z0 = 2N */
@@ -133,7 +140,7 @@ static size_t align16(size_t b) { return (b + 15) / 16 * 16; }
 
 static size_t lemke_work_size(int n, int nblock) {
   size_t N = (size_t)lcp_bound(n, nblock);
-  size_t doubles = N * (N + 1) + 7 * N + N * LEMKE_MAXDIM + 2 * (size_t)n;
+  size_t doubles = N * (N + 1) + 8 * N + N * LEMKE_MAXDIM + 2 * (size_t)n;
   size_t ints = 9 * N + 2;
   return align16(doubles * sizeof(double)) + align16(ints * sizeof(int)) + 64;
 }
@@ -151,6 +158,7 @@ static void lcp_carve(lcp* L, int N, int n, void* work) {
   L->w = d, d += N;
   L->rho = d, d += N;
   L->lexv = d, d += N;
+  L->zs = d, d += N;
   L->tmp = d, d += n;
   L->tmp2 = d, d += n;
   int* k = (int*)((char*)work + align16((size_t)((char*)d - (char*)work)));
@@ -212,6 +220,33 @@ static int lcp_structure(const imp_cproblem* p, lcp* L) {
     }
   }
   return j;
+}
+
+/* Diagonal scaling of the LCP. A heavy stack (4096:1 masses) gives A
+   entries spanning 1e4 and more, and the ratio tests then tie or break on
+   rounding: ray terminations and inaccurate bases where a solution exists
+   (Stewart & Trinkle's LCP always has one). Substituting z = S z' and
+   multiplying the rows by positive numbers keeps every complementary pair
+   (z_i w_i = 0 iff z'_i w'_i = 0), so the scaled LCP has the same
+   solutions. Per block, f_N and the betas (and a limit's or equality's
+   rows) are scaled by s = 1/sqrt(A_rr) of their first row, which makes the
+   diagonal of G'AG about 1; the coupling C stays as it is when lambda is
+   scaled by 1/s (lambda' = s lambda): mu s f_N' - s e'beta' >= 0 is the
+   lambda row times s, and s D'w_T + e lambda' is the beta rows times s. */
+static void lcp_scale(const imp_cproblem* p, lcp* L) {
+  for (int j = 0; j < L->N; j++) {
+    int row = p->blk_adr[L->blk[j]];
+    if (L->kind[j] == KIND_ROW) row = L->gadr[j];
+    double a = p->A[(size_t)row * (size_t)p->n + row];
+    double s = a > 0 && isfinite(a) ? 1 / sqrt(a) : 1;
+    if (L->kind[j] == KIND_LAMBDA) {
+      L->zs[j] = 1 / s;
+      continue;
+    }
+    L->zs[j] = s;
+    double* g = L->gval + (size_t)j * LEMKE_MAXDIM;
+    for (int r = 0; r < L->gdim[j]; r++) g[r] *= s;
+  }
 }
 
 /* f = G z */
@@ -394,6 +429,7 @@ typedef struct run_state {
   const imp_csolver_opt* o;
   double* f;
   int iter;
+  int maxpivot; /* pivot budget: max(o->maxiter, LEMKE_PIVOTS_PER_UNKNOWN N) */
 } run_state;
 
 /* one pivot = one iteration: pivot, then the monitor with the current f */
@@ -438,7 +474,7 @@ static int lemke_run(run_state* st, lcp* L) {
     nc = k2;
     r = L->cand[0];
   }
-  if (st->iter >= st->o->maxiter) return LEMKE_MAXITER;
+  if (st->iter >= st->maxpivot) return LEMKE_MAXITER;
   int entering;
   {
     int leaving = L->basic[r];
@@ -446,7 +482,7 @@ static int lemke_run(run_state* st, lcp* L) {
     entering = complement(L, leaving);
   }
   for (;;) {
-    if (st->iter >= st->o->maxiter) return LEMKE_MAXITER;
+    if (st->iter >= st->maxpivot) return LEMKE_MAXITER;
     c = -L->pos[entering] - 1;
     double colmax = 0;
     for (int i = 0; i < N; i++) colmax = fmax(colmax, fabs(L->T[(size_t)i * W + c]));
@@ -517,7 +553,7 @@ static void guess_z(const imp_cproblem* p, lcp* L, const double* f) {
   for (int j = 0; j < N; j++) {
     const double* g = L->gval + (size_t)j * LEMKE_MAXDIM;
     if (L->kind[j] == KIND_ROW) {
-      z[j] = fmax(g[0] * f[L->gadr[j]], 0);
+      z[j] = fmax((g[0] > 0 ? 1 : -1) * f[L->gadr[j]], 0);
     } else if (L->kind[j] == KIND_LAMBDA) {
       int b = L->blk[j], adr = p->blk_adr[b], m = p->blk_dim[b] - 1, ndir = j;
       double lam = 0, d[LEMKE_MAXDIM];
@@ -547,6 +583,7 @@ static void guess_z(const imp_cproblem* p, lcp* L, const double* f) {
       }
     }
   }
+  for (int j = 0; j < N; j++) z[j] /= L->zs[j]; /* to the scaled unknowns (lcp_scale) */
 }
 
 /* Warm start: principal pivots on the positive unknowns of z(f) (in L->z). */
@@ -563,7 +600,7 @@ static int warm_basis(run_state* st, lcp* L) {
   while (progress) {
     progress = 0;
     for (int j = 0; j < N; j++) {
-      if (!L->cand[j] || st->iter >= st->o->maxiter) continue;
+      if (!L->cand[j] || st->iter >= st->maxpivot) continue;
       int r = L->pos[var_w(L, j)], c = -L->pos[var_z(L, j)] - 1;
       if (fabs(L->T[(size_t)r * W + c]) <= ptol) continue;
       step(st, L, r, c);
@@ -603,7 +640,8 @@ static void lemke_solve(const imp_cproblem* p, const imp_csolver_opt* o, double*
   lcp L;
   lcp_carve(&L, N, p->n, work);
   lcp_structure(p, &L);
-  run_state st = {p, o, f, 0};
+  lcp_scale(p, &L);
+  run_state st = {p, o, f, 0, o->maxiter > LEMKE_PIVOTS_PER_UNKNOWN * N ? o->maxiter : LEMKE_PIVOTS_PER_UNKNOWN * N};
   int status = LEMKE_RAY;
   lcp_rhs(p, &L);
   if (warm) {
