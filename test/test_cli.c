@@ -640,7 +640,8 @@ START_TEST(solvers_compare_writes_csv_and_png) {
   ck_assert_int_eq(count_lines(sum_path), 1 + ns);
   ck_assert_msg(strncmp(text_of(sum_path),
                         "scene,solver,problems,median_iterations,median_time_s,"
-                        "median_final_residual,converged_share\n", 92) == 0,
+                        "median_final_residual,converged_share,target_residual,reached_share,"
+                        "median_time_to_target_s,median_best_residual\n", 167) == 0,
                 "%s", text_of(sum_path));
   const char* pngs[2] = {"cmp/box_rest_work_precision.png", "cmp/box_rest_convergence.png"};
   for (int k = 0; k < 2; k++) {
