@@ -7,6 +7,7 @@
 
 #include "cmd.h"
 #include "contact.h" /* imp_solver_exit: the names below follow its order */
+#include "fclib_io.h"
 #include "solver_compare.h"
 
 /* The names of imp_solver_exit, by value, so a reordered enum cannot
@@ -44,9 +45,9 @@ static int name_width(void) {
 }
 
 /* impetus solvers --compare [--out DIR] [--steps N] [--every K]
-   [--max-problems P] [--maxiter N] [--tol T] [SCENE...] */
+   [--max-problems P] [--maxiter N] [--tol T] [--fclib-out DIR] [SCENE...] */
 static int cmd_compare(int argc, char** argv) {
-  compare_opt o = {"build/solver_compare", 200, 5, 20, 1000, 1e-10, NULL, 0};
+  compare_opt o = {"build/solver_compare", 200, 5, 20, 1000, 1e-10, NULL, 0, NULL};
   const char** scenes = calloc((size_t)argc + 1, sizeof *scenes);
   if (!scenes) return CLI_EXIT_ERROR;
   int rc = 0;
@@ -77,6 +78,13 @@ static int cmd_compare(int argc, char** argv) {
       else o.maxiter = (int)(x > 1000000 ? 1000000 : x);
     } else if ((k = cli_option(argc, argv, &i, "tol", &v)) != 0) {
       if (k < 0 || cli_parse_double("--tol", v, 1, &o.tol)) rc = CLI_EXIT_USAGE;
+    } else if ((k = cli_option(argc, argv, &i, "fclib-out", &v)) != 0) {
+      if (k < 0) rc = CLI_EXIT_USAGE;
+      else if (!fclib_io_available()) {
+        fprintf(stderr, "impetus solvers: --fclib-out: this impetus was built without FCLIB "
+                        "support (install libfclib-dev and rebuild)\n");
+        rc = CLI_EXIT_USAGE;
+      } else o.fclib_out = v;
     } else if (argv[i][0] == '-') {
       fprintf(stderr, "impetus solvers: unknown option '%s'\n", argv[i]);
       rc = CLI_EXIT_USAGE;

@@ -73,7 +73,8 @@ static const char* const usage_run =
 static const char* const usage_solvers =
     "usage: impetus solvers\n"
     "       impetus solvers --compare [--out DIR] [--steps N] [--every K]\n"
-    "                       [--max-problems P] [--maxiter N] [--tol T] [SCENE.xml...]\n"
+    "                       [--max-problems P] [--maxiter N] [--tol T]\n"
+    "                       [--fclib-out DIR] [SCENE.xml | PROBLEM.hdf5 ...]\n"
     "\n"
     "List the contact solvers, one a line: the name (what --solver NAME and\n"
     "the MJCF option solver=\"NAME\" take), then a description; the default\n"
@@ -87,7 +88,11 @@ static const char* const usage_solvers =
     "the time at each iteration. Without SCENE files: balls in a cube, the\n"
     "heavy stack, the arch, the box pyramid and MuJoCo's humanoid lying down.\n"
     "Writes DIR (default build/solver_compare): iterations.csv, summary.csv,\n"
-    "SCENE_work_precision.png and SCENE_convergence.png (900 x 600).\n";
+    "SCENE_work_precision.png and SCENE_convergence.png (900 x 600).\n"
+    "A PROBLEM.hdf5 (or .h5) is an FCLIB local problem (W, q, mu), solved\n"
+    "like a recorded one. --fclib-out DIR writes every recorded problem made\n"
+    "of condim-3 contacts only as DIR/SCENE_K.hdf5 (K: its problem number in\n"
+    "iterations.csv); the others are counted on stderr.\n";
 
 static const char* const usage_bench =
     "usage: impetus bench MODEL.xml [--steps N] [--dt H] [--ctrlnoise S]\n"

@@ -13,6 +13,10 @@
  *    the time per solve is the wall time minus all monitor calls, so the
  *    residual evaluation does not count as solver work (the clock reads
  *    themselves, ~20 ns each, remain).
+ * FCLIB (fclib_io.h): a scene file ending in .hdf5 or .h5 is an FCLIB
+ *    local problem, solved like a recorded one; with o->fclib_out every
+ *    recorded problem FCLIB can hold (condim-3 contacts only) is also
+ *    written there as <scene>_<k>.hdf5, k its problem number in the CSV.
  * 3. Output in the directory: iterations.csv, summary.csv and two PNGs per
  *    scene (plot.c):
  *      <scene>_work_precision.png  residual vs time (log-log)
@@ -38,6 +42,7 @@
 
 #include "cmd.h"
 #include "contact.h"
+#include "fclib_io.h"
 #include "plot.h"
 #include "scenes.h"
 
@@ -104,6 +109,7 @@ typedef struct scene {
   imp_model* m;
   int settle_steps; /* steps before recording */
   int humanoid;     /* lay the free joint down first */
+  rec_problem fclib; /* m NULL: the one problem of an FCLIB file */
 } scene;
 
 /* the models directory: IMP_MODELS_DIR when built in, else ./models */
@@ -125,14 +131,14 @@ static int builtin_scenes(scene* s) {
     return -1;
   }
   m->opt.disableflags |= IMP_DSBL_ISLAND; /* Table 1: one problem per step */
-  s[k++] = (scene){"balls", m, 0, 0};
+  s[k++] = (scene){.name = "balls", .m = m};
   static const char* const files[][2] = {{"heavy_stack", IMP_MODELS_DIR "/heavy_stack.xml"},
                                          {"arch", IMP_MODELS_DIR "/arch.xml"},
                                          {"box_pyramid", IMP_MODELS_DIR "/box_pyramid.xml"}};
   for (int i = 0; i < 3; i++) {
     m = cli_load(files[i][1]);
     if (!m) return -1;
-    s[k++] = (scene){files[i][0], m, 0, 0};
+    s[k++] = (scene){.name = files[i][0], .m = m};
   }
   FILE* f = fopen(HUMANOID_XML, "r");
   if (!f) {
@@ -142,7 +148,7 @@ static int builtin_scenes(scene* s) {
     fclose(f);
     m = cli_load(HUMANOID_XML);
     if (!m) return -1;
-    s[k++] = (scene){"humanoid", m, (int)lround(1.0 / m->opt.timestep), 1};
+    s[k++] = (scene){"humanoid", m, (int)lround(1.0 / m->opt.timestep), 1, {{0}, NULL}};
   }
   return k;
 }
@@ -154,6 +160,49 @@ static void name_of_file(char* buf, size_t n, const char* path) {
   snprintf(buf, n, "%s", b);
   char* dot = strrchr(buf, '.');
   if (dot && dot != buf) *dot = '\0';
+}
+
+/* ---- FCLIB problem files (fclib_io.h) ---- */
+
+static int is_fclib_file(const char* path) {
+  const char* dot = strrchr(path, '.');
+  return dot && (!strcmp(dot, ".hdf5") || !strcmp(dot, ".h5"));
+}
+
+/* An FCLIB file as a scene of one problem; -1 after a message. */
+static int load_fclib_scene(const char* path, scene* s) {
+  char err[4400];
+  if (fclib_io_read(path, &s->fclib.p, &s->fclib.mem, err, sizeof err) == 0) return 0;
+  fprintf(stderr, "impetus solvers: %s\n", err);
+  return -1;
+}
+
+/* Hand the FCLIB scene's problem to the recorder (which then frees it). */
+static void recorder_adopt(recorder* r, rec_problem* q) {
+  rec_problem* l = realloc(r->list, sizeof *l * (size_t)(r->n + 1));
+  if (!l) return;
+  r->list = l, r->cap = r->n + 1;
+  r->list[r->n++] = *q;
+  q->mem = NULL;
+}
+
+/* Write the scene's recorded problems that FCLIB can hold; the others are
+   counted on stderr. */
+static int export_fclib(const char* dir, const char* name, const recorder* r) {
+  fclib_io_count cnt = {0, 0};
+  for (int q = 0; q < r->n; q++)
+    if (fclib_io_export(dir, name, q, &r->list[q].p, &cnt)) return -1;
+  fprintf(stderr, "impetus solvers: %s: %d problems written to %s as FCLIB files", name,
+          cnt.written, dir);
+  if (cnt.skipped)
+    fprintf(stderr, ", %d not (blocks other than condim-3 contacts: limits, equalities, "
+                    "condim 1, 4 or 6)", cnt.skipped);
+  fprintf(stderr, "\n");
+  return 0;
+}
+
+static void free_scenes(scene* s, int n) {
+  for (int j = 0; j < n; j++) imp_free_model(s[j].m), free(s[j].fclib.mem);
 }
 
 /* Simulate the scene with the default solver and record its problems. */
@@ -381,10 +430,12 @@ static int make_dirs(const char* path) {
 }
 
 int solver_compare(const compare_opt* o) {
-  if (make_dirs(o->out)) {
-    fprintf(stderr, "impetus solvers: cannot create directory %s\n", o->out);
-    return CLI_EXIT_ERROR;
-  }
+  const char* dirs[2] = {o->out, o->fclib_out};
+  for (int i = 0; i < 2; i++)
+    if (dirs[i] && make_dirs(dirs[i])) {
+      fprintf(stderr, "impetus solvers: cannot create directory %s\n", dirs[i]);
+      return CLI_EXIT_ERROR;
+    }
   scene scenes[64];
   int nsc = 0;
   char names[64][256];
@@ -393,13 +444,14 @@ int solver_compare(const compare_opt* o) {
     if (nsc < 0) return CLI_EXIT_ERROR;
   } else {
     for (int i = 0; i < o->nscenes && i < 64; i++) {
-      imp_model* m = cli_load(o->scenes[i]);
-      if (!m) {
-        for (int j = 0; j < nsc; j++) imp_free_model(scenes[j].m);
+      name_of_file(names[i], sizeof names[i], o->scenes[i]);
+      scenes[nsc] = (scene){.name = names[i]};
+      if (is_fclib_file(o->scenes[i]) ? load_fclib_scene(o->scenes[i], &scenes[nsc])
+                                      : !(scenes[nsc].m = cli_load(o->scenes[i]))) {
+        free_scenes(scenes, nsc);
         return CLI_EXIT_ERROR;
       }
-      name_of_file(names[i], sizeof names[i], o->scenes[i]);
-      scenes[nsc++] = (scene){names[i], m, 0, 0};
+      nsc++;
     }
   }
   char path[4200];
@@ -411,7 +463,7 @@ int solver_compare(const compare_opt* o) {
     fprintf(stderr, "impetus solvers: cannot write in %s\n", o->out);
     if (it) fclose(it);
     if (sum) fclose(sum);
-    for (int j = 0; j < nsc; j++) imp_free_model(scenes[j].m);
+    free_scenes(scenes, nsc);
     return CLI_EXIT_ERROR;
   }
   fprintf(it, "scene,problem,n,solver,iter,time_s,residual_rel\n");
@@ -424,7 +476,10 @@ int solver_compare(const compare_opt* o) {
          "med_best");
   for (int c = 0; c < nsc && rc == 0; c++) {
     recorder r = {0};
-    record_scene(&scenes[c], o, &r);
+    if (scenes[c].m) record_scene(&scenes[c], o, &r);
+    else recorder_adopt(&r, &scenes[c].fclib);
+    if (o->fclib_out && scenes[c].m && export_fclib(o->fclib_out, scenes[c].name, &r))
+      rc = CLI_EXIT_ERROR;
     int np = r.n;
     solve_result* res = calloc((size_t)(np * ns) + 1, sizeof *res);
     if (!res) { recorder_free(&r); rc = CLI_EXIT_ERROR; break; }
@@ -472,7 +527,7 @@ int solver_compare(const compare_opt* o) {
     recorder_free(&r);
   }
   if (fclose(it) != 0 || fclose(sum) != 0) rc = CLI_EXIT_ERROR;
-  for (int j = 0; j < nsc; j++) imp_free_model(scenes[j].m);
+  free_scenes(scenes, nsc);
   if (rc == 0) printf("written to %s: iterations.csv, summary.csv, <scene>_work_precision.png, "
                       "<scene>_convergence.png\n", o->out);
   return rc;

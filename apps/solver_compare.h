@@ -10,8 +10,11 @@ typedef struct compare_opt {
   int max_problems;  /* at most this many problems per scene */
   int maxiter;       /* iterations per solve */
   double tol;        /* the solvers' own tolerance */
-  const char* const* scenes; /* model files; NULL (nscenes 0): the built-in scenes */
+  const char* const* scenes; /* model files or FCLIB problem files (.hdf5, .h5);
+                                NULL (nscenes 0): the built-in scenes */
   int nscenes;
+  const char* fclib_out; /* NULL, or write each recorded problem FCLIB can hold
+                            here as <scene>_<k>.hdf5 (fclib_io.h) */
 } compare_opt;
 
 /* Returns a CLI exit status (0, 1 on files that cannot be read or written). */
