@@ -239,6 +239,37 @@ START_TEST(fclib_file_triplets_sliding) {
 }
 END_TEST
 
+/* One unsymmetric matrix M = [2 1 0; 0 3 0; 4 0 5] written by libfclib in
+   its three forms (triplet, compressed columns, compressed rows) reads back
+   as the same row-major matrix: rows and columns are not swapped. */
+START_TEST(sparse_forms_read_alike) {
+  const double M[9] = {2, 1, 0, 0, 3, 0, 4, 0, 5};
+  int trow[5] = {0, 0, 1, 2, 2}, tcol[5] = {0, 1, 1, 0, 2};
+  double tx[5] = {2, 1, 3, 4, 5};
+  int cp[4] = {0, 2, 4, 5}, ci[5] = {0, 2, 0, 1, 2};
+  double cx[5] = {2, 4, 1, 3, 5};
+  int rp[4] = {0, 2, 3, 5}, ri[5] = {0, 1, 1, 0, 2};
+  double rx[5] = {2, 1, 3, 4, 5};
+  struct fclib_matrix W[3] = {{5, 3, 3, trow, tcol, tx, 5, NULL},
+                              {5, 3, 3, cp, ci, cx, -1, NULL},
+                              {5, 3, 3, rp, ri, rx, -2, NULL}};
+  for (int k = 0; k < 3; k++) {
+    double q[3] = {-1, 0, 0}, mu[1] = {0.5};
+    char name[32];
+    snprintf(name, sizeof name, "form%d.hdf5", k);
+    const char* path = in_dir(name);
+    fclib_writes(path, &W[k], q, mu, 3);
+    imp_cproblem r;
+    void* mem = NULL;
+    char err[4400] = "";
+    ck_assert_msg(fclib_io_read(path, &r, &mem, err, sizeof err) == 0, "%s", err);
+    for (int i = 0; i < 9; i++)
+      ck_assert_msg(r.A[i] == M[i], "form %d: A[%d] = %g, expected %g", k, i, r.A[i], M[i]);
+    free(mem);
+  }
+}
+END_TEST
+
 /* err names the file and says why */
 static void assert_error(const char* path, const char* why) {
   imp_cproblem r;
@@ -401,6 +432,7 @@ static Suite* fclib_suite(void) {
   tcase_add_test(tc, read_problem_solves_to_the_weight);
   tcase_add_test(tc, fclib_file_one_contact);
   tcase_add_test(tc, fclib_file_triplets_sliding);
+  tcase_add_test(tc, sparse_forms_read_alike);
   tcase_add_test(tc, bad_files_name_the_file);
   tcase_add_test(tc, export_skips_what_fclib_cannot_hold);
   tcase_add_test(tc, cli_writes_and_compares_fclib_files);
