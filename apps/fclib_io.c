@@ -127,6 +127,7 @@ static int dense_to_csc(const double* A, int n, struct fclib_matrix* m) {
    libfclib's exit. */
 static int create_empty_hdf5(const char* path) {
   h5_quiet q = h5_quiet_begin();
+  errno = 0;
   hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   int ok = f >= 0 && H5Fclose(f) >= 0;
   h5_quiet_end(q);
@@ -179,15 +180,18 @@ int fclib_io_write(const char* path, const imp_cproblem* p, const char* title, c
 /* ---- checking a file before libfclib reads it ---- */
 
 /* Elements of dataset name in loc, and its type class; -1 when there is no
-   such dataset. *varstr: 1 for a variable-length string. */
-static long long dataset_count(hid_t loc, const char* name, H5T_class_t* cls, int* varstr) {
+   such dataset. *badstr: 1 for a string libfclib cannot read safely. */
+static long long dataset_count(hid_t loc, const char* name, H5T_class_t* cls, int* badstr) {
   if (H5Lexists(loc, name, H5P_DEFAULT) <= 0) return -1;
   hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
   if (d < 0) return -1;
   hid_t s = H5Dget_space(d), t = H5Dget_type(d);
   long long npts = s >= 0 ? (long long)H5Sget_simple_extent_npoints(s) : -1;
   *cls = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
-  *varstr = t >= 0 && *cls == H5T_STRING && H5Tis_variable_str(t) > 0;
+  /* libfclib reads strings into a buffer of the type's size and uses them
+     as C strings: variable-length or unterminated ones would overrun it */
+  *badstr = t >= 0 && *cls == H5T_STRING &&
+            (H5Tis_variable_str(t) != 0 || H5Tget_strpad(t) != H5T_STR_NULLTERM);
   if (t >= 0) H5Tclose(t);
   if (s >= 0) H5Sclose(s);
   H5Dclose(d);
@@ -225,14 +229,15 @@ static const char* class_name(H5T_class_t cls) {
 static long long need(checker* c, hid_t loc, const char* where, const char* name,
                       H5T_class_t cls, long long count) {
   H5T_class_t got;
-  int varstr;
+  int badstr;
   char what[256];
   snprintf(what, sizeof what, "%s%s", where, name);
-  long long k = dataset_count(loc, name, &got, &varstr);
+  long long k = dataset_count(loc, name, &got, &badstr);
   if (k < 0) return fail(c, "not an FCLIB local problem: no dataset %s", what);
   if (got != cls) return fail(c, "dataset %s is not of %s type", what, class_name(cls));
-  if (cls == H5T_STRING && varstr)
-    return fail(c, "dataset %s is a variable-length string, which libfclib cannot read", what);
+  if (cls == H5T_STRING && badstr)
+    return fail(c, "dataset %s is not a fixed-length, null-terminated string (libfclib "
+                   "cannot read it)", what);
   if (count >= 0 && k != count)
     return fail(c, "dataset %s has %lld elements, expected %lld", what, k, count);
   return k;
@@ -332,7 +337,8 @@ static void check_local_problem(checker* c, hid_t file) {
   H5Gclose(g);
   if (H5Lexists(file, "/fclib_local/info", H5P_DEFAULT) > 0) {
     g = H5Gopen2(file, "/fclib_local/info", H5P_DEFAULT);
-    if (g >= 0) {
+    if (g < 0) fail(c, "/fclib_local/info is not a group");
+    else {
       const char* in = "/fclib_local/info/";
       check_optional_string(c, g, in, "title");
       check_optional_string(c, g, in, "description");

@@ -42,7 +42,8 @@
  * will touch is checked (presence, type class, element count) with HDF5
  * first; a bad file then gives a message, never an exit or an overflow.
  * Writing goes to PATH.tmp, renamed to PATH when complete: a file is
- * complete or absent.
+ * complete or absent. (libfclib still exits on an HDF5 error in the middle
+ * of writing, e.g. a full disk; PATH.tmp then remains, PATH does not.)
  *
  * Built only when libfclib-dev is found (IMP_HAVE_FCLIB); otherwise every
  * function reports that this program was built without FCLIB. */

@@ -149,8 +149,8 @@ END_TEST
 /* The read problem solves to what the box needs: the floor carries its
    weight, total normal impulse m g h = 1 kg * 9.81 * 0.002 s, no net
    friction (nothing pushes it sideways; how the four redundant contacts
-   share the load and any internal friction is not unique); and pgs and todorov give the read problem
-   the same impulses as the recorded one. */
+   share the load and any internal friction is not unique); and pgs and
+   todorov give the read problem the same impulses as the recorded one. */
 START_TEST(read_problem_solves_to_the_weight) {
   captured c;
   record_box_rest(&c, 200);
@@ -171,9 +171,14 @@ START_TEST(read_problem_solves_to_the_weight) {
     ck_assert_msg(rel <= 1e-8, "%s: relative residual %.3e", names[s], rel);
     /* four contacts of one plane share the frame: sums are the net impulse */
     double fn = 0, ft1 = 0, ft2 = 0;
-    for (int k = 0; k < 4; k++) fn += f_read[3 * k], ft1 += f_read[3 * k + 1], ft2 += f_read[3 * k + 2];
+    for (int k = 0; k < 4; k++) {
+      fn += f_read[3 * k];
+      ft1 += f_read[3 * k + 1];
+      ft2 += f_read[3 * k + 2];
+    }
     imp_assert_rel(fn, 1.0 * 9.81 * 0.002, 1e-6);
-    ck_assert_msg(fabs(ft1) <= 1e-9 && fabs(ft2) <= 1e-9, "%s: net friction (%.3e, %.3e) on a box at rest", names[s], ft1, ft2);
+    ck_assert_msg(fabs(ft1) <= 1e-9 && fabs(ft2) <= 1e-9,
+                  "%s: net friction (%.3e, %.3e) on a box at rest", names[s], ft1, ft2);
     /* same solver, same numbers up to the rounding of v0 - b */
     imp_assert_vec_near(f_read, f_orig, 12, 1e-12);
   }
