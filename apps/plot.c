@@ -16,7 +16,9 @@ typedef struct canvas {
 
 static const unsigned char k_palette[][3] = {
     {31, 119, 180}, {214, 39, 40}, {44, 160, 44}, {255, 127, 14},
-    {148, 103, 189}, {140, 86, 75}, {227, 119, 194}, {23, 190, 207}, {127, 127, 127}};
+    {148, 103, 189}, {140, 86, 75}, {227, 119, 194}, {23, 190, 207}, {127, 127, 127},
+    /* three more, so Siconos' solvers in solvers --compare get their own colors */
+    {188, 189, 34}, {0, 0, 0}, {0, 0, 128}};
 #define NPALETTE ((int)(sizeof k_palette / sizeof k_palette[0]))
 
 /* blend color c with weight a (0..1) into pixel (x, y) */

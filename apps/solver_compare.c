@@ -45,6 +45,7 @@
 #include "fclib_io.h"
 #include "plot.h"
 #include "scenes.h"
+#include "siconos_bridge.h"
 
 /* ---- recorded problems ---- */
 
@@ -229,6 +230,20 @@ static void record_scene(const scene* sc, const compare_opt* o, recorder* r) {
   imp_free_data(d);
 }
 
+/* ---- the solvers compared: ours, then Siconos' where it is built ---- */
+
+static int compared_count(void) { return imp_solver_count() + siconos_bridge_count(); }
+
+static const imp_csolver* compared_solver(int s) {
+  int n = imp_solver_count();
+  return s < n ? imp_solver_get(s) : siconos_bridge_solver(s - n);
+}
+
+/* Ours take every problem; Siconos' only those that map exactly (siconos_bridge.h). */
+static int compared_solver_takes(int s, const imp_cproblem* p) {
+  return s < imp_solver_count() || siconos_bridge_accepts(p);
+}
+
 /* ---- solving ---- */
 
 typedef struct trace {
@@ -270,6 +285,7 @@ typedef struct solve_result {
   trace tr;
   int iterations, exit;
   int zero_iter; /* tr holds one point, the returned f, as iteration 0 */
+  int skipped;   /* the solver does not take this problem: no trace, not in the medians */
   double time, final_res;
 } solve_result;
 
@@ -384,15 +400,17 @@ static int scene_plots(const char* dir, const char* scene_name, solve_result* re
       if (!mx || !my || !col || !iters) { free(col); rc = -1; break; }
       for (int g = 0; g < ng; g++) {
         double t = tmin * pow(tmax / tmin, (double)g / (ngrid - 1));
+        int nc = 0;
         for (int q = 0; q < np; q++) {
           const trace* tr = &res[q * ns + s].tr;
-          col[q] = kind ? (tr->n ? tr->res[g < tr->n ? g : tr->n - 1] : INFINITY) : res_at_time(tr, t);
+          if (res[q * ns + s].skipped) continue;
+          col[nc++] = kind ? (tr->n ? tr->res[g < tr->n ? g : tr->n - 1] : INFINITY) : res_at_time(tr, t);
         }
         mx[g] = kind ? g + 1 : t;
-        my[g] = median(col, np);
+        my[g] = median(col, nc);
       }
       free(col);
-      ser[k++] = (plot_series){mx, my, ng, s, 3, imp_solver_get(s)->name};
+      ser[k++] = (plot_series){mx, my, ng, s, 3, compared_solver(s)->name};
     }
     if (rc == 0) {
       snprintf(title, sizeof title, "%s: %s (%d problems; thin: each, thick: median)",
@@ -470,8 +488,8 @@ int solver_compare(const compare_opt* o) {
   fprintf(sum, "scene,solver,problems,median_iterations,median_time_s,median_final_residual,"
                "converged_share,target_residual,reached_share,median_time_to_target_s,"
                "median_best_residual\n");
-  int ns = imp_solver_count(), rc = 0;
-  printf("%-12s %-10s %8s %10s %12s %12s %9s %8s %12s %12s\n", "scene", "solver", "problems",
+  int ns = compared_count(), rc = 0;
+  printf("%-12s %-12s %8s %10s %12s %12s %9s %8s %12s %12s\n", "scene", "solver", "problems",
          "med_iter", "med_time_s", "med_resid", "converged", "to_1e-6", "med_t_1e-6",
          "med_best");
   for (int c = 0; c < nsc && rc == 0; c++) {
@@ -483,43 +501,54 @@ int solver_compare(const compare_opt* o) {
     int np = r.n;
     solve_result* res = calloc((size_t)(np * ns) + 1, sizeof *res);
     if (!res) { recorder_free(&r); rc = CLI_EXIT_ERROR; break; }
-    for (int q = 0; q < np; q++)
+    int nskip = 0; /* problems Siconos' solvers do not take */
+    for (int q = 0; q < np; q++) {
+      nskip += siconos_bridge_count() > 0 && !siconos_bridge_accepts(&r.list[q].p);
       for (int s = 0; s < ns; s++) {
         solve_result* sr = &res[q * ns + s];
-        if (solve_one(&r.list[q].p, imp_solver_get(s), o, sr)) { rc = CLI_EXIT_ERROR; continue; }
+        if (!compared_solver_takes(s, &r.list[q].p)) { sr->skipped = 1; continue; }
+        if (solve_one(&r.list[q].p, compared_solver(s), o, sr)) { rc = CLI_EXIT_ERROR; continue; }
         for (int j = 0; j < sr->tr.n; j++)
           fprintf(it, "%s,%d,%d,%s,%d,%.6e,%.6e\n", scenes[c].name, q, r.list[q].p.n,
-                  imp_solver_get(s)->name, j + 1 - sr->zero_iter, sr->tr.t[j], sr->tr.res[j]);
+                  compared_solver(s)->name, j + 1 - sr->zero_iter, sr->tr.t[j], sr->tr.res[j]);
       }
+    }
+    if (nskip)
+      fprintf(stderr, "impetus solvers: %s: %d of %d problems skipped for Siconos (equality "
+                      "or condim 4/6 blocks)\n", scenes[c].name, nskip, np);
     double* v = malloc(sizeof(double) * (size_t)(np + 1));
-    for (int s = 0; s < ns && v; s++) {
-      int conv = 0;
-      for (int q = 0; q < np; q++) conv += res[q * ns + s].exit == IMP_EXIT_CONVERGED;
-      for (int q = 0; q < np; q++) v[q] = res[q * ns + s].iterations;
-      double mi = median(v, np);
-      for (int q = 0; q < np; q++) v[q] = res[q * ns + s].time;
-      double mt = median(v, np);
-      for (int q = 0; q < np; q++) v[q] = res[q * ns + s].final_res;
-      double mr = median(v, np);
-      double share = np ? (double)conv / np : NAN;
-      /* time to the target: the median over all problems, a problem never
+    const solve_result** sr = malloc(sizeof *sr * (size_t)(np + 1));
+    for (int s = 0; s < ns && v && sr; s++) {
+      /* over the problems this solver took (all, except Siconos' skips) */
+      int conv = 0, nt = 0;
+      for (int q = 0; q < np; q++)
+        if (!res[q * ns + s].skipped) sr[nt++] = &res[q * ns + s];
+      for (int q = 0; q < nt; q++) conv += sr[q]->exit == IMP_EXIT_CONVERGED;
+      for (int q = 0; q < nt; q++) v[q] = sr[q]->iterations;
+      double mi = median(v, nt);
+      for (int q = 0; q < nt; q++) v[q] = sr[q]->time;
+      double mt = median(v, nt);
+      for (int q = 0; q < nt; q++) v[q] = sr[q]->final_res;
+      double mr = median(v, nt);
+      double share = nt ? (double)conv / nt : NAN;
+      /* time to the target: the median over the problems, a problem never
          reaching it counting as +inf (so inf: not reached on most) */
       int reached = 0;
-      for (int q = 0; q < np; q++) {
-        v[q] = time_to_target(&res[q * ns + s], COMPARE_TARGET);
+      for (int q = 0; q < nt; q++) {
+        v[q] = time_to_target(sr[q], COMPARE_TARGET);
         reached += isfinite(v[q]);
       }
-      double mtt = median(v, np);
-      for (int q = 0; q < np; q++) v[q] = best_residual(&res[q * ns + s]);
-      double mb = median(v, np);
-      double rshare = np ? (double)reached / np : NAN;
-      const char* sn = imp_solver_get(s)->name;
-      fprintf(sum, "%s,%s,%d,%g,%.6e,%.6e,%.4f,%g,%.4f,%.6e,%.6e\n", scenes[c].name, sn, np, mi,
+      double mtt = median(v, nt);
+      for (int q = 0; q < nt; q++) v[q] = best_residual(sr[q]);
+      double mb = median(v, nt);
+      double rshare = nt ? (double)reached / nt : NAN;
+      const char* sn = compared_solver(s)->name;
+      fprintf(sum, "%s,%s,%d,%g,%.6e,%.6e,%.4f,%g,%.4f,%.6e,%.6e\n", scenes[c].name, sn, nt, mi,
               mt, mr, share, COMPARE_TARGET, rshare, mtt, mb);
-      printf("%-12s %-10s %8d %10g %12.3e %12.3e %8.0f%% %7.0f%% %12.3e %12.3e\n",
-             scenes[c].name, sn, np, mi, mt, mr, 100 * share, 100 * rshare, mtt, mb);
+      printf("%-12s %-12s %8d %10g %12.3e %12.3e %8.0f%% %7.0f%% %12.3e %12.3e\n",
+             scenes[c].name, sn, nt, mi, mt, mr, 100 * share, 100 * rshare, mtt, mb);
     }
-    free(v);
+    free(v), free(sr);
     if (np > 0 && scene_plots(o->out, scenes[c].name, res, np, ns)) rc = CLI_EXIT_ERROR;
     if (np == 0) printf("%-12s (no contact problems recorded)\n", scenes[c].name);
     for (int i = 0; i < np * ns; i++) free(res[i].tr.t), free(res[i].tr.res);
