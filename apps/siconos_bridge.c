@@ -133,6 +133,25 @@ static FrictionContactProblem* make_problem(const imp_cproblem* p, const int* ma
   return frictionContactProblem_new_with_data(3, nc, M, q, mu);
 }
 
+/* Siconos 4.4's solver_options_delete releases what a SolverOptions holds
+   but not the structures themselves, the top one nor its internal solvers'
+   (valgrind: 120 bytes each per solve, allocated in solver_options_create).
+   Collect them first (depth first, at most max), free them after. */
+static int collect_options(SolverOptions* so, SolverOptions** list, int n, int max) {
+  if (!so || n >= max) return n;
+  list[n++] = so;
+  for (size_t i = 0; i < so->numberOfInternalSolvers; i++)
+    n = collect_options(so->internalSolvers[i], list, n, max);
+  return n;
+}
+
+static void delete_options(SolverOptions* so) {
+  SolverOptions* list[16];
+  int n = collect_options(so, list, 0, 16);
+  solver_options_delete(so);
+  for (int i = 0; i < n; i++) free(list[i]);
+}
+
 /* Solve p with Siconos' solver id; the imp_csolver contract otherwise. */
 static void solve_with(int id, const imp_cproblem* p, const imp_csolver_opt* o, double* f,
                        imp_csolver_stat* s) {
@@ -167,10 +186,23 @@ static void solve_with(int id, const imp_cproblem* p, const imp_csolver_opt* o, 
       s->exit = IMP_EXIT_FAILED;
     }
   }
-  if (so) solver_options_delete(so); /* frees so too */
+  if (so) delete_options(so);
   if (fc) frictionContactProblem_free(fc);
   free(map), free(r), free(u), free(fi);
 }
+
+/* Under AddressSanitizer: Siconos 4.4's nonsmooth Newton solvers (AC and FB)
+   lose 64 bytes per solve, an NM_new inside NM_preserve inside
+   fc3d_nonsmooth_Newton_solvers_solve (valgrind, full stacks; nothing of
+   ours). LeakSanitizer's fast unwinder stops at NM_new, Siconos being built
+   without frame pointers, so that is the frame suppressed; valgrind shows
+   no other leak through the bridge. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+const char* __lsan_default_suppressions(void);
+const char* __lsan_default_suppressions(void) { return "leak:NM_new\n"; }
+#endif
+#endif
 
 static size_t no_work(int n, int nblock) {
   (void)n, (void)nblock;
