@@ -21,9 +21,14 @@
  * W is stored dense (NM_DENSE is column-major; A is symmetric, so the
  * row-major copy is the same matrix). Siconos frees W, q and mu with the
  * problem, so they are malloc'd here. */
+#define _POSIX_C_SOURCE 200809L
+
 #include "siconos_bridge.h"
 
 #include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,6 +121,61 @@ static int exit_reason(int info, int iterations, int maxiter) {
   return iterations >= maxiter ? IMP_EXIT_MAXITER : IMP_EXIT_FAILED;
 }
 
+/* ---- surviving Siconos' assertions ---- */
+
+/* Debian's Siconos 4.4 is built with assertions, and some fire on our
+   recorded problems (fc3d_FischerBurmeisterFGenerated: `-x12 + x6>=0.`, a
+   rounding-negative square-root argument, on a box_pyramid problem). An
+   assertion calls abort(); one solve must not end the whole comparison, so
+   while Siconos runs, SIGABRT jumps back to the bridge, which reports that
+   solve as failed. The handler is installed once; outside Siconos it
+   restores the default action and re-raises, so other aborts still abort. */
+static sigjmp_buf g_abort_jump;
+static volatile sig_atomic_t g_in_siconos;
+
+static void on_abort(int sig) {
+  if (g_in_siconos) siglongjmp(g_abort_jump, 1);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void install_abort_handler(void) {
+  static int installed;
+  if (installed) return;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_abort;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGABRT, &sa, NULL);
+  installed = 1;
+}
+
+/* After the jump SIGABRT is still blocked (sigsetjmp did not save the mask,
+   to keep a syscall out of every timed solve): unblock it. */
+static void unblock_abort(void) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGABRT);
+  sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+/* fc3d_driver, or -1 with *aborted set when Siconos aborted. */
+static int guarded_driver(FrictionContactProblem* fc, double* r, double* u, SolverOptions* so,
+                          int* aborted) {
+  volatile int info = -1;
+  install_abort_handler();
+  *aborted = 0;
+  if (sigsetjmp(g_abort_jump, 0) == 0) {
+    g_in_siconos = 1;
+    info = fc3d_driver(fc, r, u, so);
+  } else {
+    unblock_abort();
+    *aborted = 1;
+  }
+  g_in_siconos = 0;
+  return info;
+}
+
 /* A Siconos problem owning copies of p's data; NULL when out of memory. */
 static FrictionContactProblem* make_problem(const imp_cproblem* p, const int* map) {
   int nc = p->nblock, N = 3 * nc;
@@ -175,15 +235,21 @@ static void solve_with(int id, const imp_cproblem* p, const imp_csolver_opt* o, 
     bridge_env env = {p, o, map, fi, 0};
     Callback cb = {&env, collect_iteration};
     if (o->monitor) so->callback = &cb;
-    int info = fc3d_driver(fc, r, u, so);
+    int aborted;
+    int info = guarded_driver(fc, r, u, so, &aborted);
     so->callback = NULL; /* ours, on the stack: Siconos must not free it */
-    s->iterations = so->iparam[SICONOS_IPARAM_ITER_DONE];
-    s->residual = so->dparam[SICONOS_DPARAM_RESIDU];
-    s->exit = exit_reason(info, s->iterations, o->maxiter);
+    s->iterations = aborted ? env.calls : so->iparam[SICONOS_IPARAM_ITER_DONE];
+    s->residual = aborted ? INFINITY : so->dparam[SICONOS_DPARAM_RESIDU];
+    s->exit = aborted ? IMP_EXIT_FAILED : exit_reason(info, s->iterations, o->maxiter);
     reactions_to_impulses(p, map, r, f);
     if (!(imp_max_abs_or_inf(f, n) < INFINITY)) {
       for (int i = 0; i < n; i++) f[i] = 0;
       s->exit = IMP_EXIT_FAILED;
+    }
+    if (aborted) { /* Siconos' structures may be half-updated: leak them, not crash */
+      fprintf(stderr, "impetus: Siconos aborted (see its assertion above); this solve counts "
+                      "as failed\n");
+      fc = NULL, so = NULL;
     }
   }
   if (so) delete_options(so);
