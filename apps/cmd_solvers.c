@@ -45,9 +45,9 @@ static int name_width(void) {
 }
 
 /* impetus solvers --compare [--out DIR] [--steps N] [--every K]
-   [--max-problems P] [--maxiter N] [--tol T] [--fclib-out DIR] [SCENE...] */
+   [--max-problems P] [--maxiter N] [--tol T] [--fclib-out DIR] [--no-siconos] [SCENE...] */
 static int cmd_compare(int argc, char** argv) {
-  compare_opt o = {"build/solver_compare", 200, 5, 20, 1000, 1e-10, NULL, 0, NULL};
+  compare_opt o = {"build/solver_compare", 200, 5, 20, 1000, 1e-10, NULL, 0, NULL, 0};
   const char** scenes = calloc((size_t)argc + 1, sizeof *scenes);
   if (!scenes) return CLI_EXIT_ERROR;
   int rc = 0;
@@ -85,6 +85,8 @@ static int cmd_compare(int argc, char** argv) {
                         "support (install libfclib-dev and rebuild)\n");
         rc = CLI_EXIT_USAGE;
       } else o.fclib_out = v;
+    } else if (!strcmp(argv[i], "--no-siconos")) {
+      o.no_siconos = 1;
     } else if (argv[i][0] == '-') {
       fprintf(stderr, "impetus solvers: unknown option '%s'\n", argv[i]);
       rc = CLI_EXIT_USAGE;

@@ -74,7 +74,8 @@ static const char* const usage_solvers =
     "usage: impetus solvers\n"
     "       impetus solvers --compare [--out DIR] [--steps N] [--every K]\n"
     "                       [--max-problems P] [--maxiter N] [--tol T]\n"
-    "                       [--fclib-out DIR] [SCENE.xml | PROBLEM.hdf5 ...]\n"
+    "                       [--fclib-out DIR] [--no-siconos]\n"
+    "                       [SCENE.xml | PROBLEM.hdf5 ...]\n"
     "\n"
     "List the contact solvers, one a line: the name (what --solver NAME and\n"
     "the MJCF option solver=\"NAME\" take), then a description; the default\n"
@@ -92,7 +93,9 @@ static const char* const usage_solvers =
     "A PROBLEM.hdf5 (or .h5) is an FCLIB local problem (W, q, mu), solved\n"
     "like a recorded one. --fclib-out DIR writes every recorded problem made\n"
     "of condim-3 contacts only as DIR/SCENE_K.hdf5 (K: its problem number in\n"
-    "iterations.csv); the others are counted on stderr.\n";
+    "iterations.csv); the others are counted on stderr.\n"
+    "When built with libsiconos-numerics-dev, Siconos' siconos_nsgs,\n"
+    "siconos_ac and siconos_fb run beside ours; --no-siconos leaves them out.\n";
 
 static const char* const usage_bench =
     "usage: impetus bench MODEL.xml [--steps N] [--dt H] [--ctrlnoise S]\n"

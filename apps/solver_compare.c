@@ -232,7 +232,9 @@ static void record_scene(const scene* sc, const compare_opt* o, recorder* r) {
 
 /* ---- the solvers compared: ours, then Siconos' where it is built ---- */
 
-static int compared_count(void) { return imp_solver_count() + siconos_bridge_count(); }
+static int compared_count(const compare_opt* o) {
+  return imp_solver_count() + (o->no_siconos ? 0 : siconos_bridge_count());
+}
 
 static const imp_csolver* compared_solver(int s) {
   int n = imp_solver_count();
@@ -488,7 +490,7 @@ int solver_compare(const compare_opt* o) {
   fprintf(sum, "scene,solver,problems,median_iterations,median_time_s,median_final_residual,"
                "converged_share,target_residual,reached_share,median_time_to_target_s,"
                "median_best_residual\n");
-  int ns = compared_count(), rc = 0;
+  int ns = compared_count(o), rc = 0;
   printf("%-12s %-12s %8s %10s %12s %12s %9s %8s %12s %12s\n", "scene", "solver", "problems",
          "med_iter", "med_time_s", "med_resid", "converged", "to_1e-6", "med_t_1e-6",
          "med_best");
@@ -503,7 +505,7 @@ int solver_compare(const compare_opt* o) {
     if (!res) { recorder_free(&r); rc = CLI_EXIT_ERROR; break; }
     int nskip = 0; /* problems Siconos' solvers do not take */
     for (int q = 0; q < np; q++) {
-      nskip += siconos_bridge_count() > 0 && !siconos_bridge_accepts(&r.list[q].p);
+      nskip += ns > imp_solver_count() && !siconos_bridge_accepts(&r.list[q].p);
       for (int s = 0; s < ns; s++) {
         solve_result* sr = &res[q * ns + s];
         if (!compared_solver_takes(s, &r.list[q].p)) { sr->skipped = 1; continue; }

@@ -15,6 +15,7 @@ typedef struct compare_opt {
   int nscenes;
   const char* fclib_out; /* NULL, or write each recorded problem FCLIB can hold
                             here as <scene>_<k>.hdf5 (fclib_io.h) */
+  int no_siconos;    /* 1: leave out Siconos' solvers (siconos_bridge.h) where built */
 } compare_opt;
 
 /* Returns a CLI exit status (0, 1 on files that cannot be read or written). */

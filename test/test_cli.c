@@ -668,6 +668,12 @@ START_TEST(solvers_compare_writes_csv_and_png) {
     ck_assert_uint_eq(w, 900);
     ck_assert_uint_eq(h, 600);
   }
+  /* --no-siconos: our solvers only, one summary row each */
+  snprintf(args, sizeof args,
+           "solvers --compare --no-siconos --steps 20 --max-problems 1 '%s' --out '%s'",
+           IMP_MODELS_DIR "/box_rest.xml", in_dir("cmp_ours"));
+  ck_assert_int_eq(impetus(args), 0);
+  ck_assert_int_eq(count_lines(in_dir("cmp_ours/summary.csv")), 1 + imp_solver_count());
   /* bad usage writes nothing */
   ck_assert_int_eq(impetus("solvers --compare --steps 0"), 2);
   ck_assert_int_eq(impetus("solvers --compare --frobnicate"), 2);
