@@ -84,32 +84,51 @@
  * 968; on ball-contact problems with mass ratios to 64 (Table 1 regime)
  * "always" converged 1-7 more of 100 per cell and raised the Newton share
  * by 2-5 points, so D is applied from the start (RESCALE_DEFAULT).
- * Local minima (Section V.A: "restart at a different point"): up to
- * MAX_RESTARTS times, RESTART_SWEEPS projected Gauss-Seidel sweeps from
- * f(x) give new impulses, x is rebuilt from them as for a warm start and
- * the iteration goes on (uphill allowed; the best iterate by ||r|| is
- * returned). Measured: full rank 992 -> 996, rank-deficient 941 -> 968
- * converged of 1000. Then a local minimum stops with STALLED. They occur
- * when the blended Jacobian (26) of an active edge is singular, which the
- * paper calls rare: here about 0.5% of full-rank random problems.
  * Flat valleys: with redundant contacts (a box on 4 points) the all-stick
  * region's minimum of l is an affine valley along null(A) with r != 0, and
  * LM steps never move along it (see valley_move): at a local minimum, or
  * when an iteration decreases l by less than VALLEY_CRAWL, x moves along the
  * null-space part of w = D^2 r to the valley's first edge crossing (27).
  * Measured on the captured failures (box_pile 76, humanoid 341, Table 1
- * 12): 0 -> 17, 0 -> 21, 1 -> 1 converged. Restarts double their sweeps:
- * the same sweeps from the same local minimum gave the same point again.
- * Crawls on edges: STALL_CRAWLS consecutive iterations that decrease l by
- * less than VALLEY_CRAWL relative with an active edge (26) count as a local
- * minimum (restart), and MAX_RESTARTS is 16 with the sweeps doubling up to
- * 80 (up to 1280: humanoid solver time 143 -> 225 us per step, and 258
- * instead of 244 failures below). Measured on Table 1's n_b = 15, mu = 1
- * and 2 (3 runs, cold start):
- * 429 -> 282 of 1134 steps not converged, median iterations 66.5 -> 32.0
- * at mu = 1 (23.3 -> 26.2 at mu = 2). 2 crawls: 270, but the resting
- * humanoid's joint speeds reach 1.2e-2; 1 crawl: 220 and twice the
- * humanoid's solver time (its stalls then restart 16 times).
+ * 12): 0 -> 17, 0 -> 21, 1 -> 1 converged.
+ * Local minima (Section V.A: "restart the minimization at a different
+ * point"): they occur where the blended Jacobian (26) of an active edge,
+ * or J in a region with redundant sticking contacts (J = -A there), is
+ * singular with r != 0. The restart used here is a proximal point outer
+ * loop (Rockafellar 1976; Siconos' PROX solver): with a center f_k, solve
+ * the regularized problem
+ *     v = (A + rho I) f + v0 - rho f_k
+ * by the same iteration (A + rho I is nonsingular, so J = -(A + rho I) in
+ * the stick region and the flat valleys are gone), then f_{k+1} = f(x). A
+ * fixed point f_{k+1} = f_k is a solution of the original problem, and at
+ * the same x: the regularized residual is r_rho = r + rho (f - f_k), so the
+ * original r is known at every inner iterate and convergence is judged on
+ * it. Each inner solve starts from the previous x (warm) and ends when
+ * ||r_rho|| fell to PROX_ETA of its start. rho starts at PROX_RHO times
+ * mean diag(A) (the Delassus diagonal), is divided by PROX_SHRINK after an
+ * inner solve of at most PROX_FAST iterations (the outer rate is about
+ * rho / (rho + sigma) on an eigenvalue sigma of A) and multiplied by
+ * PROX_GROW after an inner local minimum; below PROX_FLOOR times the rho
+ * that failed it comes back only after outer steps that halve ||r||
+ * (otherwise it cycled between a failing small rho and a large one). Along
+ * a flat valley the outer steps crawl by r / rho with r unchanged; after
+ * each inner solve the edge-aware linesearch of the original l along the
+ * ray from the center's x through the inner solution (PROX_REACH times the
+ * step) jumps to the valley's end (extrapolate). The loop uses the rest of
+ * the iteration budget; the statistics count its inner iterations.
+ * Triggers: a local minimum of the iteration (after the valley move), or
+ * crawling on an active edge: PROX_CRAWLS consecutive (or PROX_TOTAL_CRAWLS
+ * in all) iterations that decrease l by less than VALLEY_CRAWL relative.
+ * Off edges crawls are left alone: triggering there too converged 10 more
+ * of 951 humanoid islands but the resting humanoid's joints then moved at
+ * 7.7e-2 rad/s (another of the non-unique solutions of redundant contacts).
+ * Measured on 2 x 3 cold Table 1 runs (n_b = 15, mu = 0.5, 1, 2: 379, 379,
+ * 375 problems), box_pile (987 islands) and the humanoid (951) captured
+ * with the problem hook, tol 1e-8, 100 iterations: not converged 17, 60,
+ * 53, 61, 139 with 16 Gauss-Seidel restarts (the previous escape) -> 9, 57,
+ * 50, 61, 138. Tried and no better: the proximal loop from the start (42,
+ * 107, 53, 68, 178), after a fixed 20 iterations, PROX_ETA 0.01, rho from
+ * 0.1 or 1 mean diag(A), reverting to the center after an inner failure.
  * Stopping: ||r||_inf <= tol * max(||v0||_inf, ||b||_inf, ||A f||_inf),
  * on the unscaled residual: the velocity error relative to the problem's
  * velocities.
@@ -141,13 +160,7 @@
 #define NEWTON_ACCEPT 0.5   /* fraction of the predicted decrease (Section III.A) */
 #define WARM_CONE_TOL 1e-9  /* relative: a warm f_T this close to the cone is on it */
 #define ALPHA_EPS 1e-12
-#define MAX_RESTARTS 16     /* restarts from local minima per solve */
-#define RESTART_SWEEPS 10   /* Gauss-Seidel sweeps of a restart */
-#define RESTART_DOUBLINGS 3 /* sweeps stop doubling here (80) */
 #define MAX_VALLEYS 32      /* valley moves per solve */
-#define LEAVE_GAIN 0.1     /* a move off an edge must lower l by this factor */
-#define MAX_LEAVES 16       /* moves off an active edge per solve */
-#define STALL_CRAWLS 3      /* crawling iterations on an active edge that make a local minimum */
 #define VALLEY_CRAWL 1e-2  /* relative decrease of l below which an iteration crawls */
 #define NULL_EPS 1e-10      /* filter of the null-space projection, relative to max diag H */
 #define VALLEY_NULL_MIN 1e-6 /* ||z|| / ||w|| below this: J is not singular along w */
@@ -157,6 +170,20 @@
 /* when the residual rescaling of Section V.A is applied */
 enum { RESCALE_NEVER = 0, RESCALE_ON_LOCAL_MIN = 1, RESCALE_ALWAYS = 2 };
 #define RESCALE_DEFAULT RESCALE_ALWAYS /* measured: see the header */
+
+#define PROX_RHO 10.0      /* the first rho relative to mean diag(A) */
+#define PROX_RHO_MIN 1e-10
+#define PROX_RHO_MAX 1e4
+#define PROX_ETA 0.1      /* an inner solve ends when r_rho fell to this fraction */
+#define PROX_GROW 10.0    /* rho *= after an inner local minimum */
+#define PROX_SHRINK 10.0  /* rho /= after an inner solve of at most PROX_FAST iterations */
+#define PROX_FLOOR 3.0
+#define PROX_FLOOR_DECAY 0.5
+#define PROX_GOOD 0.5
+#define PROX_TOTAL_CRAWLS 5
+#define PROX_REACH 1e3
+#define PROX_FAST 3
+#define PROX_CRAWLS 3
 
 enum { REG_EQ, REG_BREAK, REG_STICK, REG_SLIP };
 enum { EDGE_NONE, EDGE_PLANE, EDGE_CONE };
@@ -189,8 +216,12 @@ typedef struct tod {
   int S_ok;                  /* S holds the products for the current D */
   double *F, *B;             /* nb x 36: chosen Jacobian of f, tangent basis */
   int *ncol, *coladr, *active, *reg, *perm;
-  int side;                  /* 0: eqs. (25-26); 1 or 2: active edges take that side's F */
   crossing* cross;
+  /* the proximal outer loop (see prox_phase) */
+  imp_cproblem reg_p;        /* the regularized problem: A + rho I, v0 - rho f_k */
+  double *Ap, *v0p;          /* n x n, n: its arrays */
+  double *fprox, *r0;        /* n: the proximal center f_k; the original problem's r */
+  double* xprox;             /* n: x where the inner solve started */
 } tod;
 
 /* ---- small dense linear algebra ---- */
@@ -475,8 +506,6 @@ static void choose_jacobians(tod* s) {
       double delta2 = -(quad_form(s->y + adr, F2, d, dim) - wd);
       if (delta1 < 0 || delta2 < 0) {
         imp_copy(F, delta1 <= delta2 ? F1 : F2, dim * dim);
-      } else if (s->side && kind == EDGE_CONE) {
-        imp_copy(F, s->side == 1 ? F1 : F2, dim * dim);
       } else {
         double sum = delta1 + delta2;
         double c1 = sum > 0 ? delta2 / sum : 0.5, c2 = sum > 0 ? delta1 / sum : 0.5;
@@ -1056,15 +1085,20 @@ static void warm_start_point(tod* s, const double* f0, double* x) {
 
 /* ---- the solver ---- */
 
-/* the stopping test on the unscaled residual (header) */
-static int converged(const tod* s, const double* x, const double* f, const double* r, double tol) {
-  const imp_cproblem* p = s->p;
-  double rmax = 0, scale = fmax(max_abs(p->v0, s->n), max_abs(p->b, s->n));
-  for (int i = 0; i < s->n; i++) {
+/* the stopping test on the unscaled residual (header) for problem p */
+static int converged_on(const imp_cproblem* p, const double* x, const double* f, const double* r,
+                        double tol) {
+  double rmax = 0, scale = fmax(max_abs(p->v0, p->n), max_abs(p->b, p->n));
+  for (int i = 0; i < p->n; i++) {
     rmax = fmax(rmax, fabs(r[i]));
     scale = fmax(scale, fabs(r[i] + f[i] + x[i] - p->v0[i])); /* (A f)_i */
   }
   return rmax <= tol * scale;
+}
+
+/* the stopping test for the problem being iterated on */
+static int converged(const tod* s, const double* x, const double* f, const double* r, double tol) {
+  return converged_on(s->p, x, f, r, tol);
 }
 
 /* D = 1 / row sums of |A| (Section V.A), floored so empty rows stay finite */
@@ -1094,7 +1128,7 @@ static size_t carve(tod* s, int n, int nb, void* work) {
   double** vecs[] = {&s->D,  &s->x,  &s->fx, &s->r,  &s->xn, &s->fn, &s->rn, &s->xc, &s->fc,
                      &s->rc, &s->xb, &s->fb, &s->rb, &s->xt, &s->ft, &s->rt, &s->xk, &s->fk, &s->rk, &s->xl, &s->fl,
                      &s->rl, &s->xr, &s->fr, &s->rr, &s->w,  &s->y,  &s->g,  &s->u,  &s->tmp,
-                     &s->gr, &s->xi};
+                     &s->gr, &s->xi, &s->v0p, &s->fprox, &s->r0, &s->xprox};
   for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) TAKE(*vecs[i], n);
   TAKE(s->J, nn);
   TAKE(s->H, nn);
@@ -1102,6 +1136,7 @@ static size_t carve(tod* s, int n, int nb, void* work) {
   TAKE(s->HB, nn);
   TAKE(s->Jd, (size_t)n * (n + 6));
   TAKE(s->S, nn);
+  TAKE(s->Ap, nn);
   TAKE(s->F, 36 * (size_t)nb);
   TAKE(s->B, 36 * (size_t)nb);
   TAKE(s->ncol, nb);
@@ -1149,68 +1184,6 @@ static double initialize(tod* s, const imp_csolver_opt* o, const double* f0) {
   return l;
 }
 
-/* ---- restart from a local minimum (Section V.A: "restart the minimization
-   at a different point") ---- */
-
-/* Euclidean projection of (f_N, f_T) onto the solid cone ||f_T|| <= mu f_N:
-   inside unchanged; in the polar cone (mu ||f_T|| <= -f_N) to 0; otherwise
-   the foot of the perpendicular on the generator through f_T's azimuth,
-   f_N' = (f_N + mu rho) / (1 + mu^2), f_T' = mu f_N' f_T / rho (the same
-   one-dimensional minimization as project_on_cone, clipped at the apex). */
-static void project_on_solid_cone(double* fk, int dim, double mu) {
-  double rho = sqrt(imp_dot(fk + 1, fk + 1, dim - 1));
-  if (rho <= mu * fk[0]) return;
-  if (mu * rho <= -fk[0]) {
-    imp_zero(fk, dim);
-    return;
-  }
-  double fn = (fk[0] + mu * rho) / (1 + mu * mu);
-  fk[0] = fn;
-  imp_scl(fk + 1, fk + 1, mu * fn / rho, dim - 1);
-}
-
-/* Projected Gauss-Seidel sweeps over the rows (each row's diagonal of A,
-   then the block's impulse projected on its set: R for equalities, R+ for
-   unilateral rows, the cone for friction blocks), in place on f. A point of
-   another merit (the rows' own complementarity) that does not share l's
-   local minima; s->y carries v = A f + v0 through the sweep. */
-static void gauss_seidel_sweeps(tod* s, double* f, int sweeps) {
-  const imp_cproblem* p = s->p;
-  int n = s->n;
-  double* v = s->y;
-  mat_vec(v, p->A, f, n);
-  for (int i = 0; i < n; i++) v[i] += p->v0[i];
-  for (int sweep = 0; sweep < sweeps; sweep++)
-    for (int k = 0; k < s->nb; k++) {
-      int dim = p->blk_dim[k], adr = p->blk_adr[k];
-      double old[MAXDIM];
-      imp_copy(old, f + adr, dim);
-      for (int j = 0; j < dim; j++) {
-        int i = adr + j;
-        double aii = p->A[(size_t)i * n + i];
-        double target = sticking_velocity(p, k, j);
-        if (aii > 0) f[i] -= (v[i] - target) / aii;
-      }
-      if (p->blk_type[k] != IMP_CNSTR_EQUALITY) {
-        double mu = has_cone(p, k) ? p->mu[k] : 0;
-        if (dim == 1) f[adr] = fmax(f[adr], 0.0);
-        else project_on_solid_cone(f + adr, dim, mu);
-      }
-      for (int j = 0; j < dim; j++) {
-        double df = f[adr + j] - old[j];
-        if (df != 0) imp_add_scl(v, p->A + (size_t)(adr + j) * n, df, n); /* A symmetric */
-      }
-    }
-}
-
-/* move x to the point of the impulses after a few sweeps from f(x) */
-static double restart_point(tod* s, int sweeps) {
-  imp_copy(s->ft, s->fx, s->n);
-  gauss_seidel_sweeps(s, s->ft, sweeps);
-  warm_start_point(s, s->ft, s->x);
-  return eval_point(s, s->x, s->fx, s->r);
-}
-
 /* accept (xp, fp, rp) as the iterate */
 static void accept_point(tod* s, const double* xp, const double* fp, const double* rp) {
   imp_copy(s->x, xp, s->n);
@@ -1254,7 +1227,8 @@ static double null_component(tod* s, double hscale, double* z) {
 static int valley_move(tod* s, double hscale, double* l) {
   int n = s->n;
   double* z = s->u; /* find_crossings reads the direction from its argument */
-  if (!(null_component(s, hscale, s->gr) > VALLEY_NULL_MIN)) return 0;
+  double nratio = null_component(s, hscale, s->gr);
+  if (!(nratio > VALLEY_NULL_MIN)) return 0;
   /* a ray long enough to reach any edge within VALLEY_REACH times x's size */
   double zmax = max_abs(s->gr, n), reach = VALLEY_REACH * fmax(max_abs(s->x, n), s->tiny);
   for (int i = 0; i < n; i++) z[i] = s->gr[i] * (reach / zmax);
@@ -1269,60 +1243,6 @@ static int valley_move(tod* s, double hscale, double* l) {
   return 1;
 }
 
-
-/* w = D^2 r, y = (A - I) w and the Jacobians of eqs. (25-26) at x */
-static void edge_state(tod* s) {
-  const imp_cproblem* p = s->p;
-  int n = s->n;
-  for (int i = 0; i < n; i++) s->w[i] = s->D[i] * s->D[i] * s->r[i];
-  mat_vec(s->y, p->A, s->w, n);
-  for (int i = 0; i < n; i++) s->y[i] -= s->w[i];
-  s->side = 0;
-  choose_jacobians(s);
-}
-
-/* Leaving an active edge at a local minimum: on it (26) and B (28-29) keep
-   the step in the tangent space, where B'g = 0 with r != 0. Each side's
-   Gauss-Newton model (J_1 or J_2 of eq. 25 for every active edge, B = I)
-   has its own Newton point, which can lie far beyond the first-order
-   increase across the edge; the edge-aware linesearch x : x_N of that side
-   is searched and its best point taken when it lowers l by LEAVE_GAIN.
-   Measured on Table 1's n_b = 15, mu = 1 and 2 cells (282 of 1134 steps
-   failing before): 258; any decrease instead of LEAVE_GAIN: 330 (the
-   iteration went back to the edge); plane edges too: 252, no better. Only
-   cone edges are left. 1 when x moved. */
-static int leave_edge(tod* s, double* l) {
-  int moved = 0;
-  for (int side = 1; side <= 2; side++) {
-    edge_state(s);
-    int cones = 0;
-    for (int k = 0; k < s->nb; k++) cones += s->active[k] == EDGE_CONE;
-    if (!cones) break; /* no active cone edge */
-    s->side = side;
-    choose_jacobians(s);
-    s->side = 0;
-    double hscale = fmax(build_gauss_newton(s), 1e-300);
-    restrict_gradient(s);
-    restricted_hessian(s, LAMBDA_INIT * hscale);
-    if (!cholesky_factor(s->Hr, s->m)) continue;
-    for (int c = 0; c < s->m; c++) s->xi[c] = -s->gr[c];
-    cholesky_solve(s->Hr, s->m, s->xi);
-    expand_step(s, s->xi, s->xn);
-    double ln = eval_point(s, s->xn, s->fn, s->rn), lbest = *l;
-    offer_candidate(s, s->xn, s->fn, s->rn, ln, &lbest);
-    search_segment(s, s->x, s->r, *l, s->xn, s->rn, ln, &lbest);
-    if (lbest < LEAVE_GAIN * *l) {
-      accept_point(s, s->xb, s->fb, s->rb);
-      *l = lbest;
-      moved = 1;
-    }
-  }
-  if (!moved) { /* valley_move reads H of the iteration's own Jacobians */
-    edge_state(s);
-    (void)build_gauss_newton(s);
-  }
-  return moved;
-}
 
 /* One iteration of the pseudocode (Section III.E) from x with objective *l:
    1 when a better point was accepted (*newton set when it was x_N), 0 at a
@@ -1381,14 +1301,149 @@ static int iterate(tod* s, double* l, double* lambda, int* newton, double* hscal
   return 1;
 }
 
-/* remember the iterate when its unscaled ||r|| is the lowest so far */
-static void keep_best(tod* s, double* rbest2) {
-  double r2 = imp_dot(s->r, s->r, s->n);
+/* remember the iterate when its unscaled ||r|| (r: the original problem's
+   residual at it) is the lowest so far */
+static void keep_best(tod* s, const double* r, double* rbest2) {
+  double r2 = imp_dot(r, r, s->n);
   if (!(r2 < *rbest2)) return;
   *rbest2 = r2;
   imp_copy(s->xk, s->x, s->n);
   imp_copy(s->fk, s->fx, s->n);
-  imp_copy(s->rk, s->r, s->n);
+  imp_copy(s->rk, r, s->n);
+}
+
+/* ---- the proximal outer loop ----
+   prox_phase is described in the header. */
+
+/* mean of diag(A): the scale of rho */
+static double mean_diag(const imp_cproblem* p) {
+  double sum = 0;
+  for (int i = 0; i < p->n; i++) sum += p->A[(size_t)i * p->n + i];
+  return sum / p->n;
+}
+
+/* iterate on the regularized problem A + rho I of the original orig, with
+   the scaling D of it when scaled (rescale_rows reads s->p) */
+static void prox_set_rho(tod* s, const imp_cproblem* orig, double rho, int scaled) {
+  int n = s->n;
+  memcpy(s->Ap, orig->A, (size_t)n * n * sizeof(double));
+  for (int i = 0; i < n; i++) s->Ap[(size_t)i * n + i] += rho;
+  s->p = &s->reg_p;
+  if (scaled) rescale_rows(s);
+  s->S_ok = 0; /* J's sticking columns contain A */
+}
+
+/* the center f_k = f(x): v0 - rho f_k */
+static void prox_center(tod* s, const imp_cproblem* orig, double rho) {
+  imp_copy(s->fprox, s->fx, s->n);
+  for (int i = 0; i < s->n; i++) s->v0p[i] = orig->v0[i] - rho * s->fprox[i];
+}
+
+/* r0 = the original problem's r at the iterate: r_rho - rho (f - f_k) */
+static void original_residual(tod* s, double rho) {
+  for (int i = 0; i < s->n; i++) s->r0[i] = s->r[i] - rho * (s->fx[i] - s->fprox[i]);
+}
+
+/* One inner solve from x on the problem centered at f_k: Todorov iterations
+   until r_rho falls to PROX_ETA of its start (or the original problem
+   converges: 2); 1 when reached, 0 at a local minimum or the budget. */
+static int prox_inner(tod* s, const imp_cproblem* orig, const imp_csolver_opt* o,
+                      imp_csolver_stat* st, double rho, double* rbest2, int* inner_it) {
+  double l = eval_point(s, s->x, s->fx, s->r); /* = the original r: f = f_k */
+  double target = PROX_ETA * max_abs(s->r, s->n), lambda = LAMBDA_INIT;
+  *inner_it = 0;
+  while (st->iterations < o->maxiter) {
+    if (max_abs(s->r, s->n) <= target) return 1;
+    double hscale;
+    int newton, progress = iterate(s, &l, &lambda, &newton, &hscale);
+    st->iterations++;
+    st->newton += newton;
+    ++*inner_it;
+    original_residual(s, rho);
+    keep_best(s, s->r0, rbest2);
+    if (o->monitor) o->monitor(o->monitor_ctx, st->iterations, s->fx);
+    if (converged_on(orig, s->x, s->fx, s->r0, o->tol)) return 2;
+    if (!progress) return 0;
+  }
+  return 0;
+}
+
+/* The proximal steps along a flat valley: when r of the original problem
+   does not change along the step x_c -> x (the center's x to the inner
+   solution), the outer loop crawls by steps of r / rho. The edge-aware
+   linesearch of the original l over x_c + alpha PROX_REACH (x - x_c) finds
+   the valley's end (an edge, eq. 27) at once; its best point is taken when
+   it beats x. 1 when the original problem converged there. */
+static int extrapolate(tod* s, const imp_cproblem* orig, double tol, double* rbest2) {
+  int n = s->n;
+  const imp_cproblem* reg = s->p;
+  s->p = orig; /* same b, mu and D; A, v0 of the original */
+  double lx = eval_point(s, s->x, s->fx, s->r);
+  /* buffers the linesearch does not touch: w, y (free between iterations)
+     for the center, xn, fn, rn for the ray's end */
+  double lc = eval_point(s, s->xprox, s->y, s->w);
+  for (int i = 0; i < n; i++) s->xn[i] = s->xprox[i] + PROX_REACH * (s->x[i] - s->xprox[i]);
+  double lq = eval_point(s, s->xn, s->fn, s->rn), lbest = lx;
+  search_segment(s, s->xprox, s->w, lc, s->xn, s->rn, lq, &lbest);
+  if (lbest < lx) {
+    accept_point(s, s->xb, s->fb, s->rb);
+    keep_best(s, s->r, rbest2);
+  }
+  int conv = converged_on(orig, s->x, s->fx, s->r, tol);
+  s->p = reg;
+  eval_point(s, s->x, s->fx, s->r); /* r_rho: f_k is still the center */
+  return conv;
+}
+
+/* the next rho after an inner solve that ended with res (prox_inner):
+   grow it after a local minimum of the inner problem and never come back
+   below PROX_FLOOR times that rho until the outer loop made good progress;
+   shrink it after a fast inner solve (a well-conditioned inner problem is
+   affordable with less regularization, and the outer loop converges at
+   about rho / (rho + sigma) per step on an eigenvalue sigma of A) */
+static double next_rho(tod* s, int res, int inner_it, double rho, double* floor, double rho_min,
+                       double rho_max, double* r0_prev) {
+  if (res == 0) {
+    *floor = fmax(*floor, PROX_FLOOR * rho);
+    return fmin(rho * PROX_GROW, rho_max);
+  }
+  original_residual(s, rho);
+  double r0 = max_abs(s->r0, s->n);
+  if (r0 < PROX_GOOD * *r0_prev) *floor = fmax(*floor * PROX_FLOOR_DECAY, rho_min);
+  *r0_prev = r0;
+  return inner_it <= PROX_FAST ? fmax(rho / PROX_SHRINK, *floor) : rho;
+}
+
+/* The proximal point loop from the current x (header); 1 when the original
+   problem converged. On return s holds x, f(x) and r(x) of the original
+   problem. */
+static int prox_phase(tod* s, const imp_csolver_opt* o, imp_csolver_stat* st, int scaled,
+                      double* rbest2) {
+  const imp_cproblem* orig = s->p;
+  double dbar = mean_diag(orig);
+  if (!(dbar > 0) || !isfinite(dbar)) return 0;
+  s->reg_p = *orig;
+  s->reg_p.A = s->Ap;
+  s->reg_p.v0 = s->v0p;
+  double rho = PROX_RHO * dbar, rho_min = PROX_RHO_MIN * dbar, rho_max = PROX_RHO_MAX * dbar;
+  double floor = rho_min;
+  double r0_prev = max_abs(s->r, s->n);
+  int done = 0;
+  prox_set_rho(s, orig, rho, scaled);
+  while (!done && st->iterations < o->maxiter) {
+    prox_center(s, orig, rho);
+    imp_copy(s->xprox, s->x, s->n);
+    int inner_it, res = prox_inner(s, orig, o, st, rho, rbest2, &inner_it);
+    done = res == 2 || (res == 1 && extrapolate(s, orig, o->tol, rbest2));
+    if (done) break;
+    double next = next_rho(s, res, inner_it, rho, &floor, rho_min, rho_max, &r0_prev);
+    if (next != rho) prox_set_rho(s, orig, rho = next, scaled);
+  }
+  s->p = orig;
+  if (scaled) rescale_rows(s);
+  s->S_ok = 0;
+  eval_point(s, s->x, s->fx, s->r);
+  return done;
 }
 
 /* the solver with a choice of when to rescale the residual (Section V.A) */
@@ -1408,8 +1463,9 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
   if (rescale == RESCALE_ALWAYS) rescale_rows(&s);
   double l = initialize(&s, o, f), rbest2 = INFINITY;
   double lambda = LAMBDA_INIT;
-  keep_best(&s, &rbest2);
-  int scaled = rescale == RESCALE_ALWAYS, done = 0, restarts = 0, valleys = 0, crawls = 0, leaves = 0;
+  keep_best(&s, s.r, &rbest2);
+  int scaled = rescale == RESCALE_ALWAYS, done = 0, proxed = 0, valleys = 0;
+  int crawls = 0, total_crawls = 0;
   st->exit = IMP_EXIT_MAXITER;
   for (int it = 0; it < o->maxiter && isfinite(l); it++) {
     if (converged(&s, s.x, s.fx, s.r, o->tol)) {
@@ -1420,8 +1476,8 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
     int newton = 0, progress = iterate(&s, &l, &lambda, &newton, &hscale);
     /* a crawl (tiny decreases along a nearly flat valley) is left as a local minimum is */
     int crawl = progress && l > lprev * (1 - VALLEY_CRAWL);
-    int on_edge = s.m < s.n; /* some edge was active (26): B dropped a column */
     crawls = crawl ? crawls + 1 : 0;
+    total_crawls += crawl;
     if (crawl && valleys < MAX_VALLEYS) {
       /* H of this iteration is still in s.H: the Jacobians F (and so J and H)
          were chosen at the iteration's start and nothing since changed them;
@@ -1429,42 +1485,34 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
       for (int i = 0; i < s.n; i++) s.w[i] = s.D[i] * s.D[i] * s.r[i];
       if (valley_move(&s, hscale, &l)) valleys++, crawls = 0;
     }
-    /* Crawling along an active edge is a local minimum reached slowly: at the
-       ball scenes' failures the restricted gradient B'g tends to 0 with r != 0
-       while the iteration keeps taking 1e-12-relative decreases until maxiter,
-       so the restarts of Section V.A were never reached. Off edges a crawl is
-       left alone (the humanoid's valleys: 162 -> 223 failures when counted). */
-    if (crawls >= STALL_CRAWLS && on_edge) progress = 0, crawls = 0;
+    /* Crawling is a local minimum reached slowly (header): the restricted
+       gradient B'g tends to 0 with r != 0 while the iteration keeps taking
+       tiny decreases until maxiter, and no escape would ever be tried. */
+    int on_edge = s.m < s.n; /* some edge was active (26): B dropped a column */
+    int crawled = on_edge && (crawls >= PROX_CRAWLS || total_crawls >= PROX_TOTAL_CRAWLS);
+    if (crawled) progress = 0;
     st->iterations++;
     st->newton += newton;
-    if (!progress && leaves < MAX_LEAVES && leave_edge(&s, &l)) {
-      leaves++;
-      lambda = LAMBDA_INIT;
-    } else if (!progress && valleys < MAX_VALLEYS && valley_move(&s, hscale, &l)) {
+    if (!progress && !crawled && valleys < MAX_VALLEYS && valley_move(&s, hscale, &l)) {
       valleys++;
       lambda = LAMBDA_INIT;
-    } else if (!progress) {
-      if (rescale == RESCALE_ON_LOCAL_MIN && !scaled) { /* Section V.A: D r(x) = 0 */
-        rescale_rows(&s);
-        scaled = 1;
-        l = objective(&s, s.r);
-        lambda = LAMBDA_INIT;
-      } else if (restarts < MAX_RESTARTS) {
-        /* twice the sweeps each time: from the same local minimum the same
-           sweeps give the same point, and the iteration went back to it */
-        l = restart_point(&s, RESTART_SWEEPS << (restarts < RESTART_DOUBLINGS ? restarts : RESTART_DOUBLINGS));
-        restarts++;
-        lambda = LAMBDA_INIT;
-      } else {
-        st->exit = IMP_EXIT_STALLED;
-        done = 2;
-      }
+    } else if (!progress && rescale == RESCALE_ON_LOCAL_MIN && !scaled) {
+      rescale_rows(&s); /* Section V.A: D r(x) = 0 */
+      scaled = 1;
+      l = objective(&s, s.r);
+      lambda = LAMBDA_INIT;
+    } else if (!progress) { /* the proximal outer loop takes the rest of the budget */
+      if (o->monitor) o->monitor(o->monitor_ctx, st->iterations, s.fx);
+      proxed = 1;
+      done = prox_phase(&s, o, st, scaled, &rbest2) ? 1 : 2;
+      if (done == 2) st->exit = st->iterations >= o->maxiter ? IMP_EXIT_MAXITER : IMP_EXIT_STALLED;
     }
-    keep_best(&s, &rbest2);
-    if (o->monitor) o->monitor(o->monitor_ctx, st->iterations, s.fx);
+    keep_best(&s, s.r, &rbest2);
+    if (o->monitor && !proxed) o->monitor(o->monitor_ctx, st->iterations, s.fx);
     if (done) break;
   }
-  if ((restarts > 0 || valleys > 0) && done != 1 && isfinite(rbest2)) accept_point(&s, s.xk, s.fk, s.rk);
+  /* the valley moves and the proximal loop go uphill in l: return the best */
+  if ((proxed || valleys > 0) && done != 1 && isfinite(rbest2)) accept_point(&s, s.xk, s.fk, s.rk);
   if (done != 2 && converged(&s, s.x, s.fx, s.r, o->tol)) st->exit = IMP_EXIT_CONVERGED;
   st->residual = sqrt(imp_dot(s.r, s.r, s.n));
   if (all_finite(s.fx, s.n) && isfinite(st->residual)) {
