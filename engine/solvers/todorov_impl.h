@@ -1,0 +1,125 @@
+/* Internals of Todorov's solver shared by its files (not a public header):
+ *   todorov.c         the iteration (Section III.E), the proximal outer
+ *                     loop, the solver table; the derivations in its header
+ *   todorov_model.c   small dense linear algebra, f(x) and r(x) (eqs.
+ *                     10-15), edges and the Jacobian on them (25-26, 29),
+ *                     the Gauss-Newton model restricted to B (20-24, 28)
+ *   todorov_search.c  the edge-aware linesearch (Section III.C, eq. 27) and
+ *                     the initialization (Section III.F)
+ * What it promises: the solver's state (tod) is carved from the caller's
+ * work buffer; no function here allocates. */
+#ifndef IMPETUS_TODOROV_IMPL_H
+#define IMPETUS_TODOROV_IMPL_H
+
+#include <stddef.h>
+
+#include "contact.h"
+
+#define MAXDIM 6
+#define EDGE_TOL 1e-9       /* relative distance to an edge counted as "on" it */
+#define RANK_TOL 1e-11      /* pivots below this times max diag(A) are zero */
+#define LAMBDA_UP 10.0      /* lambda *= otherwise (2, 4, 100 measured: no better) */
+#define LAMBDA_DOWN 10.0    /* lambda /= on an accepted Newton point */
+#define LAMBDA_INIT 1e-8    /* Levenberg-Marquardt lambda, relative to max diag J'J */
+#define LAMBDA_MIN 1e-14
+#define LAMBDA_MAX 1e8
+#define NEWTON_ACCEPT 0.5   /* fraction of the predicted decrease (Section III.A) */
+#define WARM_CONE_TOL 1e-9  /* relative: a warm f_T this close to the cone is on it */
+#define ALPHA_EPS 1e-12     /* crossings closer than this to a segment end are the end */
+#define MAX_VALLEYS 32      /* valley moves per solve */
+#define VALLEY_CRAWL 1e-2  /* relative decrease of l below which an iteration crawls */
+#define NULL_EPS 1e-10      /* filter of the null-space projection, relative to max diag H */
+#define VALLEY_NULL_MIN 1e-6 /* ||z|| / ||w|| below this: J is not singular along w */
+#define VALLEY_REACH 1e3    /* the valley ray's length relative to ||x||_inf */
+#define VALLEY_SLACK 1e-6   /* relative increase of l tolerated at the valley's edge */
+
+/* when the residual rescaling of Section V.A is applied */
+enum { RESCALE_NEVER = 0, RESCALE_ON_LOCAL_MIN = 1, RESCALE_ALWAYS = 2 };
+#define RESCALE_DEFAULT RESCALE_ALWAYS /* measured: see the header */
+
+#define PROX_RHO 10.0      /* the first rho relative to mean diag(A) */
+#define PROX_RHO_MIN 1e-10
+#define PROX_RHO_MAX 1e4
+#define PROX_ETA 0.1      /* an inner solve ends when r_rho fell to this fraction */
+#define PROX_GROW 10.0    /* rho *= after an inner local minimum */
+#define PROX_SHRINK 10.0  /* rho /= after an inner solve of at most PROX_FAST iterations */
+#define PROX_FLOOR 3.0
+#define PROX_FLOOR_DECAY 0.5
+#define PROX_GOOD 0.5
+#define PROX_TOTAL_CRAWLS 5
+#define PROX_REACH 1e3
+#define PROX_FAST 3
+#define PROX_CRAWLS 3
+
+enum { REG_EQ, REG_BREAK, REG_STICK, REG_SLIP };
+enum { EDGE_NONE, EDGE_PLANE, EDGE_CONE };
+
+typedef struct crossing {
+  double alpha;
+  int blk, kind;
+} crossing;
+
+/* the solver's state, all arrays carved from work */
+typedef struct tod {
+  const imp_cproblem* p;
+  int n, nb, m;              /* rows, blocks, columns of B */
+  double tiny;               /* absolute size below which a block counts as zero */
+  double* D;                 /* n: residual scaling (Section V.A), ones when off */
+  double *x, *fx, *r;        /* the iterate, f(x), r(x) */
+  double *xn, *fn, *rn;      /* Newton point */
+  double *xc, *fc, *rc;      /* Cauchy point */
+  double *xb, *fb, *rb;      /* best point of the linesearch */
+  double *xt, *ft, *rt;      /* trial point */
+  double *xk, *fk, *rk;      /* the best iterate so far by ||r|| (restarts go uphill) */
+  double *xl, *fl, *rl;      /* sub-segment left end */
+  double *xr, *fr, *rr;      /* sub-segment right end */
+  double *w, *y, *g, *u, *tmp, *gr, *xi;
+  double *J, *H, *Hr, *HB;   /* n x n, n x n, m x m, n x m */
+  double* Jd;                /* n x (n + 6): J's columns of nonzero F, packed */
+  int *dcol, *zcol;          /* n: the packed columns; nb: 1 when F = 0, -1 when F = -I */
+  int *gcol, *colblk;        /* n: the packed columns in order; the block of each row */
+  double* S;                 /* n x n: stick_products' cache */
+  int S_ok;                  /* S holds the products for the current D */
+  double *F, *B;             /* nb x 36: chosen Jacobian of f, tangent basis */
+  int *ncol, *coladr, *active, *reg, *perm;
+  crossing* cross;
+  /* the proximal outer loop (see prox_phase) */
+  imp_cproblem reg_p;        /* the regularized problem: A + rho I, v0 - rho f_k */
+  double *Ap, *v0p;          /* n x n, n: its arrays */
+  double *fprox, *r0;        /* n: the proximal center f_k; the original problem's r */
+  double* xprox;             /* n: x where the inner solve started */
+} tod;
+
+/* Each function is described at its definition. */
+
+/* ---- todorov_model.c ---- */
+
+int imp_tod_cholesky_factor(double* M, int m);
+void imp_tod_cholesky_solve(const double* L, int m, double* z);
+void imp_tod_mat_vec(double* res, const double* A, const double* v, int n);
+double imp_tod_max_abs(const double* v, int n);
+int imp_tod_has_cone(const imp_cproblem* p, int k);
+int imp_tod_block_region(const imp_cproblem* p, int k, const double* xk);
+void imp_tod_block_jacobian(const imp_cproblem* p, int k, int reg, const double* xk, double* F);
+double imp_tod_eval_point(const tod* s, const double* x, double* f, double* r);
+double imp_tod_objective(const tod* s, const double* r);
+void imp_tod_choose_jacobians(tod* s);
+double imp_tod_build_gauss_newton(tod* s);
+void imp_tod_restrict_gradient(tod* s);
+void imp_tod_restricted_hessian(tod* s, double lambda);
+void imp_tod_expand_step(const tod* s, const double* xi, double* x_out);
+void imp_tod_project_active_cones(const tod* s, double* xp);
+
+/* ---- todorov_search.c ---- */
+
+int imp_tod_find_crossings(const tod* s, const double* P, const double* u, crossing* cr);
+void imp_tod_snap_to_edge(const imp_cproblem* p, const crossing* c, double* xp);
+void imp_tod_offer_candidate(tod* s, const double* xp, const double* fp, const double* rp,
+                            double lp, double* lbest);
+void imp_tod_segment_point(const tod* s, const double* P, const double* u, double alpha, double* xp);
+void imp_tod_search_segment(tod* s, const double* P, const double* rP, double lP, const double* Q,
+                           const double* rQ, double lQ, double* lbest);
+void imp_tod_sticking_point(tod* s, double* x);
+void imp_tod_warm_start_point(tod* s, const double* f0, double* x);
+
+#endif

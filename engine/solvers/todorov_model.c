@@ -1,0 +1,570 @@
+/* Todorov 2010: the model of the iteration: dense linear algebra, f(x)
+ * and r(x) (eqs. 10-15), edges and their Jacobians (eqs. 25-26, 29), the
+ * Gauss-Newton model restricted to the tangent space (eqs. 20-24, 28).
+ * The derivations are in the header of todorov.c. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contact.h"
+#include "mathx.h"
+#include "todorov_impl.h"
+
+/* ---- small dense linear algebra ---- */
+
+/* two doubles in one SSE register (a clang/gcc extension; lanes are plain
+   IEEE operations, so results equal the scalar ones) */
+typedef double v2d __attribute__((vector_size(16)));
+
+/* out[q] = imp_dot(row[q], v, len) for q < 4: four independent sums, each
+   in imp_dot's order (so the same rounding), run side by side so that one
+   sum's additions do not wait on the previous ones (a single dot product is
+   bound by the latency of its chain of additions) */
+static void dot4(const double* r0, const double* r1, const double* r2, const double* r3,
+                 const double* v, int len, double out[4]) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  for (int k = 0; k < len; k++) {
+    s0 += r0[k] * v[k];
+    s1 += r1[k] * v[k];
+    s2 += r2[k] * v[k];
+    s3 += r3[k] * v[k];
+  }
+  out[0] = s0, out[1] = s1, out[2] = s2, out[3] = s3;
+}
+
+/* dot4 for eight rows r, r + ld, ..., in pairs of SSE lanes: enough sums
+   side by side to keep the adder busy rather than waiting on its latency */
+static void dot8(const double* r, size_t ld, const double* v, int len, double out[8]) {
+  v2d s0 = {0, 0}, s1 = {0, 0}, s2 = {0, 0}, s3 = {0, 0};
+  for (int k = 0; k < len; k++) {
+    v2d vk = {v[k], v[k]};
+    s0 += (v2d){r[k], r[ld + k]} * vk;
+    s1 += (v2d){r[2 * ld + k], r[3 * ld + k]} * vk;
+    s2 += (v2d){r[4 * ld + k], r[5 * ld + k]} * vk;
+    s3 += (v2d){r[6 * ld + k], r[7 * ld + k]} * vk;
+  }
+  out[0] = s0[0], out[1] = s0[1], out[2] = s1[0], out[3] = s1[1];
+  out[4] = s2[0], out[5] = s2[1], out[6] = s3[0], out[7] = s3[1];
+}
+
+/* res[i] = imp_dot(row i of M, v, len) for rows i < nrow of the row-major M
+   with row stride ld */
+static void rows_dot(double* res, const double* M, size_t ld, const double* v, int nrow, int len) {
+  int i = 0;
+  for (; i + 8 <= nrow; i += 8) dot8(M + i * ld, ld, v, len, res + i);
+  for (; i + 4 <= nrow; i += 4)
+    dot4(M + i * ld, M + (i + 1) * ld, M + (i + 2) * ld, M + (i + 3) * ld, v, len, res + i);
+  for (; i < nrow; i++) res[i] = imp_dot(M + i * ld, v, len);
+}
+
+/* In-place Cholesky L L' of the m x m row-major SPD matrix (lower triangle
+   written); 0 when a pivot is not positive or not finite. Column j's
+   entries below the diagonal are independent dot products, taken four rows
+   at a time (dot4). */
+int imp_tod_cholesky_factor(double* M, int m) {
+  for (int j = 0; j < m; j++) {
+    double* rj = M + (size_t)j * m;
+    double d = rj[j] - imp_dot(rj, rj, j);
+    if (!(d > 0) || !isfinite(d)) return 0;
+    d = sqrt(d);
+    rj[j] = d;
+    int i = j + 1;
+    for (; i + 4 <= m; i += 4) {
+      double* ri = M + (size_t)i * m;
+      double sum[4];
+      dot4(ri, ri + m, ri + 2 * m, ri + 3 * m, rj, j, sum);
+      for (int q = 0; q < 4; q++) ri[(size_t)q * m + j] = (ri[(size_t)q * m + j] - sum[q]) / d;
+    }
+    for (; i < m; i++) {
+      double* ri = M + (size_t)i * m;
+      ri[j] = (ri[j] - imp_dot(ri, rj, j)) / d;
+    }
+  }
+  return 1;
+}
+
+/* Solve L L' z = z in place with the factor of imp_tod_cholesky_factor. */
+void imp_tod_cholesky_solve(const double* L, int m, double* z) {
+  for (int i = 0; i < m; i++) z[i] = (z[i] - imp_dot(L + (size_t)i * m, z, i)) / L[(size_t)i * m + i];
+  for (int i = m - 1; i >= 0; i--) {
+    double s = z[i];
+    for (int k = i + 1; k < m; k++) s -= L[(size_t)k * m + i] * z[k];
+    z[i] = s / L[(size_t)i * m + i];
+  }
+}
+
+/* res = A v, A n x n */
+void imp_tod_mat_vec(double* res, const double* A, const double* v, int n) {
+  rows_dot(res, A, (size_t)n, v, n, n);
+}
+
+double imp_tod_max_abs(const double* v, int n) {
+  double e = 0;
+  for (int i = 0; i < n; i++) e = fmax(e, fabs(v[i]));
+  return e;
+}
+
+/* ---- f(x) and its Jacobian per block (eqs. 10, 12, 13) ---- */
+
+/* 1 when the block has a friction cone */
+int imp_tod_has_cone(const imp_cproblem* p, int k) {
+  return p->blk_type[k] == IMP_CNSTR_CONTACT && p->blk_dim[k] > 1 && p->mu[k] > 0;
+}
+
+/* the region of block k at its part xk of x */
+int imp_tod_block_region(const imp_cproblem* p, int k, const double* xk) {
+  if (p->blk_type[k] == IMP_CNSTR_EQUALITY) return REG_EQ;
+  double a = xk[0] - p->b[p->blk_adr[k]];
+  if (a >= 0) return REG_BREAK;
+  int dim = p->blk_dim[k];
+  if (dim == 1) return REG_STICK;
+  if (!(p->mu[k] > 0)) return REG_SLIP; /* friction rows carry nothing */
+  double rho = sqrt(imp_dot(xk + 1, xk + 1, dim - 1));
+  return rho <= -p->mu[k] * a ? REG_STICK : REG_SLIP;
+}
+
+/* f of block k at xk (eqs. 10, 12, 13; equality: b - x) */
+static void block_f(const imp_cproblem* p, int k, const double* xk, double* fk) {
+  int dim = p->blk_dim[k], adr = p->blk_adr[k];
+  int reg = imp_tod_block_region(p, k, xk);
+  if (reg == REG_BREAK) {
+    imp_zero(fk, dim);
+    return;
+  }
+  fk[0] = p->b[adr] - xk[0];
+  if (reg == REG_EQ) {
+    for (int j = 1; j < dim; j++) fk[j] = p->b[adr + j] - xk[j];
+    return;
+  }
+  if (dim == 1) return;
+  if (reg == REG_STICK) {
+    for (int j = 1; j < dim; j++) fk[j] = -xk[j];
+    return;
+  }
+  double rho = sqrt(imp_dot(xk + 1, xk + 1, dim - 1));
+  double s = p->mu[k] > 0 && rho > 0 ? p->mu[k] * fk[0] / rho : 0; /* eq. (12), s < 1 here */
+  for (int j = 1; j < dim; j++) fk[j] = -s * xk[j];
+}
+
+/* F = df/dx (dim x dim, row-major) of block k in region reg, at xk; the
+   formulas of the header, continued to the region's boundary */
+void imp_tod_block_jacobian(const imp_cproblem* p, int k, int reg, const double* xk, double* F) {
+  int dim = p->blk_dim[k];
+  imp_zero(F, dim * dim);
+  if (reg == REG_BREAK) return;
+  for (int j = 0; j < dim; j++) F[j * dim + j] = -1;
+  if (reg != REG_SLIP) return;
+  double mu = p->mu[k] > 0 ? p->mu[k] : 0;
+  double fN = fmax(0.0, p->b[p->blk_adr[k]] - xk[0]);
+  double rho = sqrt(imp_dot(xk + 1, xk + 1, dim - 1));
+  double c = rho > 0 ? mu * fN / rho : 0;
+  for (int i = 1; i < dim; i++) {
+    double ui = rho > 0 ? xk[i] / rho : 0;
+    F[i * dim] = mu * ui;
+    for (int j = 1; j < dim; j++) {
+      double uj = rho > 0 ? xk[j] / rho : 0;
+      F[i * dim + j] = -c * ((i == j) - ui * uj);
+    }
+  }
+}
+
+/* f(x) for all blocks */
+static void eval_f(const tod* s, const double* x, double* f) {
+  const imp_cproblem* p = s->p;
+  for (int k = 0; k < s->nb; k++) block_f(p, k, x + p->blk_adr[k], f + p->blk_adr[k]);
+}
+
+/* r = (A - I) f - x + v0 (eq. 15) from f; returns l = |D r|^2 / 2 (eq. 19) */
+static double eval_r(const tod* s, const double* x, const double* f, double* r) {
+  const imp_cproblem* p = s->p;
+  double l = 0;
+  imp_tod_mat_vec(r, p->A, f, s->n);
+  for (int i = 0; i < s->n; i++) {
+    r[i] = r[i] - f[i] - x[i] + p->v0[i];
+    double e = s->D[i] * r[i];
+    l += e * e;
+  }
+  l *= 0.5;
+  return isfinite(l) ? l : INFINITY;
+}
+
+/* f(x), r(x) and l(x) */
+double imp_tod_eval_point(const tod* s, const double* x, double* f, double* r) {
+  eval_f(s, x, f);
+  return eval_r(s, x, f, r);
+}
+
+/* l of the residual r under the current scaling */
+double imp_tod_objective(const tod* s, const double* r) {
+  double l = 0;
+  for (int i = 0; i < s->n; i++) l += (s->D[i] * r[i]) * (s->D[i] * r[i]);
+  return 0.5 * l;
+}
+
+/* ---- edges and the Jacobian on them (eqs. 25, 26, 29) ---- */
+
+/* the size against which a block's distance to an edge is measured */
+static double block_size(const tod* s, int k, const double* xk) {
+  const imp_cproblem* p = s->p;
+  int dim = p->blk_dim[k];
+  double bN = p->b[p->blk_adr[k]];
+  double rho = sqrt(imp_dot(xk + 1, xk + 1, dim - 1));
+  return fmax(fmax(fabs(xk[0] - bN), rho), fmax(fmax(fabs(bN), fabs(xk[0])), s->tiny));
+}
+
+/* The edge block k is on (EDGE_NONE, _PLANE, _CONE) with its unit normal d
+   (towards side 1) and the Jacobians F1, F2 of the two sides. */
+static int block_edge(const tod* s, int k, const double* xk, double* d, double* F1, double* F2) {
+  const imp_cproblem* p = s->p;
+  if (p->blk_type[k] == IMP_CNSTR_EQUALITY) return EDGE_NONE;
+  int dim = p->blk_dim[k];
+  double a = xk[0] - p->b[p->blk_adr[k]];
+  double rho = sqrt(imp_dot(xk + 1, xk + 1, dim - 1));
+  double tol = EDGE_TOL * block_size(s, k, xk);
+  imp_zero(d, dim);
+  if (fabs(a) <= tol) {
+    /* side 1 breaks; side 2 sticks at the apex, slips elsewhere */
+    d[0] = 1;
+    imp_tod_block_jacobian(p, k, REG_BREAK, xk, F1);
+    int other = dim == 1 || (imp_tod_has_cone(p, k) && rho <= tol) ? REG_STICK : REG_SLIP;
+    double xe[MAXDIM];
+    imp_copy(xe, xk, dim);
+    xe[0] = p->b[p->blk_adr[k]]; /* f_N = 0 on the plane */
+    imp_tod_block_jacobian(p, k, other, xe, F2);
+    return EDGE_PLANE;
+  }
+  if (imp_tod_has_cone(p, k) && a < 0 && fabs(rho + p->mu[k] * a) <= tol && rho > 0) {
+    double mu = p->mu[k], nrm = sqrt(1 + mu * mu);
+    d[0] = mu / nrm;
+    for (int j = 1; j < dim; j++) d[j] = xk[j] / (rho * nrm);
+    imp_tod_block_jacobian(p, k, REG_SLIP, xk, F1);
+    imp_tod_block_jacobian(p, k, REG_STICK, xk, F2);
+    return EDGE_CONE;
+  }
+  return EDGE_NONE;
+}
+
+/* q' F d for a dim-vector q */
+static double quad_form(const double* q, const double* F, const double* d, int dim) {
+  double sum = 0;
+  for (int i = 0; i < dim; i++) sum += q[i] * imp_dot(F + i * dim, d, dim);
+  return sum;
+}
+
+/* B of an active edge: orthonormal columns spanning the tangent space */
+static int edge_basis(int kind, const double* d, int dim, double* B) {
+  imp_zero(B, dim * dim);
+  if (kind == EDGE_PLANE) {
+    for (int c = 0; c + 1 < dim; c++) B[(c + 1) * dim + c] = 1;
+    return dim - 1;
+  }
+  /* Householder reflector mapping e_N to -d: its other columns are d's complement */
+  double h[MAXDIM];
+  imp_copy(h, d, dim);
+  h[0] += 1; /* d[0] = mu / sqrt(1 + mu^2) > 0: no cancellation */
+  double hh = imp_dot(h, h, dim);
+  for (int j = 0; j < dim; j++)
+    for (int c = 0; c + 1 < dim; c++)
+      B[j * dim + c] = (j == c + 1) - 2 * h[j] * h[c + 1] / hh;
+  return dim - 1;
+}
+
+/* Per block: the Jacobian of f to use at x (eqs. 25-26) and B (eq. 29).
+   Needs s->w = D^2 r and s->y = (A - I) w. */
+void imp_tod_choose_jacobians(tod* s) {
+  const imp_cproblem* p = s->p;
+  int col = 0;
+  for (int k = 0; k < s->nb; k++) {
+    int dim = p->blk_dim[k], adr = p->blk_adr[k];
+    const double* xk = s->x + adr;
+    double* F = s->F + 36 * k;
+    double* B = s->B + 36 * k;
+    double d[MAXDIM], F1[36], F2[36];
+    int kind = block_edge(s, k, xk, d, F1, F2);
+    s->active[k] = EDGE_NONE;
+    s->coladr[k] = col;
+    s->ncol[k] = dim;
+    if (kind == EDGE_NONE) {
+      imp_tod_block_jacobian(p, k, imp_tod_block_region(p, k, xk), xk, F);
+    } else {
+      double wd = imp_dot(s->w + adr, d, dim);
+      double delta1 = quad_form(s->y + adr, F1, d, dim) - wd;    /* eq. (25) */
+      double delta2 = -(quad_form(s->y + adr, F2, d, dim) - wd);
+      if (delta1 < 0 || delta2 < 0) {
+        imp_copy(F, delta1 <= delta2 ? F1 : F2, dim * dim);
+      } else {
+        double sum = delta1 + delta2;
+        double c1 = sum > 0 ? delta2 / sum : 0.5, c2 = sum > 0 ? delta1 / sum : 0.5;
+        for (int j = 0; j < dim * dim; j++) F[j] = c1 * F1[j] + c2 * F2[j]; /* eq. (26) */
+        s->active[k] = kind;
+        s->ncol[k] = edge_basis(kind, d, dim, B);
+      }
+    }
+    if (s->active[k] == EDGE_NONE) {
+      imp_zero(B, dim * dim);
+      for (int j = 0; j < dim; j++) B[j * dim + j] = 1;
+    }
+    col += s->ncol[k];
+  }
+  s->m = col;
+}
+
+/* ---- the Gauss-Newton model restricted to the tangent space (eqs. 20-24, 28) ---- */
+
+/* 1 when block k's chosen Jacobian F is zero (a breaking contact or limit),
+   -1 when it is -I (sticking, equalities), else 0 */
+static int block_is_zero(const tod* s, int k) {
+  int dim = s->p->blk_dim[k], zero = 1, minus_id = 1;
+  const double* F = s->F + 36 * k;
+  for (int i = 0; i < dim; i++)
+    for (int j = 0; j < dim; j++) {
+      double e = F[i * dim + j];
+      if (e != 0) zero = 0;
+      /* +0 off the diagonal: the products with it are then +-0 as in the sum */
+      if (i == j ? e != -1 : (e != 0 || signbit(e))) minus_id = 0;
+    }
+  return zero ? 1 : minus_id ? -1 : 0;
+}
+
+
+static inline v2d load2(const double* p) {
+  v2d v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/* acc[r][c] = sum over i = 0..rows-1, in that order, of P[i][r] Q[i][c]
+   (P, Q: columns of row-major matrices with row strides ldp, ldq) */
+static void tile_4x4(const double* P, int ldp, const double* Q, int ldq, int rows, double acc[4][4]) {
+  v2d s[4][2] = {{{0, 0}, {0, 0}}, {{0, 0}, {0, 0}}, {{0, 0}, {0, 0}}, {{0, 0}, {0, 0}}};
+  for (int i = 0; i < rows; i++) {
+    const double *pi = P + (size_t)i * ldp, *qi = Q + (size_t)i * ldq;
+    v2d q0 = load2(qi), q1 = load2(qi + 2);
+    for (int r = 0; r < 4; r++) {
+      v2d pr = {pi[r], pi[r]};
+      s[r][0] += pr * q0;
+      s[r][1] += pr * q1;
+    }
+  }
+  for (int r = 0; r < 4; r++) {
+    acc[r][0] = s[r][0][0];
+    acc[r][1] = s[r][0][1];
+    acc[r][2] = s[r][1][0];
+    acc[r][3] = s[r][1][1];
+  }
+}
+
+/* S = Js'Js for the J of every block sticking (F = -I, as equalities always
+   are): such a column of J, D_i (0 - (A_ic - [i = c]) - [i = c]), depends on
+   A and D alone, so its products with the other such columns are the same
+   in every iteration of a solve; computed once (when D is set) in the order
+   imp_tod_build_gauss_newton would use, and copied from there on. */
+static void stick_products(tod* s) {
+  const imp_cproblem* p = s->p;
+  int n = s->n, np = (n + 3) & ~3;
+  double* Js = s->Jd;
+  for (int i = 0; i < n; i++) {
+    const double* Ai = p->A + (size_t)i * n;
+    double* row = Js + (size_t)i * np;
+    for (int c = 0; c < n; c++) row[c] = 0.0 - (Ai[c] - (i == c));
+    row[i] -= 1;
+    imp_scl(row, row, s->D[i], n);
+    for (int c = n; c < np; c++) row[c] = 0;
+  }
+  for (int qa = 0; qa < np; qa += 4)
+    for (int qb = qa; qb < np; qb += 4) {
+      double acc[4][4];
+      tile_4x4(Js + qa, np, Js + qb, np, n, acc);
+      for (int r = 0; r < 4 && qa + r < n; r++)
+        for (int c = 0; c < 4 && qb + c < n; c++)
+          s->S[(size_t)(qa + r) * n + qb + c] = s->S[(size_t)(qb + c) * n + qa + r] = acc[r][c];
+    }
+  s->S_ok = 1;
+}
+
+/* J = (A - I) F - I scaled by D, g = J'D^2 r, H = J'D^2 J; returns max diag H.
+   Every entry is the same sum in the same order as the plain row-by-row
+   accumulation H += J_i' J_i (i = 0..n-1), so the iterates do not depend on
+   how it is organized; what is organized is the work:
+    - a column of a zero-F block (a breaking contact: F = 0 in eq. 18) is
+      J_iu = -D_u [i = u], so its row and column of H are the single products
+      H_uc = J_uu J_uc, n per column instead of n^2;
+    - products of two columns of F = -I blocks (sticking, equalities) come
+      from the solve's cache (stick_products);
+    - the remaining products, with a column of a slipping or blended block,
+      are accumulated from the packed columns (Jd) in 4 x 4 tiles held in
+      registers, the sum over rows i running in increasing order as before.
+      Adding a zero product leaves a sum unchanged, so the plain loop's
+      skipping of J_ia = 0 needs no counterpart. */
+double imp_tod_build_gauss_newton(tod* s) {
+  const imp_cproblem* p = s->p;
+  int n = s->n;
+  double* J = s->J;
+  int* dense = s->dcol;
+  int nd = 0;
+  for (int k = 0; k < s->nb; k++) {
+    int zero = block_is_zero(s, k);
+    s->zcol[k] = zero;
+    if (zero != 1)
+      for (int j = 0; j < p->blk_dim[k]; j++) dense[nd++] = p->blk_adr[k] + j;
+  }
+  for (int i = 0; i < n; i++) {
+    const double* Ai = p->A + (size_t)i * n;
+    double* Ji = J + (size_t)i * n;
+    for (int k = 0; k < s->nb; k++) {
+      int dim = p->blk_dim[k], adr = p->blk_adr[k];
+      const double* F = s->F + 36 * k;
+      if (s->zcol[k] == 1) { /* the sum below is +0 for F = 0 */
+        imp_zero(Ji + adr, dim);
+        continue;
+      }
+      if (s->zcol[k] < 0) { /* F = -I: the sum below is 0 - (A_ic - [i = c]) */
+        for (int c = 0; c < dim; c++) Ji[adr + c] = 0.0 - (Ai[adr + c] - (i == adr + c));
+        continue;
+      }
+      for (int c = 0; c < dim; c++) {
+        double sum = 0;
+        for (int j = 0; j < dim; j++) sum += (Ai[adr + j] - (i == adr + j)) * F[j * dim + c];
+        Ji[adr + c] = sum;
+      }
+    }
+    Ji[i] -= 1;
+    imp_scl(Ji, Ji, s->D[i], n);
+  }
+  for (int a = 0; a < n; a++) s->g[a] = 0;
+  for (int i = 0; i < n; i++) imp_add_scl(s->g, J + (size_t)i * n, s->D[i] * s->r[i], n);
+  /* zero-F columns u: the only nonzero of column u is J_uu; 0.0 + keeps the
+     +0 of the plain sum where J_uc = 0 */
+  double* H = s->H;
+  for (int k = 0; k < s->nb; k++) {
+    if (s->zcol[k] != 1) continue;
+    for (int j = 0; j < p->blk_dim[k]; j++) {
+      int u = p->blk_adr[k] + j;
+      const double* Ju = J + (size_t)u * n;
+      for (int c = 0; c < n; c++) H[(size_t)u * n + c] = H[(size_t)c * n + u] = 0.0 + Ju[u] * Ju[c];
+    }
+  }
+  if (!s->S_ok) stick_products(s);
+  int* ord = s->gcol; /* the F = -I columns (nst), then the others (ng) */
+  int nst = 0, ng = 0;
+  for (int q = 0; q < nd; q++)
+    if (s->zcol[s->colblk[dense[q]]] == -1) ord[nst++] = dense[q];
+  for (int q = 0; q < nd; q++)
+    if (s->zcol[s->colblk[dense[q]]] != -1) ord[nst + ng++] = dense[q];
+  for (int q = 0; q < nst; q++) {
+    const double* Sa = s->S + (size_t)ord[q] * n;
+    double* Ha = H + (size_t)ord[q] * n;
+    for (int t = 0; t < nst; t++) Ha[ord[t]] = Sa[ord[t]];
+  }
+  if (ng > 0) {
+    /* Jd: the sticking columns in [0, nsp), the others in [nsp, ld), each
+       group padded to a multiple of 4 by zero columns; each pair once */
+    int nsp = (nst + 3) & ~3, ld = nsp + ((ng + 3) & ~3);
+    double* Jd = s->Jd;
+    for (int i = 0; i < n; i++) {
+      const double* Ji = J + (size_t)i * n;
+      double* row = Jd + (size_t)i * ld;
+      for (int q = 0; q < ld; q++) row[q] = 0;
+      for (int q = 0; q < nst; q++) row[q] = Ji[ord[q]];
+      for (int q = 0; q < ng; q++) row[nsp + q] = Ji[ord[nst + q]];
+    }
+    for (int qa = nsp; qa < ld; qa += 4)
+      for (int qb = 0; qb < ld; qb += 4) {
+        if (qb >= nsp && qb < qa) continue; /* done as (qb, qa) */
+        double acc[4][4];
+        tile_4x4(Jd + qa, ld, Jd + qb, ld, n, acc);
+        for (int r = 0; r < 4 && qa + r - nsp < ng; r++)
+          for (int c = 0; c < 4; c++) {
+            int pb = qb + c;
+            if (pb < nsp ? pb >= nst : pb - nsp >= ng) continue;
+            int a = ord[nst + qa + r - nsp], b = pb < nsp ? ord[pb] : ord[nst + pb - nsp];
+            H[(size_t)a * n + b] = H[(size_t)b * n + a] = acc[r][c];
+          }
+      }
+  }
+  double hmax = 0;
+  for (int a = 0; a < n; a++) hmax = fmax(hmax, H[(size_t)a * n + a]);
+  return hmax;
+}
+
+/* HB = H B (n x m) and gr = B'g */
+void imp_tod_restrict_gradient(tod* s) {
+  const imp_cproblem* p = s->p;
+  int n = s->n, m = s->m;
+  for (int k = 0; k < s->nb; k++) {
+    int dim = p->blk_dim[k], adr = p->blk_adr[k], ca = s->coladr[k];
+    const double* B = s->B + 36 * k;
+    if (s->active[k] == EDGE_NONE) { /* B = I: each sum below is 0 + its one term */
+      for (int c = 0; c < dim; c++) {
+        s->gr[ca + c] = 0.0 + s->g[adr + c];
+        for (int i = 0; i < n; i++) s->HB[(size_t)i * m + ca + c] = 0.0 + s->H[(size_t)i * n + adr + c];
+      }
+      continue;
+    }
+    for (int c = 0; c < s->ncol[k]; c++) {
+      double sum = 0;
+      for (int j = 0; j < dim; j++) sum += B[j * dim + c] * s->g[adr + j];
+      s->gr[ca + c] = sum;
+      for (int i = 0; i < n; i++) {
+        const double* Hi = s->H + (size_t)i * n + adr;
+        double h = 0;
+        for (int j = 0; j < dim; j++) h += Hi[j] * B[j * dim + c];
+        s->HB[(size_t)i * m + ca + c] = h;
+      }
+    }
+  }
+}
+
+/* Hr = B'HB + lambda I (B'B = I) */
+void imp_tod_restricted_hessian(tod* s, double lambda) {
+  const imp_cproblem* p = s->p;
+  int m = s->m;
+  for (int k = 0; k < s->nb; k++) {
+    int dim = p->blk_dim[k], adr = p->blk_adr[k], ca = s->coladr[k];
+    const double* B = s->B + 36 * k;
+    for (int c = 0; c < s->ncol[k]; c++) {
+      double* row = s->Hr + (size_t)(ca + c) * m;
+      imp_zero(row, m);
+      for (int j = 0; j < dim; j++) {
+        double bj = B[j * dim + c];
+        if (bj != 0) imp_add_scl(row, s->HB + (size_t)(adr + j) * m, bj, m);
+      }
+      row[ca + c] += lambda;
+    }
+  }
+}
+
+/* x_out = x + B xi */
+void imp_tod_expand_step(const tod* s, const double* xi, double* x_out) {
+  const imp_cproblem* p = s->p;
+  imp_copy(x_out, s->x, s->n);
+  for (int k = 0; k < s->nb; k++) {
+    int dim = p->blk_dim[k], adr = p->blk_adr[k], ca = s->coladr[k];
+    const double* B = s->B + 36 * k;
+    for (int j = 0; j < dim; j++)
+      for (int c = 0; c < s->ncol[k]; c++) x_out[adr + j] += B[j * dim + c] * xi[ca + c];
+  }
+}
+
+/* Nearest point of the cone edge of block k to xk, in place (the closed form
+   of the header); a point on the axis keeps the azimuth of `azimuth` */
+static void project_on_cone(const imp_cproblem* p, int k, double* xk, const double* azimuth) {
+  int dim = p->blk_dim[k];
+  double mu = p->mu[k], bN = p->b[p->blk_adr[k]];
+  double a = xk[0] - bN, rho = sqrt(imp_dot(xk + 1, xk + 1, dim - 1));
+  double e[MAXDIM];
+  const double* src = rho > 0 ? xk + 1 : azimuth + 1;
+  double en = sqrt(imp_dot(src, src, dim - 1));
+  for (int j = 0; j + 1 < dim; j++) e[j] = en > 0 ? src[j] / en : 0;
+  double t = fmax(0.0, (mu * rho - a) / (1 + mu * mu));
+  xk[0] = bN - t;
+  for (int j = 1; j < dim; j++) xk[j] = mu * t * e[j - 1];
+}
+
+/* project the blocks of xp on active cone edges onto their cones */
+void imp_tod_project_active_cones(const tod* s, double* xp) {
+  const imp_cproblem* p = s->p;
+  for (int k = 0; k < s->nb; k++)
+    if (s->active[k] == EDGE_CONE) project_on_cone(p, k, xp + p->blk_adr[k], s->x + p->blk_adr[k]);
+}

@@ -1,0 +1,312 @@
+/* Todorov 2010: the edge-aware linesearch (Section III.C, eq. 27) and the
+ * initialization (Section III.F). The derivations are in the header of
+ * todorov.c. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contact.h"
+#include "mathx.h"
+#include "todorov_impl.h"
+
+/* ---- edge-aware linesearch (Section III.C) ---- */
+
+static int cmp_crossing(const void* a, const void* b) {
+  double x = ((const crossing*)a)->alpha, y = ((const crossing*)b)->alpha;
+  return (x > y) - (x < y);
+}
+
+/* the roots of c2 a^2 + c1 a + c0 = 0 (stable form); the count */
+static int quadratic_roots(double c2, double c1, double c0, double root[2]) {
+  double scale = fmax(fabs(c2), fmax(fabs(c1), fabs(c0)));
+  if (!(scale > 0)) return 0;
+  if (fabs(c2) <= 1e-14 * scale) {
+    if (c1 == 0) return 0;
+    root[0] = -c0 / c1;
+    return 1;
+  }
+  double disc = c1 * c1 - 4 * c2 * c0;
+  if (disc < 0) return 0;
+  double q = -0.5 * (c1 + copysign(sqrt(disc), c1));
+  root[0] = q / c2;
+  if (q == 0) return 1;
+  root[1] = c0 / q;
+  return 2;
+}
+
+/* Every crossing of P + alpha u, alpha in (0, 1), with a plane or cone edge
+   (eq. 27), sorted; the count */
+int imp_tod_find_crossings(const tod* s, const double* P, const double* u, crossing* cr) {
+  const imp_cproblem* p = s->p;
+  int nc = 0;
+  for (int k = 0; k < s->nb; k++) {
+    if (p->blk_type[k] == IMP_CNSTR_EQUALITY) continue;
+    int dim = p->blk_dim[k], adr = p->blk_adr[k];
+    double a = P[adr] - p->b[adr], un = u[adr];
+    if (un != 0) {
+      double al = -a / un;
+      if (al > ALPHA_EPS && al < 1 - ALPHA_EPS) cr[nc++] = (crossing){al, k, EDGE_PLANE};
+    }
+    if (!imp_tod_has_cone(p, k)) continue;
+    double mu2 = p->mu[k] * p->mu[k], root[2];
+    double c2 = mu2 * un * un - imp_dot(u + adr + 1, u + adr + 1, dim - 1);
+    double c1 = 2 * (mu2 * a * un - imp_dot(P + adr + 1, u + adr + 1, dim - 1));
+    double c0 = mu2 * a * a - imp_dot(P + adr + 1, P + adr + 1, dim - 1);
+    int nr = quadratic_roots(c2, c1, c0, root);
+    for (int i = 0; i < nr; i++)
+      if (root[i] > ALPHA_EPS && root[i] < 1 - ALPHA_EPS && a + root[i] * un < 0)
+        cr[nc++] = (crossing){root[i], k, EDGE_CONE};
+  }
+  qsort(cr, (size_t)nc, sizeof *cr, cmp_crossing);
+  return nc;
+}
+
+/* put block k of xp exactly on the edge it crosses */
+void imp_tod_snap_to_edge(const imp_cproblem* p, const crossing* c, double* xp) {
+  int k = c->blk, adr = p->blk_adr[k], dim = p->blk_dim[k];
+  if (c->kind == EDGE_PLANE) {
+    xp[adr] = p->b[adr];
+    return;
+  }
+  double rho = sqrt(imp_dot(xp + adr + 1, xp + adr + 1, dim - 1));
+  double target = p->mu[k] * (p->b[adr] - xp[adr]);
+  if (rho > 0 && target >= 0) imp_scl(xp + adr + 1, xp + adr + 1, target / rho, dim - 1);
+}
+
+/* dl/dalpha along u at xp (residual rp) with the Jacobians of the regions in
+   s->reg: w'J u, J u = (A - I) F u - u */
+static double directional_derivative(tod* s, const double* xp, const double* rp, const double* u) {
+  const imp_cproblem* p = s->p;
+  int n = s->n;
+  double* Fu = s->tmp;
+  for (int k = 0; k < s->nb; k++) {
+    int dim = p->blk_dim[k], adr = p->blk_adr[k];
+    double F[36];
+    imp_tod_block_jacobian(p, k, s->reg[k], xp + adr, F);
+    for (int i = 0; i < dim; i++) Fu[adr + i] = imp_dot(F + i * dim, u + adr, dim);
+  }
+  double dl = 0, *AFu = s->gr; /* gr is free during the linesearch */
+  imp_tod_mat_vec(AFu, p->A, Fu, n);
+  for (int i = 0; i < n; i++) {
+    double Ju = AFu[i] - Fu[i] - u[i];
+    dl += s->D[i] * s->D[i] * rp[i] * Ju;
+  }
+  return dl;
+}
+
+/* Minimizer of the cubic Hermite interpolant of (l0, d0) at a0 and (l1, d1)
+   at a1 (Nocedal & Wright 2006, eq. 3.59), clipped into [a0, a1]; when the
+   cubic has no minimum, the quadratic through l0, d0, l1; NAN if neither. */
+static double cubic_minimizer(double a0, double l0, double d0, double a1, double l1, double d1) {
+  double len = a1 - a0;
+  double e1 = d0 + d1 - 3 * (l0 - l1) / (a0 - a1);
+  double disc = e1 * e1 - d0 * d1;
+  double a;
+  if (disc >= 0) {
+    double e2 = sqrt(disc);
+    double den = d1 - d0 + 2 * e2;
+    a = den != 0 ? a1 - len * (d1 + e2 - e1) / den : NAN;
+  } else {
+    double curv = l1 - l0 - d0 * len;
+    a = curv > 0 ? a0 - d0 * len * len / (2 * curv) : NAN;
+  }
+  if (!isfinite(a)) return NAN;
+  return fmin(fmax(a, a0), a1);
+}
+
+/* keep (xp, fp, rp, lp) as the best point when it beats it */
+void imp_tod_offer_candidate(tod* s, const double* xp, const double* fp, const double* rp,
+                            double lp, double* lbest) {
+  if (!(lp < *lbest)) return;
+  *lbest = lp;
+  imp_copy(s->xb, xp, s->n);
+  imp_copy(s->fb, fp, s->n);
+  imp_copy(s->rb, rp, s->n);
+}
+
+/* xp = P + alpha u */
+void imp_tod_segment_point(const tod* s, const double* P, const double* u, double alpha, double* xp) {
+  for (int i = 0; i < s->n; i++) xp[i] = P[i] + alpha * u[i];
+}
+
+/* The linesearch over P : Q (l and r known at both ends): every crossing and
+   one cubic step in every smooth sub-segment are offered as candidates. */
+void imp_tod_search_segment(tod* s, const double* P, const double* rP, double lP, const double* Q,
+                           const double* rQ, double lQ, double* lbest) {
+  const imp_cproblem* p = s->p;
+  int n = s->n;
+  double* u = s->u;
+  for (int i = 0; i < n; i++) u[i] = Q[i] - P[i];
+  int nc = imp_tod_find_crossings(s, P, u, s->cross);
+  imp_copy(s->xl, P, n);
+  imp_copy(s->rl, rP, n);
+  double ll = lP, a0 = 0;
+  for (int c = 0; c <= nc; c++) {
+    double a1 = c < nc ? s->cross[c].alpha : 1, lr;
+    if (c < nc) {
+      imp_tod_segment_point(s, P, u, a1, s->xr);
+      imp_tod_snap_to_edge(p, &s->cross[c], s->xr);
+      lr = imp_tod_eval_point(s, s->xr, s->fr, s->rr);
+      imp_tod_offer_candidate(s, s->xr, s->fr, s->rr, lr, lbest);
+    } else {
+      imp_copy(s->xr, Q, n);
+      imp_copy(s->rr, rQ, n);
+      lr = lQ;
+    }
+    if (a1 - a0 > ALPHA_EPS) {
+      imp_tod_segment_point(s, P, u, 0.5 * (a0 + a1), s->xt);
+      for (int k = 0; k < s->nb; k++) s->reg[k] = imp_tod_block_region(p, k, s->xt + p->blk_adr[k]);
+      double d0 = directional_derivative(s, s->xl, s->rl, u);
+      double d1 = directional_derivative(s, s->xr, s->rr, u);
+      double a = cubic_minimizer(a0, ll, d0, a1, lr, d1);
+      if (a > a0 + ALPHA_EPS && a < a1 - ALPHA_EPS) {
+        imp_tod_segment_point(s, P, u, a, s->xt);
+        double lt = imp_tod_eval_point(s, s->xt, s->ft, s->rt);
+        imp_tod_offer_candidate(s, s->xt, s->ft, s->rt, lt, lbest);
+      }
+    }
+    double* t;
+    t = s->xl, s->xl = s->xr, s->xr = t;
+    t = s->rl, s->rl = s->rr, s->rr = t;
+    ll = lr;
+    a0 = a1;
+  }
+}
+
+/* ---- initialization (Section III.F) ---- */
+
+/* f = A^+ c, the minimum-norm least-squares solution, by pivoted Cholesky
+   A = P L L' P' (n x rank L) and A^+ = P L (L'L)^-2 L' P' (header). Uses
+   s->J (the factor), s->H (L'L) and s->tmp. */
+static void pseudo_inverse_solve(tod* s, const double* c, double* f) {
+  int n = s->n;
+  double* W = s->J;
+  int* perm = s->perm;
+  memcpy(W, s->p->A, (size_t)n * n * sizeof(double));
+  double dmax = 0;
+  for (int i = 0; i < n; i++) {
+    perm[i] = i;
+    dmax = fmax(dmax, W[(size_t)i * n + i]);
+  }
+  int rank = 0;
+  for (int k = 0; k < n; k++) {
+    int piv = k;
+    for (int i = k + 1; i < n; i++)
+      if (W[(size_t)i * n + i] > W[(size_t)piv * n + piv]) piv = i;
+    double dk = W[(size_t)piv * n + piv];
+    if (!(dk > RANK_TOL * dmax) || !isfinite(dk)) break;
+    if (piv != k) { /* symmetric swap of rows and columns k, piv */
+      for (int j = 0; j < n; j++) {
+        double t = W[(size_t)k * n + j];
+        W[(size_t)k * n + j] = W[(size_t)piv * n + j];
+        W[(size_t)piv * n + j] = t;
+      }
+      for (int i = 0; i < n; i++) {
+        double t = W[(size_t)i * n + k];
+        W[(size_t)i * n + k] = W[(size_t)i * n + piv];
+        W[(size_t)i * n + piv] = t;
+      }
+      int t = perm[k];
+      perm[k] = perm[piv];
+      perm[piv] = t;
+    }
+    double l = sqrt(W[(size_t)k * n + k]);
+    W[(size_t)k * n + k] = l;
+    for (int i = k + 1; i < n; i++) W[(size_t)i * n + k] /= l;
+    for (int i = k + 1; i < n; i++)
+      for (int j = k + 1; j <= i; j++) {
+        W[(size_t)i * n + j] -= W[(size_t)i * n + k] * W[(size_t)j * n + k];
+        W[(size_t)j * n + i] = W[(size_t)i * n + j];
+      }
+    rank = k + 1;
+  }
+  imp_zero(f, n);
+  if (rank == 0) return;
+  /* z = L' P'c, G = L'L (L(i, k) = W(i, k) for i >= k, k < rank) */
+  double *z = s->tmp, *G = s->H;
+  for (int k = 0; k < rank; k++) {
+    z[k] = 0;
+    for (int i = k; i < n; i++) z[k] += W[(size_t)i * n + k] * c[perm[i]];
+    for (int j = 0; j <= k; j++) {
+      double sum = 0;
+      for (int i = k; i < n; i++) sum += W[(size_t)i * n + k] * W[(size_t)i * n + j];
+      G[(size_t)k * rank + j] = G[(size_t)j * rank + k] = sum;
+    }
+  }
+  if (!imp_tod_cholesky_factor(G, rank)) return; /* cannot happen for pivots > 0; f = 0 then */
+  imp_tod_cholesky_solve(G, rank, z);
+  imp_tod_cholesky_solve(G, rank, z);
+  for (int i = 0; i < n; i++) {
+    double sum = 0;
+    for (int k = 0; k < rank && k <= i; k++) sum += W[(size_t)i * n + k] * z[k];
+    f[perm[i]] = sum;
+  }
+}
+
+/* the velocity a row has when its contact sticks: b, 0 on friction rows */
+static double sticking_velocity(const imp_cproblem* p, int k, int j) {
+  if (p->blk_type[k] == IMP_CNSTR_CONTACT && j > 0) return 0;
+  return p->b[p->blk_adr[k] + j];
+}
+
+/* x of the sticking initialization: v sticking, f = A^+ (v - v0), x = v - f */
+void imp_tod_sticking_point(tod* s, double* x) {
+  const imp_cproblem* p = s->p;
+  double* c = s->w;
+  for (int k = 0; k < s->nb; k++)
+    for (int j = 0; j < p->blk_dim[k]; j++) {
+      int i = p->blk_adr[k] + j;
+      c[i] = sticking_velocity(p, k, j) - p->v0[i];
+    }
+  pseudo_inverse_solve(s, c, s->y);
+  for (int k = 0; k < s->nb; k++)
+    for (int j = 0; j < p->blk_dim[k]; j++) {
+      int i = p->blk_adr[k] + j;
+      x[i] = sticking_velocity(p, k, j) - s->y[i];
+    }
+}
+
+/* x of a warm start f0: v = A f0 + v0 made complementary to f0 per block,
+   x = v - f, so that f(x) is f0 projected on the block's feasible set:
+   equality x = b - f; f_N <= 0: x_N = max(v_N, b) (breaking), x_T = v_T;
+   f_N > 0: x_N = b - f_N; inside the cone x_T = -f_T (stick); on or beyond
+   it f_T -> mu f_N e (e = f_T/||f_T||) and x_T = -(sigma + mu f_N) e with
+   the slip speed sigma = max(0, -e'v_T), so v_T = -sigma e opposes f_T. */
+void imp_tod_warm_start_point(tod* s, const double* f0, double* x) {
+  const imp_cproblem* p = s->p;
+  double* v = s->y;
+  imp_tod_mat_vec(v, p->A, f0, s->n);
+  for (int i = 0; i < s->n; i++) v[i] += p->v0[i];
+  for (int k = 0; k < s->nb; k++) {
+    int dim = p->blk_dim[k], adr = p->blk_adr[k];
+    const double *fk = f0 + adr, *vk = v + adr;
+    double* xk = x + adr;
+    double bN = p->b[adr];
+    if (p->blk_type[k] == IMP_CNSTR_EQUALITY) {
+      for (int j = 0; j < dim; j++) xk[j] = p->b[adr + j] - fk[j];
+      continue;
+    }
+    if (!(fk[0] > 0)) {
+      xk[0] = fmax(vk[0], bN);
+      for (int j = 1; j < dim; j++) xk[j] = vk[j];
+      continue;
+    }
+    xk[0] = bN - fk[0];
+    if (dim == 1) continue;
+    double mu = p->mu[k] > 0 ? p->mu[k] : 0;
+    double ft = sqrt(imp_dot(fk + 1, fk + 1, dim - 1));
+    /* f(x) puts f_T on the cone only to rounding: within WARM_CONE_TOL it is
+       on it (a contact sticking at the boundary gets sigma ~ 0: the same x) */
+    if (ft < mu * fk[0] * (1 - WARM_CONE_TOL)) {
+      for (int j = 1; j < dim; j++) xk[j] = -fk[j];
+      continue;
+    }
+    if (!(ft > 0)) { /* mu = 0 and no friction: any x_T gives f_T = 0 */
+      for (int j = 1; j < dim; j++) xk[j] = vk[j];
+      continue;
+    }
+    double sigma = fmax(0.0, -imp_dot(fk + 1, vk + 1, dim - 1) / ft);
+    for (int j = 1; j < dim; j++) xk[j] = -(sigma + mu * fk[0]) * fk[j] / ft;
+  }
+}
