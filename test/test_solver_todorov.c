@@ -393,9 +393,9 @@ static void random_problem(prob* q, int ncontact, int mixed, int nv) {
 static int cmp_int(const void* a, const void* b) { return *(const int*)a - *(const int*)b; }
 
 /* Full-rank random problems (nv = n + 5 columns of K): all but a rare one
-   converge (197 of these 200; 996/1000 in a longer run of this generator:
-   the rest stop at local minima of l where the blended Jacobian of an active
-   cone edge is singular, or creep past maxiter), and every converged
+   converge (all 200 since the proximal outer loop; 197 with Gauss-Seidel
+   restarts, which left local minima of l where the blended Jacobian of an
+   active cone edge is singular, or crept past maxiter), and every converged
    one meets every condition to the tolerance. */
 START_TEST(random_problems_converge_to_the_conditions) {
   enum { NPROB = 200 };
@@ -418,7 +418,7 @@ START_TEST(random_problems_converge_to_the_conditions) {
     nconv++;
     check_conditions(&q, f, 1.0001 * tol * problem_scale(&q, f));
   }
-  ck_assert_int_ge(nconv, NPROB - NPROB / 50);
+  ck_assert_int_ge(nconv, NPROB - NPROB / 100);
   qsort(iters, NPROB, sizeof iters[0], cmp_int);
   printf("todorov full-rank random problems: %d/%d converged, median %d iterations (max %d), "
          "Newton %.0f%%\n",
@@ -426,11 +426,32 @@ START_TEST(random_problems_converge_to_the_conditions) {
 }
 END_TEST
 
+/* Problem 26 of the rank-deficient set above (3 contacts, 9 rows, A of
+   rank below 9): the iteration reaches a local minimum of l with r != 0
+   (Section V.A), where 16 Gauss-Seidel restarts stopped (STALLED after 86
+   iterations); the proximal outer loop on A + rho I must reach a point
+   that meets every condition of contact.h. */
+START_TEST(local_minimum_left_by_the_proximal_loop) {
+  prob q;
+  for (int t = 0; t <= 26; t++) { /* the same generator sequence as above */
+    int nc = 1 + (int)imp_test_urand(0, 12);
+    random_problem(&q, nc, t % 2, -1);
+  }
+  ck_assert_int_eq(q.p.n, 9);
+  double f[MAXN], tol = 1e-10;
+  imp_csolver_stat st = run(&q, f, tol, 200, 0);
+  ck_assert_msg(st.exit == IMP_EXIT_CONVERGED, "exit %d after %d iterations, |r| %g", st.exit,
+                st.iterations, st.residual);
+  check_conditions(&q, f, 1.0001 * tol * problem_scale(&q, f));
+}
+END_TEST
+
 /* Rank-deficient random problems (K with fewer columns than rows, as a box
    on four corners has): whatever the exit, f is finite and in its sets (by
    construction of f(x)); the converged ones meet every condition; the
    share that converges is printed (the method can stop at local minima of
-   l when J is singular, Section V.A), and most must. */
+   l when J is singular, Section V.A; the proximal loop leaves them: 199 of
+   these 200 converge, 193 with Gauss-Seidel restarts), and nearly all must. */
 START_TEST(rank_deficient_random_problems) {
   enum { NPROB = 200 };
   int nconv = 0;
@@ -447,7 +468,7 @@ START_TEST(rank_deficient_random_problems) {
   }
   printf("todorov rank-deficient random problems (rows / rank in (1, 2]): %d/%d converged\n", nconv,
          NPROB);
-  ck_assert_int_ge(nconv, 9 * NPROB / 10);
+  ck_assert_int_ge(nconv, NPROB - NPROB / 100);
 }
 END_TEST
 
@@ -536,6 +557,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, box_sliding_singular);
   tcase_add_test(tc, random_problems_converge_to_the_conditions);
   tcase_add_test(tc, rank_deficient_random_problems);
+  tcase_add_test(tc, local_minimum_left_by_the_proximal_loop);
   tcase_add_test(tc, warm_start_from_solution_is_immediate);
   tcase_add_test(tc, degenerate_input_gives_no_nan);
   tcase_add_test(tc, monitor_called_every_iteration);

@@ -674,8 +674,11 @@ START_TEST(test_impulses_obey_contact_laws) {
          dims[4], dims[6], s.sticking, s.sliding, s.cone, s.neg_f, s.neg_w, s.compl, s.stick_v,
          s.slide_cos, worst_iter, s.worst_step, s.worst_exit);
   printf("solver converged on %d of %d steps with constraints\n", nconverged, nsolved);
-  /* the scene exercises what it claims to, on most steps */
-  ck_assert_msg(2 * nconverged > nsolved, "the solver converged on only %d of %d steps",
+  /* the scene exercises what it claims to, on most steps: the solver
+     converges on 249 of 287; the rest are islands of redundant contacts
+     that crawl at relative residuals 1e-7..1e-5 off every edge, where the
+     proximal loop is not started (engine/solvers/todorov.c) */
+  ck_assert_msg(20 * nconverged >= 17 * nsolved, "the solver converged on only %d of %d steps",
                 nconverged, nsolved);
   ck_assert_int_gt(dims[3], 0);
   ck_assert_int_gt(dims[4], 0);
