@@ -126,7 +126,11 @@
  * 375 problems), box_pile (987 islands) and the humanoid (951) captured
  * with the problem hook, tol 1e-8, 100 iterations: not converged 17, 60,
  * 53, 61, 139 with 16 Gauss-Seidel restarts (the previous escape) -> 9, 57,
- * 50, 61, 138. Tried and no better: the proximal loop from the start (42,
+ * 50, 61, 138. In the simulation (bench_table1 --runs 10, 100 iterations,
+ * steps not converged summed over the 12 cells) the trajectories differ:
+ * warm starts 893 -> 616, cold 1421 -> 1464 (n_b = 15, mu = 1 and 2 cold:
+ * 361, 376 -> 484, 429; every other cell fewer), Newton share up 5-14
+ * points at n_b >= 10. Tried and no better: the proximal loop from the start (42,
  * 107, 53, 68, 178), after a fixed 20 iterations, PROX_ETA 0.01, rho from
  * 0.1 or 1 mean diag(A), reverting to the center after an inner failure.
  * Stopping: ||r||_inf <= tol * max(||v0||_inf, ||b||_inf, ||A f||_inf),
