@@ -5,7 +5,8 @@
  * sliding on condim 6; an equality chain (split f = f+ - f-); ray
  * termination on an infeasible problem and on Painleve's example of
  * Schindler, Nguyen & Trinkle 2011 (eq. 45, G < 0, b < 0: no solution); the
- * trivial solution when q >= 0; warm start; honest MAXITER. */
+ * trivial solution when q >= 0; warm start; honest MAXITER (the pivot
+ * budget of lemke.c's pivot_budget really exhausted). */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -188,14 +189,42 @@ START_TEST(test_frictionless_pivots) {
 }
 END_TEST
 
+/* k independent pressing limits as in test_frictionless_pivots: N = k
+   unknowns, k + 1 pivots needed */
+static void pressing_limits(tprob* t, int k) {
+  memset(t, 0, sizeof *t);
+  for (int i = 0; i < k; i++) add_block(t, IMP_CNSTR_LIMIT, 1, 0);
+  for (int i = 0; i < k; i++) t->A[i * k + i] = 1, t->v0[i] = -(i + 1);
+}
+
 START_TEST(test_maxiter_is_honest) {
+  /* maxiter below 4 N is read per unknown (lemke.c, pivot_budget): 1 gives
+     N = 4 pivots, one short of the k + 1 = 5 this problem needs: MAXITER
+     after exactly 4, f a clipped iterate */
   tprob t;
-  one_contact(&t, 3, 0.5, (double[]){-3, 1});
-  double f[3];
+  pressing_limits(&t, 4);
+  double f[4];
   imp_csolver_stat s = run_lemke(&t, f, 1, 0);
   ck_assert_int_eq(s.exit, IMP_EXIT_MAXITER);
-  ck_assert_int_eq(s.iterations, 1);
-  ck_assert(hypot(f[1], f[2]) <= 0.5 * f[0] + 1e-15 && f[0] >= 0);
+  ck_assert_int_eq(s.iterations, 4);
+  for (int i = 0; i < 4; i++) ck_assert(f[i] >= 0);
+  /* 2 per unknown (8 pivots) is enough */
+  s = run_lemke(&t, f, 2, 0);
+  ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+  ck_assert_int_eq(s.iterations, 5);
+  /* a budget of 4 N or more is taken as it is; 8 limits need 9 pivots */
+  pressing_limits(&t, 8);
+  double f8[8];
+  s = run_lemke(&t, f8, 1, 0);
+  ck_assert_int_eq(s.exit, IMP_EXIT_MAXITER);
+  ck_assert_int_eq(s.iterations, 8);
+  s = run_lemke(&t, f8, 40, 0);
+  ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+  ck_assert_int_eq(s.iterations, 9);
+  /* and maxiter 0 allows no pivot at all */
+  s = run_lemke(&t, f8, 0, 0);
+  ck_assert_int_eq(s.exit, IMP_EXIT_MAXITER);
+  ck_assert_int_eq(s.iterations, 0);
 }
 END_TEST
 

@@ -74,14 +74,23 @@
 #define NP IMP_LEMKE_FACETS
 #define LEMKE_MAXDIM 6
 #define LEMKE_REFINE 2
-/* A pivot is an iteration, but a budget of 100 iterations (MJCF's default
-   for iterative solvers) stops Lemke half way on problems of 100 unknowns
-   and more: a heavy stack of 3 boxes on 4 contacts each has 120 unknowns and
-   needed 150-250 pivots. The budget is at least this many pivots per
-   unknown (Lemke needs about N to 2N on these problems). */
+/* Lemke continues from a refactored final basis that rounding left
+   infeasible at most this many times */
+#define LEMKE_RESTARTS 3
+/* Lemke needs about N to 2N pivots on contact problems (pivot_budget) */
 #define LEMKE_PIVOTS_PER_UNKNOWN 4
+/* z0 this small relative to the basis' values is a solution's 0 (z0_out) */
+#define LEMKE_Z0_TINY 1e-6
 /* rounding tolerance of a basis' feasibility, relative to its largest value */
 #define LEMKE_FEAS 1e-13
+/* a block pivot of a refactorization below this, relative to the block's
+   largest entry, is taken for 0 (a singular basis) */
+#define LEMKE_RANK 1e-11
+/* the ratio test's pivots: below this relative to the column's largest
+   entry is rounding of a 0 */
+#define LEMKE_PIVOT 1e-11
+/* pivots between refactorizations of the dictionary */
+#define LEMKE_REFACTOR 1000000
 #define LEMKE_PI 3.14159265358979323846
 
 enum { KIND_ROW = 0, KIND_BETA = 1, KIND_LAMBDA = 2 };
@@ -109,6 +118,9 @@ typedef struct lcp {
   int* cand;     /* N: candidate rows of a ratio test */
   double* lexv;  /* N */
   double* zs;    /* N: physical value of unknown j = zs[j] * z[j] (the scaling) */
+  double* cover; /* N: the covering vector d of w = q + M z + d z0 */
+  double* best;  /* N: z of the most accurate basis found */
+  int* mark;     /* 2N+1: variables a refactorization brings into the basis */
 } lcp;
 
 /* variable ids: w_j = j, z_j = N + j, z0 = 2N */
@@ -140,8 +152,8 @@ static size_t align16(size_t b) { return (b + 15) / 16 * 16; }
 
 static size_t lemke_work_size(int n, int nblock) {
   size_t N = (size_t)lcp_bound(n, nblock);
-  size_t doubles = N * (N + 1) + 8 * N + N * LEMKE_MAXDIM + 2 * (size_t)n;
-  size_t ints = 9 * N + 2;
+  size_t doubles = N * (N + 1) + 10 * N + N * LEMKE_MAXDIM + 2 * (size_t)n;
+  size_t ints = 11 * N + 3;
   return align16(doubles * sizeof(double)) + align16(ints * sizeof(int)) + 64;
 }
 
@@ -159,6 +171,8 @@ static void lcp_carve(lcp* L, int N, int n, void* work) {
   L->rho = d, d += N;
   L->lexv = d, d += N;
   L->zs = d, d += N;
+  L->cover = d, d += N;
+  L->best = d, d += N;
   L->tmp = d, d += n;
   L->tmp2 = d, d += n;
   int* k = (int*)((char*)work + align16((size_t)((char*)d - (char*)work)));
@@ -169,7 +183,8 @@ static void lcp_carve(lcp* L, int N, int n, void* work) {
   L->basic = k, k += N;
   L->nonbasic = k, k += N + 1;
   L->pos = k, k += 2 * N + 1;
-  L->cand = k;
+  L->cand = k, k += N;
+  L->mark = k;
 }
 
 /* direction k of a friction block with m friction rows, into d[0..m) */
@@ -297,7 +312,7 @@ static void lcp_slack(const imp_cproblem* p, lcp* L, const double* z, double* w)
   }
 }
 
-/* the dictionary of the trivial basis: T = [M 1], rhs = q, all w basic */
+/* the dictionary of the trivial basis: T = [M d], rhs = q, all w basic */
 static void lcp_init_dictionary(const imp_cproblem* p, lcp* L) {
   int N = L->N, n = p->n;
   for (int j = 0; j < N; j++) {
@@ -310,7 +325,7 @@ static void lcp_init_dictionary(const imp_cproblem* p, lcp* L) {
     }
     for (int i = 0; i < N; i++) L->T[(size_t)i * (N + 1) + j] = g_dot(L, i, L->tmp);
   }
-  for (int i = 0; i < N; i++) L->T[(size_t)i * (N + 1) + N] = 1;
+  for (int i = 0; i < N; i++) L->T[(size_t)i * (N + 1) + N] = L->cover[i];
   /* the coupling C */
   for (int lam = 0; lam < N; lam++) {
     if (L->kind[lam] != KIND_LAMBDA) continue;
@@ -429,7 +444,7 @@ typedef struct run_state {
   const imp_csolver_opt* o;
   double* f;
   int iter;
-  int maxpivot; /* pivot budget: max(o->maxiter, LEMKE_PIVOTS_PER_UNKNOWN N) */
+  int maxpivot; /* pivot budget (pivot_budget) */
 } run_state;
 
 /* one pivot = one iteration: pivot, then the monitor with the current f */
@@ -444,27 +459,85 @@ static void step(run_state* st, lcp* L, int r, int c) {
   st->iter++;
 }
 
-enum { LEMKE_SOLVED, LEMKE_RAY, LEMKE_MAXITER };
+/* NEAR: a ray with z0 ~ 0, z0 forced out of the basis (z0_out) */
+enum { LEMKE_SOLVED, LEMKE_RAY, LEMKE_MAXITER, LEMKE_NEAR };
 
-/* Lemke's complementary pivoting from the current basis with z0's column as
-   the covering vector (all w_i or z_i basic, z0 nonbasic). */
-static int lemke_run(run_state* st, lcp* L) {
-  int N = L->N, W = N + 1;
-  /* z0 enters at the lexicographically smallest row (the most negative rhs) */
-  int c = -L->pos[var_z0(L)] - 1, nc = 0;
-  double mrhs = 0, big = 1;
-  for (int i = 0; i < N; i++) mrhs = fmin(mrhs, L->rhs[i]), big = fmax(big, fabs(L->rhs[i]));
-  /* a basis feasible up to rounding (a degenerate w of -1e-17) is a solution:
-     finish() refines it and measures the residual */
-  if (mrhs >= -LEMKE_FEAS * big) return LEMKE_SOLVED;
-  /* T[i][z0] = 1 in every row, so the rows are ordered by (rhs, B^-1 row):
-     lexicographic minimum of (rhs_i, B^-1_i): the most negative rhs first */
-  double best = INFINITY;
-  for (int i = 0; i < N; i++) best = fmin(best, L->rhs[i]);
-  nc = 0;
+/* The pivot budget. A pivot is an iteration, but MJCF's `iterations`
+   (default 100, meant for sweeps of iterative solvers) stops Lemke half way
+   on problems of 100 unknowns and more, which need N to 2N pivots (a heavy
+   stack of 3 boxes: 160 unknowns, 150-250 pivots). So a maxiter below
+   P N (P = LEMKE_PIVOTS_PER_UNKNOWN), which may be too few for the whole
+   solve, is read per unknown: min(maxiter, P) * N pivots (1 gives N, a
+   small budget a caller can still ask for; more than P N pivots is cycling
+   in rounding, measured up to 50000 pivots and 5 s on one problem); a
+   maxiter of P N or more is the budget itself. The budget is monotone and
+   continuous in maxiter. */
+static int pivot_budget(int maxiter, int N) {
+  if (maxiter <= 0) return 0;
+  int floor = LEMKE_PIVOTS_PER_UNKNOWN * N;
+  return maxiter >= floor ? maxiter : maxiter < LEMKE_PIVOTS_PER_UNKNOWN ? maxiter * N : floor;
+}
+
+/* Rebuild the dictionary of the current basis from M, q and d: Gauss-Jordan
+   from the trivial basis (all w basic), exchanging the basis' nonbasic w's
+   for its basic z's (and z0) with complete pivoting over that block, so the
+   rounding that many pivots accumulate in T is gone and B^-1 is as accurate
+   as a pivoted factorization of the block K = -M_RU makes it (the rows R of
+   the nonbasic w's, the columns U of the basic z's). A block pivot below
+   LEMKE_RANK of the block's largest entry means K is singular (redundant
+   contacts): its variables stay nonbasic. Returns how many did. These
+   exchanges are a factorization, not Lemke steps: not iterations. */
+static int refactor(const imp_cproblem* p, lcp* L) {
+  int N = L->N, W = N + 1, left = 0;
+  for (int v = 0; v <= 2 * N; v++) L->mark[v] = 0;
+  for (int r = 0; r < N; r++)
+    if (L->basic[r] >= N) L->mark[L->basic[r]] = 1, left++; /* to enter */
+  for (int j = 0; j < N; j++)
+    if (L->pos[var_w(L, j)] < 0) L->mark[var_w(L, j)] = 2; /* to leave */
+  lcp_init_dictionary(p, L);
+  double scale = -1;
+  while (left > 0) {
+    double big = 0;
+    int br = -1, bc = -1;
+    for (int r = 0; r < N; r++) {
+      if (L->mark[L->basic[r]] != 2) continue;
+      const double* Tr = L->T + (size_t)r * W;
+      for (int c = 0; c < W; c++)
+        if (L->mark[L->nonbasic[c]] == 1 && fabs(Tr[c]) > big) big = fabs(Tr[c]), br = r, bc = c;
+    }
+    if (scale < 0) scale = big;
+    if (br < 0 || !(big > LEMKE_RANK * scale)) break;
+    L->mark[L->basic[br]] = L->mark[L->nonbasic[bc]] = 0;
+    pivot(L, br, bc);
+    left--;
+  }
+  return left;
+}
+
+/* The covering vector of the current basis (z0 nonbasic) with z0's column
+   reset to 1: T[:, z0] = -B^-1 E_z0 = 1 for E = [I -M -d], so d = B 1, the
+   sum of the basic columns of E: d_i = [w_i basic] - (M 1_Zb)_i over the
+   basic z's Zb. Kept so that refactor can rebuild the dictionary. */
+static void cover_of_basis(const imp_cproblem* p, lcp* L) {
+  int N = L->N;
+  for (int j = 0; j < N; j++) L->z[j] = L->pos[var_z(L, j)] >= 0 ? 1 : 0;
+  lcp_slack(p, L, L->z, L->w);
+  for (int i = 0; i < N; i++)
+    L->cover[i] = (L->pos[var_w(L, i)] >= 0 ? 1 : 0) - (L->w[i] - L->q[i]);
+  int c = -L->pos[var_z0(L)] - 1;
+  for (int i = 0; i < N; i++) L->T[(size_t)i * (N + 1) + c] = 1;
+}
+
+/* the row where z0 enters: the lexicographic minimum of (rhs_i, B^-1 row i)
+   (T[i][z0] = 1 in every row, so the most negative rhs first); -1 when the
+   basis is feasible up to rounding (a degenerate w of -1e-17): a solution */
+static int z0_row(lcp* L) {
+  int N = L->N, nc = 0;
+  double best = INFINITY, big = 1;
+  for (int i = 0; i < N; i++) best = fmin(best, L->rhs[i]), big = fmax(big, fabs(L->rhs[i]));
+  if (best >= -LEMKE_FEAS * big) return -1;
   for (int i = 0; i < N; i++)
     if (L->rhs[i] <= best + 1e-12 * fmax(1, fabs(best))) L->cand[nc++] = i;
-  int r = L->cand[0];
   for (int j = 0; j < N && nc > 1; j++) {
     double lo = INFINITY;
     for (int a = 0; a < nc; a++) lo = fmin(lo, binv(L, L->cand[a], j));
@@ -472,35 +545,84 @@ static int lemke_run(run_state* st, lcp* L) {
     for (int a = 0; a < nc; a++)
       if (binv(L, L->cand[a], j) <= lo + 1e-12) L->cand[k2++] = L->cand[a];
     nc = k2;
-    r = L->cand[0];
   }
+  return L->cand[0];
+}
+
+/* the blocking rows of column c (T[i][c] < 0 beyond rounding) into cand/rho;
+   returns their number */
+static int blocking_rows(lcp* L, int c) {
+  int N = L->N, W = N + 1, nc = 0;
+  double colmax = 0;
+  for (int i = 0; i < N; i++) colmax = fmax(colmax, fabs(L->T[(size_t)i * W + c]));
+  double ptol = LEMKE_PIVOT * colmax;
+  for (int i = 0; i < N; i++) {
+    double t = L->T[(size_t)i * W + c];
+    if (t < -ptol) {
+      L->cand[nc] = i;
+      L->rho[nc++] = -t;
+    }
+  }
+  return nc;
+}
+
+/* A ray where z0 is already ~0 (below LEMKE_Z0_TINY of the basis' largest
+   value): the basis is a solution but for z0, and the ray an artefact of
+   the degenerate, rounded path (Stewart & Trinkle's LCP has a solution).
+   Measured on stacks: the entering column and the one that just left are
+   both ~0 in z0's row, so no pivot can take z0 out. Instead the basis is
+   changed by name: z0 out, the w of the nonbasic complementary pair in
+   (its row of w = 0 is dropped, the basic z's stay), and refactor rebuilds
+   the dictionary from M, leaving out (nonbasic, 0) what the now singular
+   block cannot pivot in. lemke_from_basis measures that basis and continues
+   from it if it is infeasible. Returns 0 when z0 is not small. */
+static int z0_out(run_state* st, lcp* L, int entering) {
+  int N = L->N, r = L->pos[var_z0(L)];
+  if (r < 0) return 1; /* a singular refactorization left z0 out already */
+  double big = 1;
+  for (int i = 0; i < N; i++) big = fmax(big, fabs(L->rhs[i]));
+  if (!(fabs(L->rhs[r]) <= LEMKE_Z0_TINY * big)) return 0;
+  int v = entering < N ? entering : complement(L, entering), c = -L->pos[v] - 1;
+  L->basic[r] = v, L->pos[v] = r;
+  L->nonbasic[c] = var_z0(L), L->pos[var_z0(L)] = -(c + 1);
+  refactor(st->p, L);
+  return 1;
+}
+
+/* Lemke's complementary pivoting from the current basis with z0's column as
+   the covering vector (all w_i or z_i basic, z0 nonbasic). The dictionary is
+   rebuilt from M (refactor) every LEMKE_REFACTOR pivots, and before a ray
+   termination is believed: a ray only rounding made is then resolved. */
+static int lemke_run(run_state* st, lcp* L) {
+  int r = z0_row(L);
+  if (r < 0) return LEMKE_SOLVED; /* finish() refines it, measures the residual */
   if (st->iter >= st->maxpivot) return LEMKE_MAXITER;
-  int entering;
-  {
-    int leaving = L->basic[r];
-    step(st, L, r, c);
-    entering = complement(L, leaving);
-  }
+  int leaving = L->basic[r];
+  step(st, L, r, -L->pos[var_z0(L)] - 1);
+  int since = 1, refactored = 0;
   for (;;) {
     if (st->iter >= st->maxpivot) return LEMKE_MAXITER;
-    c = -L->pos[entering] - 1;
-    double colmax = 0;
-    for (int i = 0; i < N; i++) colmax = fmax(colmax, fabs(L->T[(size_t)i * W + c]));
-    double ptol = 1e-11 * colmax;
-    nc = 0;
-    for (int i = 0; i < N; i++) {
-      double t = L->T[(size_t)i * W + c];
-      if (t < -ptol && t < 0) {
-        L->cand[nc] = i;
-        L->rho[nc++] = -t;
-      }
+    int entering = complement(L, leaving);
+    if (since >= LEMKE_REFACTOR) {
+      if (refactor(st->p, L) != 0) return LEMKE_RAY; /* a singular basis: start over */
+      since = 0;
     }
-    if (nc == 0) return LEMKE_RAY; /* Schindler et al.: no solution found */
+    int c = -L->pos[entering] - 1;
+    int nc = blocking_rows(L, c);
+    if (nc == 0) {
+      /* Schindler et al.: no solution found, unless rounding made the ray */
+      if (!refactored && refactor(st->p, L) == 0) {
+        refactored = 1, since = 0;
+        continue;
+      }
+      /* confirmed, or the basis was singular (refactor left z0 out or not) */
+      return z0_out(st, L, entering) ? LEMKE_NEAR : LEMKE_RAY;
+    }
     r = lex_min(L, nc, L->rho, 1);
-    int leaving = L->basic[r];
+    leaving = L->basic[r];
     step(st, L, r, c);
+    since++, refactored = 0;
     if (leaving == var_z0(L)) return LEMKE_SOLVED;
-    entering = complement(L, leaving);
   }
 }
 
@@ -539,6 +661,29 @@ static double finish(const imp_cproblem* p, lcp* L) {
   }
   current_z(L, L->z);
   return natural_residual(p, L, L->z);
+}
+
+/* Lemke from the current basis, then the answer recomputed from M, not
+   from the dictionary Lemke ended with: the final basis refactored
+   (refactor), refined and measured (finish). If rounding left that basis
+   infeasible, Lemke continues from it with covering vector B 1, at most
+   LEMKE_RESTARTS times. The z of the most accurate basis goes to L->best. */
+static int lemke_from_basis(run_state* st, lcp* L, double* residual) {
+  int near = 0, have = 0;
+  *residual = INFINITY;
+  for (int k = 0;; k++) {
+    int status = lemke_run(st, L);
+    if (status == LEMKE_NEAR) near = 1;
+    else if (status != LEMKE_SOLVED) return have ? LEMKE_SOLVED : status;
+    refactor(st->p, L);
+    double e = finish(st->p, L); /* leaves the basis' z in L->z */
+    if (!(e >= *residual)) *residual = e, have = 1, imp_copy(L->best, L->z, L->N);
+    if (e <= st->o->tol) return LEMKE_SOLVED;
+    if (k >= LEMKE_RESTARTS || z0_row(L) < 0) break;
+    cover_of_basis(st->p, L);
+  }
+  /* a forced z0_out that did not end near a solution was a ray */
+  return near && !(*residual <= LEMKE_Z0_TINY) ? LEMKE_RAY : LEMKE_SOLVED;
 }
 
 /* The unknowns z(f) of impulses f: f_N, the equality halves, beta from the
@@ -641,9 +786,10 @@ static void lemke_solve(const imp_cproblem* p, const imp_csolver_opt* o, double*
   lcp_carve(&L, N, p->n, work);
   lcp_structure(p, &L);
   lcp_scale(p, &L);
-  run_state st = {p, o, f, 0, o->maxiter > LEMKE_PIVOTS_PER_UNKNOWN * N ? o->maxiter : LEMKE_PIVOTS_PER_UNKNOWN * N};
+  run_state st = {p, o, f, 0, pivot_budget(o->maxiter, N)};
   int status = LEMKE_RAY;
   lcp_rhs(p, &L);
+  for (int i = 0; i < N; i++) L.cover[i] = 1;
   if (warm) {
     /* the warm impulses may solve the pyramid problem already */
     guess_z(p, &L, f);
@@ -656,19 +802,14 @@ static void lemke_solve(const imp_cproblem* p, const imp_csolver_opt* o, double*
     lcp_init_dictionary(p, &L);
     guess_z(p, &L, f);
     warm_basis(&st, &L);
-    /* Lemke from the guessed basis, covering vector B 1 */
-    int c = -L.pos[var_z0(&L)] - 1;
-    for (int i = 0; i < N; i++) L.T[(size_t)i * (N + 1) + c] = 1;
-    status = lemke_run(&st, &L);
-    if (status == LEMKE_SOLVED) {
-      s->residual = finish(p, &L);
-      if (!(s->residual <= o->tol)) status = LEMKE_RAY; /* try cold */
-    }
+    cover_of_basis(p, &L); /* Lemke from the guessed basis, covering vector B 1 */
+    status = lemke_from_basis(&st, &L, &s->residual);
+    if (status == LEMKE_SOLVED && !(s->residual <= o->tol)) status = LEMKE_RAY; /* try cold */
   }
   if (status == LEMKE_RAY) {
+    for (int i = 0; i < N; i++) L.cover[i] = 1;
     lcp_init_dictionary(p, &L);
-    status = lemke_run(&st, &L);
-    if (status == LEMKE_SOLVED) s->residual = finish(p, &L);
+    status = lemke_from_basis(&st, &L, &s->residual);
   }
   s->iterations = st.iter;
   if (status == LEMKE_RAY) {
@@ -677,7 +818,8 @@ static void lemke_solve(const imp_cproblem* p, const imp_csolver_opt* o, double*
     s->exit = IMP_EXIT_FAILED;
     return;
   }
-  current_z(&L, L.z);
+  if (status == LEMKE_SOLVED) imp_copy(L.z, L.best, N);
+  else current_z(&L, L.z);
   impulses_of(p, &L, L.z, f);
   clip_to_cones(p, f);
   for (int i = 0; i < p->n; i++)
