@@ -81,6 +81,8 @@
 #define LEMKE_PIVOTS_PER_UNKNOWN 4
 /* z0 this small relative to the basis' values is a solution's 0 (z0_out) */
 #define LEMKE_Z0_TINY 1e-6
+/* z0 this small ends Lemke's pivoting at once (lemke_run) */
+#define LEMKE_Z0_STUCK 1e-8
 /* rounding tolerance of a basis' feasibility, relative to its largest value */
 #define LEMKE_FEAS 1e-13
 /* a block pivot of a refactorization below this, relative to the block's
@@ -579,12 +581,12 @@ static int blocking_rows(lcp* L, int c) {
    the dictionary from M, leaving out (nonbasic, 0) what the now singular
    block cannot pivot in. lemke_from_basis measures that basis and continues
    from it if it is infeasible. Returns 0 when z0 is not small. */
-static int z0_out(run_state* st, lcp* L, int entering) {
+static int z0_out(run_state* st, lcp* L, int entering, double tiny) {
   int N = L->N, r = L->pos[var_z0(L)];
   if (r < 0) return 1; /* a singular refactorization left z0 out already */
   double big = 1;
   for (int i = 0; i < N; i++) big = fmax(big, fabs(L->rhs[i]));
-  if (!(fabs(L->rhs[r]) <= LEMKE_Z0_TINY * big)) return 0;
+  if (!(fabs(L->rhs[r]) <= tiny * big)) return 0;
   int v = entering < N ? entering : complement(L, entering);
   if (L->pos[v] >= 0) v = complement(L, v); /* a singular refactor moved the pair */
   if (L->pos[v] >= 0) return 0;
@@ -622,13 +624,17 @@ static int lemke_run(run_state* st, lcp* L) {
         continue;
       }
       /* confirmed, or the basis was singular (refactor left z0 out or not) */
-      return z0_out(st, L, entering) ? LEMKE_NEAR : LEMKE_RAY;
+      return z0_out(st, L, entering, LEMKE_Z0_TINY) ? LEMKE_NEAR : LEMKE_RAY;
     }
     r = lex_min(L, nc, L->rho, 1);
     leaving = L->basic[r];
     step(st, L, r, c);
     refactored = 0;
     if (leaving == var_z0(L)) return LEMKE_SOLVED;
+    /* z0 at a rounded 0: the degenerate pivots that remain can cycle in
+       rounding (measured: thousands of pivots at z0 ~ 1e-10 on the box
+       pyramid), so the basis is taken as it is */
+    if (z0_out(st, L, complement(L, leaving), LEMKE_Z0_STUCK)) return LEMKE_NEAR;
   }
 }
 
