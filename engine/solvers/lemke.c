@@ -48,7 +48,26 @@
  * rows and rank 6) are broken lexicographically on the rows of B^-1, read
  * off the dictionary (column of a nonbasic w_j is -B^-1 e_j, a basic w_j
  * gives e_r), which excludes cycling; z0's row is preferred among ties.
- * Every pivot is one iteration (o->monitor is called once per pivot).
+ * Every pivot is one iteration (o->monitor is called once per pivot); the
+ * budget is pivot_budget(o->maxiter, N).
+ *
+ * Rounding. The problems are highly degenerate and the dictionary loses
+ * digits with every pivot; in floating point Lemke then ray-terminates,
+ * cycles or ends in an infeasible basis where Stewart & Trinkle's LCP has a
+ * solution (a heavy stack, an arch, a box pyramid). Four measures, each
+ * measured on problems recorded from those scenes:
+ *  - pivots below LEMKE_PIVOT of their column are rounded zeros, not pivots;
+ *  - refactor rebuilds the dictionary of a basis from M (Gauss-Jordan from
+ *    the trivial basis, complete pivoting over the block of the exchanged
+ *    variables, rank detection for the singular blocks of redundant
+ *    contacts): before a ray is believed, and for the final basis, whose z
+ *    then solves M_ZZ z_Z = -q_Z to the accuracy of that factorization;
+ *  - when z0 is already ~0 at a ray, or stays ~0 while degenerate pivots go
+ *    on, z0 is taken out of the basis by name (z0_out) instead of waiting
+ *    for a pivot that rounding may never allow;
+ *  - a final basis that is infeasible after refactor is a start for Lemke
+ *    again (covering vector B 1), at most LEMKE_RESTARTS times.
+ * A ray that none of these resolve is still reported as IMP_EXIT_FAILED.
  *
  * Warm start: the warm impulses guess the basis: the unknowns z(f) (f_N,
  * beta from the two pyramid directions around f_T, lambda from the slip of
@@ -60,9 +79,10 @@
  *
  * Stopping measure (s->residual): the LCP's natural residual
  *   max_i |min(z_i, w_i)| / max(1, ||q||_inf, ||z||_inf),  w = M z + q
- * recomputed from A (not the dictionary) after two steps of iterative
- * refinement x_B += B^-1 (q + M z - w); CONVERGED when it is <= o->tol,
- * else STALLED (a basis found but not accurate enough). Cost: a dense
+ * recomputed from A (not the dictionary) for the refactored final basis
+ * after two steps of iterative refinement x_B += B^-1 (q + M z - w);
+ * CONVERGED when it is <= o->tol, else STALLED (a basis found but not
+ * accurate enough; the most accurate of the restarts is returned). Cost: a dense
  * dictionary of N x (N + 1) doubles, N <= 2 n + 4 (friction blocks), O(N^2)
  * per pivot. Nothing is allocated: all of it lives in work. */
 #include <math.h>
@@ -83,6 +103,8 @@
 #define LEMKE_Z0_TINY 1e-6
 /* z0 this small ends Lemke's pivoting at once (lemke_run) */
 #define LEMKE_Z0_STUCK 1e-8
+/* pivots without a decrease of z0 that make a z0 below LEMKE_Z0_TINY stuck */
+#define LEMKE_STUCK_PIVOTS 100
 /* rounding tolerance of a basis' feasibility, relative to its largest value */
 #define LEMKE_FEAS 1e-13
 /* a block pivot of a refactorization below this, relative to the block's
@@ -428,6 +450,12 @@ static double current_z(const lcp* L, double* z) {
   return at >= 0 ? fmax(L->rhs[at], 0) : 0;
 }
 
+/* z0's value (0 when nonbasic) */
+static double current_z0(const lcp* L) {
+  int at = L->pos[var_z0(L)];
+  return at >= 0 ? L->rhs[at] : 0;
+}
+
 /* scale each friction impulse into its cone (only moves f when not a solution) */
 static void clip_to_cones(const imp_cproblem* p, double* f) {
   for (int b = 0; b < p->nblock; b++) {
@@ -608,7 +636,8 @@ static int lemke_run(run_state* st, lcp* L) {
   if (st->iter >= st->maxpivot) return LEMKE_MAXITER;
   int leaving = L->basic[r];
   step(st, L, r, -L->pos[var_z0(L)] - 1);
-  int refactored = 0;
+  int refactored = 0, since = 0;
+  double z0_last = INFINITY;
   for (;;) {
     if (st->iter >= st->maxpivot) return LEMKE_MAXITER;
     int entering = complement(L, leaving);
@@ -633,8 +662,13 @@ static int lemke_run(run_state* st, lcp* L) {
     if (leaving == var_z0(L)) return LEMKE_SOLVED;
     /* z0 at a rounded 0: the degenerate pivots that remain can cycle in
        rounding (measured: thousands of pivots at z0 ~ 1e-10 on the box
-       pyramid), so the basis is taken as it is */
-    if (z0_out(st, L, complement(L, leaving), LEMKE_Z0_STUCK)) return LEMKE_NEAR;
+       pyramid), so the basis is taken as it is; likewise when a small z0
+       has not decreased for LEMKE_STUCK_PIVOTS pivots (measured: 1800
+       pivots at z0 = 3.5e-7) */
+    double z0 = current_z0(L);
+    if (z0 < z0_last) z0_last = z0, since = 0;
+    double tiny = ++since >= LEMKE_STUCK_PIVOTS ? LEMKE_Z0_TINY : LEMKE_Z0_STUCK;
+    if (z0_out(st, L, complement(L, leaving), tiny)) return LEMKE_NEAR;
   }
 }
 
@@ -675,11 +709,12 @@ static double finish(const imp_cproblem* p, lcp* L) {
   return natural_residual(p, L, L->z);
 }
 
-/* Lemke from the current basis, then the answer recomputed from M, not
-   from the dictionary Lemke ended with: the final basis refactored
-   (refactor), refined and measured (finish). If rounding left that basis
-   infeasible, Lemke continues from it with covering vector B 1, at most
-   LEMKE_RESTARTS times. The z of the most accurate basis goes to L->best. */
+/* Lemke from the current basis, then the answer refined and measured
+   (finish); if that is not accurate, recomputed from M, not from the
+   dictionary Lemke ended with: the final basis refactored (refactor). If
+   rounding left that basis infeasible, Lemke continues from it with
+   covering vector B 1, at most LEMKE_RESTARTS times. The z of the most
+   accurate basis goes to L->best. */
 static int lemke_from_basis(run_state* st, lcp* L, double* residual) {
   int near = 0, have = 0;
   *residual = INFINITY;
@@ -687,8 +722,14 @@ static int lemke_from_basis(run_state* st, lcp* L, double* residual) {
     int status = lemke_run(st, L);
     if (status == LEMKE_NEAR) near = 1;
     else if (status != LEMKE_SOLVED) return have ? LEMKE_SOLVED : status;
-    refactor(st->p, L);
+    /* the dictionary's answer when it is accurate (most problems: the
+       refactorization costs about as much as Lemke's pivots), else the
+       refactored basis' */
     double e = finish(st->p, L); /* leaves the basis' z in L->z */
+    if (!(e <= st->o->tol)) {
+      refactor(st->p, L);
+      e = finish(st->p, L);
+    }
     if (!(e >= *residual)) *residual = e, have = 1, imp_copy(L->best, L->z, L->N);
     if (e <= st->o->tol) return LEMKE_SOLVED;
     if (k >= LEMKE_RESTARTS || z0_row(L) < 0) break;
