@@ -30,28 +30,7 @@
 
 /* ---- what to draw ---- */
 
-typedef enum imp_vis_flag {
-  IMP_VIS_CONTACT_POINT = 1 << 0, /* a disc at each contact, along its normal */
-  IMP_VIS_CONTACT_FORCE = 1 << 1, /* an arrow per contact: the force geom1 applies to geom2 */
-  IMP_VIS_BODY_FRAME = 1 << 2,    /* x, y, z axes of every body (red, green, blue) */
-  IMP_VIS_JOINT = 1 << 3,         /* joint axes (hinge, slide) and anchors */
-  IMP_VIS_COM = 1 << 4,           /* a sphere at each body's centre of mass */
-  IMP_VIS_WIREFRAME = 1 << 5,     /* geoms as lines */
-  IMP_VIS_TRANSPARENT = 1 << 6,   /* geoms half transparent */
-  IMP_VIS_SHADOW = 1 << 7,        /* shadows from the main light */
-  IMP_VIS_SKYBOX = 1 << 8,        /* the model's skybox texture, else a gradient */
-  IMP_VIS_PERTURB = 1 << 9,       /* the perturbation spring, when active */
-  IMP_VIS_SITE = 1 << 10,         /* sites of the shown site groups */
-} imp_vis_flag;
-
-/* A spring the viewer attaches to a body (Ctrl + right drag): drawn from the
-   body's point localpos to refpos. The renderer only draws it. */
-typedef struct imp_perturb {
-  int active;         /* 1 while the user drags */
-  int bodyid;         /* the body pulled */
-  double localpos[3]; /* the grabbed point, in the body frame */
-  double refpos[3];   /* where the mouse holds it, world */
-} imp_perturb;
+/* imp_vis_flag and imp_perturb are in scene.h (the GL-free overlays). */
 
 typedef struct imp_render_opt {
   int geomgroup;         /* bit g: draw geoms of group g (0..5) */
@@ -60,6 +39,7 @@ typedef struct imp_render_opt {
   int selected_body;     /* highlighted body, -1 none */
   double force_scale;    /* contact force arrows: m per N; 0 = the model's weight is 0.3 extent */
   float alpha;           /* IMP_VIS_TRANSPARENT: geom opacity */
+  int sites;             /* 1: draw sites of sitegroup */
   imp_perturb perturb;
 } imp_render_opt;
 
