@@ -98,22 +98,20 @@ static void decorate_contacts(const imp_model* m, const imp_data* d, const imp_d
                               imp_scene* s) {
   static const float point_rgba[4] = IMP_RGBA_CONTACT_POINT, force_rgba[4] = IMP_RGBA_CONTACT_FORCE;
   double scale = force_scale(m, o), r = 0.01 * m->extent;
-  for (int i = 0; i < d->ncon; i++) {
+  /* arrows first, then the points on top, so a point is not hidden by its arrow's base */
+  for (int i = 0; i < d->ncon && (o->flags & IMP_VIS_CONTACT_FORCE); i++) {
     const imp_contact* c = &d->contact[i];
-    if (o->flags & IMP_VIS_CONTACT_POINT) {
-      double tip[3];
-      along(tip, c->pos, c->frame, 1);
-      add_decor(s, IMP_DECOR_DISC, c->pos, tip, 2 * r, point_rgba);
-    }
-    if (o->flags & IMP_VIS_CONTACT_FORCE) {
-      double f[3], t[3], tip[3];
-      imp_contact_force_world(m, d, i, f, t);
-      along(tip, c->pos, f, scale);
-      double len = sqrt((tip[0] - c->pos[0]) * (tip[0] - c->pos[0]) +
-                        (tip[1] - c->pos[1]) * (tip[1] - c->pos[1]) +
-                        (tip[2] - c->pos[2]) * (tip[2] - c->pos[2]));
-      if (len > 1e-6 * m->extent) add_decor(s, IMP_DECOR_ARROW, c->pos, tip, 0.5 * r, force_rgba);
-    }
+    double f[3], t[3], tip[3];
+    imp_contact_force_world(m, d, i, f, t);
+    along(tip, c->pos, f, scale);
+    double len = sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]) * scale;
+    if (len > 1e-6 * m->extent) add_decor(s, IMP_DECOR_ARROW, c->pos, tip, 1.5 * r, force_rgba);
+  }
+  for (int i = 0; i < d->ncon && (o->flags & IMP_VIS_CONTACT_POINT); i++) {
+    const imp_contact* c = &d->contact[i];
+    double tip[3];
+    along(tip, c->pos, c->frame, 1);
+    add_decor(s, IMP_DECOR_DISC, c->pos, tip, 5 * r, point_rgba);
   }
 }
 
