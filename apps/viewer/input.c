@@ -1,0 +1,188 @@
+/* The viewer's input logic (see input.h): key map, pure state changes,
+   mouse modes and double clicks. GLFW's header only for its key codes. */
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <math.h>
+
+#include "input.h"
+#include "scene.h"
+
+/* Fractions of real time, fastest first: a user slows down to watch a
+   contact and never runs ahead of the wall clock (MuJoCo's levels). */
+static const double speed_levels[IMP_VIEWER_NSPEED] = {1.0, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01};
+
+double imp_viewer_speed(int index) {
+  if (index < 0) index = 0;
+  if (index >= IMP_VIEWER_NSPEED) index = IMP_VIEWER_NSPEED - 1;
+  return speed_levels[index];
+}
+
+void imp_viewer_ui_default(imp_viewer_ui* ui, int geomgroup, unsigned flags, int nu) {
+  *ui = (imp_viewer_ui){0};
+  ui->running = 1;
+  ui->panels = 1;
+  ui->info = 1;
+  ui->geomgroup = geomgroup;
+  ui->flags = flags;
+  ui->actuator = nu > 0 ? 0 : -1;
+  ui->key = -1;
+}
+
+static imp_viewer_cmd cmd(int action, int arg) {
+  return (imp_viewer_cmd){action, arg};
+}
+
+/* Keys that mean the same with or without ctrl: letters for overlays. */
+static imp_viewer_cmd letter_action(int key) {
+  switch (key) {
+    case GLFW_KEY_C: return cmd(IMP_ACT_VIS, IMP_VIS_CONTACT_POINT);
+    case GLFW_KEY_F: return cmd(IMP_ACT_VIS, IMP_VIS_CONTACT_FORCE);
+    case GLFW_KEY_W: return cmd(IMP_ACT_VIS, IMP_VIS_WIREFRAME);
+    case GLFW_KEY_T: return cmd(IMP_ACT_VIS, IMP_VIS_TRANSPARENT);
+    case GLFW_KEY_J: return cmd(IMP_ACT_VIS, IMP_VIS_JOINT);
+    case GLFW_KEY_M: return cmd(IMP_ACT_VIS, IMP_VIS_COM);
+    case GLFW_KEY_E: return cmd(IMP_ACT_VIS, IMP_VIS_BODY_FRAME);
+    case GLFW_KEY_S: return cmd(IMP_ACT_SOLVER_NEXT, 0);
+    case GLFW_KEY_R: return cmd(IMP_ACT_RECORD, 0);
+    default: return cmd(IMP_ACT_NONE, 0);
+  }
+}
+
+/* Ctrl + key: the commands that touch files or the program. */
+static imp_viewer_cmd ctrl_action(int key) {
+  switch (key) {
+    case GLFW_KEY_L: return cmd(IMP_ACT_RELOAD, 0);
+    case GLFW_KEY_P: return cmd(IMP_ACT_SCREENSHOT, 0);
+    case GLFW_KEY_Q: return cmd(IMP_ACT_QUIT, 0);
+    default: return cmd(IMP_ACT_NONE, 0);
+  }
+}
+
+/* The arrows: stepping and actuator choice while simulating, scrubbing in replay. */
+static imp_viewer_cmd arrow_action(int key, int replay) {
+  switch (key) {
+    case GLFW_KEY_RIGHT: return cmd(IMP_ACT_STEP, 0);
+    case GLFW_KEY_LEFT: return cmd(replay ? IMP_ACT_STEP_BACK : IMP_ACT_NONE, 0);
+    case GLFW_KEY_UP: return replay ? cmd(IMP_ACT_JUMP, 1) : cmd(IMP_ACT_ACTUATOR, -1);
+    case GLFW_KEY_DOWN: return replay ? cmd(IMP_ACT_JUMP, -1) : cmd(IMP_ACT_ACTUATOR, 1);
+    default: return cmd(IMP_ACT_NONE, 0);
+  }
+}
+
+imp_viewer_cmd imp_viewer_key_action(int key, int mods, int replay) {
+  if (mods & GLFW_MOD_CONTROL) return ctrl_action(key);
+  if (key >= GLFW_KEY_0 && key <= GLFW_KEY_5) return cmd(IMP_ACT_GROUP, key - GLFW_KEY_0);
+  if (key >= GLFW_KEY_RIGHT && key <= GLFW_KEY_UP) return arrow_action(key, replay);
+  switch (key) {
+    case GLFW_KEY_SPACE: return cmd(IMP_ACT_RUN_TOGGLE, 0);
+    case GLFW_KEY_BACKSPACE: return cmd(IMP_ACT_RESET, 0);
+    case GLFW_KEY_EQUAL:
+    case GLFW_KEY_KP_ADD: return cmd(IMP_ACT_FASTER, 0);
+    case GLFW_KEY_MINUS:
+    case GLFW_KEY_KP_SUBTRACT: return cmd(IMP_ACT_SLOWER, 0);
+    case GLFW_KEY_RIGHT_BRACKET: return cmd(IMP_ACT_CAMERA_NEXT, 0);
+    case GLFW_KEY_LEFT_BRACKET: return cmd(IMP_ACT_CAMERA_PREV, 0);
+    case GLFW_KEY_ESCAPE: return cmd(IMP_ACT_CAMERA_FREE, 0);
+    case GLFW_KEY_TAB: return cmd(IMP_ACT_PANELS, 0);
+    case GLFW_KEY_F1: return cmd(IMP_ACT_HELP, 0);
+    case GLFW_KEY_F2: return cmd(IMP_ACT_INFO, 0);
+    case GLFW_KEY_PAGE_DOWN: return cmd(IMP_ACT_KEY_NEXT, 0);
+    case GLFW_KEY_PAGE_UP: return cmd(IMP_ACT_KEY_PREV, 0);
+    case GLFW_KEY_PERIOD: return cmd(IMP_ACT_CTRL, 1);
+    case GLFW_KEY_COMMA: return cmd(IMP_ACT_CTRL, -1);
+    case GLFW_KEY_SLASH: return cmd(IMP_ACT_CTRL_ZERO, 0);
+    default: return letter_action(key);
+  }
+}
+
+void imp_viewer_cycle_camera(imp_camera* cam, int ncam, int dir) {
+  if (ncam <= 0) return;
+  if (cam->type != IMP_CAMERA_FIXED) {
+    cam->type = IMP_CAMERA_FIXED;
+    cam->fixedcamid = dir > 0 ? 0 : ncam - 1;
+    return;
+  }
+  int next = cam->fixedcamid + (dir > 0 ? 1 : -1);
+  if (next < 0 || next >= ncam)
+    cam->type = IMP_CAMERA_FREE; /* the free camera sits between the last and the first */
+  else
+    cam->fixedcamid = next;
+}
+
+int imp_viewer_next_actuator(int current, int nu, int dir) {
+  if (nu <= 0) return -1;
+  int next = current + (dir > 0 ? 1 : -1);
+  return ((next % nu) + nu) % nu;
+}
+
+double imp_viewer_nudge_ctrl(double ctrl, int limited, const double range[2], int dir) {
+  int sign = dir > 0 ? 1 : -1;
+  if (!limited || !(range[1] > range[0])) return ctrl + 0.1 * sign;
+  double v = ctrl + sign * (range[1] - range[0]) / 20.0;
+  return v < range[0] ? range[0] : v > range[1] ? range[1] : v;
+}
+
+/* Flip bit g of a group mask (groups 0..5 only). */
+static int toggle_group(int mask, int g) {
+  return g >= 0 && g <= 5 ? mask ^ (1 << g) : mask;
+}
+
+int imp_viewer_apply(imp_viewer_ui* ui, imp_camera* cam, int ncam, imp_viewer_cmd c) {
+  switch (c.action) {
+    case IMP_ACT_RUN_TOGGLE: ui->running = !ui->running; return 1;
+    case IMP_ACT_FASTER: ui->speed = ui->speed > 0 ? ui->speed - 1 : 0; return 1;
+    case IMP_ACT_SLOWER:
+      ui->speed = ui->speed < IMP_VIEWER_NSPEED - 1 ? ui->speed + 1 : IMP_VIEWER_NSPEED - 1;
+      return 1;
+    case IMP_ACT_CAMERA_NEXT: imp_viewer_cycle_camera(cam, ncam, 1); return 1;
+    case IMP_ACT_CAMERA_PREV: imp_viewer_cycle_camera(cam, ncam, -1); return 1;
+    case IMP_ACT_CAMERA_FREE: cam->type = IMP_CAMERA_FREE; return 1;
+    case IMP_ACT_PANELS: ui->panels = !ui->panels; return 1;
+    case IMP_ACT_HELP: ui->help = !ui->help; return 1;
+    case IMP_ACT_INFO: ui->info = !ui->info; return 1;
+    case IMP_ACT_GROUP: ui->geomgroup = toggle_group(ui->geomgroup, c.arg); return 1;
+    case IMP_ACT_VIS: ui->flags ^= (unsigned)c.arg; return 1;
+    default: return 0;
+  }
+}
+
+/* ---- mouse ---- */
+
+int imp_viewer_drag_mode(int button, int mods, int selected_body) {
+  int ctrl = (mods & GLFW_MOD_CONTROL) != 0;
+  if (ctrl && selected_body > 0) {
+    if (button == GLFW_MOUSE_BUTTON_LEFT) return IMP_DRAG_PERTURB_ROTATE;
+    if (button == GLFW_MOUSE_BUTTON_RIGHT) return IMP_DRAG_PERTURB_MOVE;
+  }
+  switch (button) {
+    case GLFW_MOUSE_BUTTON_LEFT: return IMP_DRAG_ORBIT;
+    case GLFW_MOUSE_BUTTON_RIGHT: return (mods & GLFW_MOD_SHIFT) ? IMP_DRAG_PAN_H : IMP_DRAG_PAN;
+    case GLFW_MOUSE_BUTTON_MIDDLE: return IMP_DRAG_ZOOM;
+    default: return IMP_DRAG_NONE;
+  }
+}
+
+int imp_viewer_camera_action(int drag) {
+  switch (drag) {
+    case IMP_DRAG_ORBIT: return IMP_CAMERA_ORBIT;
+    case IMP_DRAG_PAN: return IMP_CAMERA_PAN_V;
+    case IMP_DRAG_PAN_H: return IMP_CAMERA_PAN_H;
+    case IMP_DRAG_ZOOM: return IMP_CAMERA_ZOOM;
+    default: return -1;
+  }
+}
+
+int imp_viewer_click_action(int button, int mods) {
+  if (button == GLFW_MOUSE_BUTTON_LEFT) return IMP_CLICK_SELECT;
+  if (button == GLFW_MOUSE_BUTTON_RIGHT)
+    return (mods & GLFW_MOD_CONTROL) ? IMP_CLICK_TRACK : IMP_CLICK_CENTER;
+  return IMP_CLICK_NONE;
+}
+
+int imp_viewer_is_double_click(imp_viewer_press* last, int button, double t, double x, double y) {
+  int dbl = last->button == button && t - last->t <= 0.35 && fabs(x - last->x) <= 5 &&
+            fabs(y - last->y) <= 5;
+  /* a third press starts a new pair instead of being a second double click */
+  *last = dbl ? (imp_viewer_press){-1, 0, 0, 0} : (imp_viewer_press){button, t, x, y};
+  return dbl;
+}
