@@ -12,8 +12,10 @@
 #ifndef IMPETUS_VIEWER_PACING_H
 #define IMPETUS_VIEWER_PACING_H
 
-/* Frames longer than this (s) count as this: no catch-up after a stall. */
-#define IMP_VIEWER_MAX_FRAME 0.1
+/* Frames longer than this (s) count as this: no catch-up after a stall.
+   Long enough that a slow software-rendered frame (4 FPS on llvmpipe)
+   still advances in real time. */
+#define IMP_VIEWER_MAX_FRAME 0.25
 
 typedef struct imp_viewer_pacer {
   double debt; /* simulated seconds owed to the wall clock */

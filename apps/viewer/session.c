@@ -132,7 +132,10 @@ int imp_viewer_load(imp_viewer* v, const char* path, int keep_camera) {
   if (path != v->path) snprintf(v->path, sizeof v->path, "%s", path);
   v->mtime = t; /* a failed version is not retried until the file changes again */
   if (make_all(v, path, &m, &d, &r)) return -1;
+  /* a reload keeps the solver the user chose with S; a new file starts with its own */
+  const char* solver = keep_camera && v->d ? imp_solver_name(v->d->solver) : NULL;
   install(v, m, d, r, keep_camera);
+  if (solver) imp_set_solver(m, d, solver);
   v->message[0] = '\0';
   if (m->warnings && m->warnings[0]) imp_viewer_say(v, 0, "%s", m->warnings);
   char title[4200];

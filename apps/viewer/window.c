@@ -224,20 +224,32 @@ static void draw_scrub_bar(imp_viewer* v, int w, int h) {
   v->bar_x0 = x + cw, v->bar_x1 = x + tw - cw, v->bar_y0 = y - 0.5 * lh, v->bar_y1 = y + 1.5 * lh;
 }
 
+/* Lines of text in a panel. */
+static int count_lines(const char* s) {
+  int n = 1;
+  for (; *s; s++) n += *s == '\n';
+  return n;
+}
+
 static void draw_panels(imp_viewer* v, int h) {
   static imp_viewer_panel p;
+  double lh = imp_render_line_height(v->r);
+  int help_lines = 0;
   imp_viewer_status st = {v->meter.fps, v->meter.rtf, v->rec ? v->rec_path : NULL,
                           v->o->traj ? v->row : 0, v->o->traj ? v->o->traj->nrow : 0};
   if (v->ui.panels && v->ui.help) {
     imp_viewer_help_panel(&p, v->o->traj != NULL);
     imp_render_overlay(v->r, IMP_CORNER_TOPLEFT, p.left, p.right);
+    help_lines = count_lines(p.left);
   }
   if (v->ui.panels && v->ui.info) {
     imp_viewer_info_panel(&p, v->m, v->d, &v->ui, &v->cam, &st);
-    imp_render_overlay(v->r, IMP_CORNER_BOTTOMLEFT, p.left, p.right);
+    /* both on the left: in a short window help wins until F1 closes it */
+    if ((help_lines + count_lines(p.left) + 2) * lh <= h)
+      imp_render_overlay(v->r, IMP_CORNER_BOTTOMLEFT, p.left, p.right);
   }
   if (v->ui.panels) {
-    int lines = (int)(h / imp_render_line_height(v->r)) / 2;
+    int lines = (int)(h / lh) / 2;
     imp_viewer_state_panel(&p, v->m, v->d, &v->ui, lines > 4 ? lines : 4);
     if (p.left[0]) imp_render_overlay(v->r, IMP_CORNER_TOPRIGHT, p.left, p.right);
   }
@@ -316,7 +328,6 @@ int imp_viewer_run(imp_model* m, const imp_viewer_opt* o) {
   v.ui.replay = o->traj != NULL;
   int status = 1;
   if (imp_viewer_start(&v, m) == 0) {
-    glfwSetWindowTitle(v.win, o->model_path);
     double start = glfwGetTime(), last = start;
     long long n = 0;
     while (!v.quit && !glfwWindowShouldClose(v.win) && (o->frames <= 0 || n < o->frames)) {
