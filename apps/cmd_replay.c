@@ -1,6 +1,6 @@
 /* impetus replay TRAJ.csv MODEL.xml: play a recorded trajectory (impetus
    run --record, or R in the viewer) in the viewer, with its controls:
-   space pauses, arrows scrub, +/- set the speed, the bar below jumps. */
+   space pauses, arrows scrub, +/- set the speed, the bar on top jumps. */
 #include <stdio.h>
 
 #include "cmd.h"
@@ -12,7 +12,7 @@ const char* const cli_usage_replay =
     "Play TRAJ.csv, recorded from MODEL.xml by `impetus run --record` (CSV;\n"
     "with or without --record-solver) or by the viewer's R key, in real time.\n"
     "Space pauses, Right/Left move one row, Up/Down one second, +/- slow it\n"
-    "down, Backspace rewinds; a click on the bar under the scene jumps there.\n"
+    "down, Backspace rewinds; a click on the bar at the top jumps there.\n"
     "The trajectory must have the model's nq qpos, nv qvel and nu ctrl\n"
     "columns. --frames and --screenshot as for `impetus view`.\n"
     "Exit 1 when the model or the trajectory does not load (file:line:\n"

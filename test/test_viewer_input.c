@@ -201,15 +201,18 @@ END_TEST
 
 START_TEST(double_clicks_are_close_in_time_and_space) {
   imp_viewer_press p = {-1, 0, 0, 0};
-  ck_assert(!imp_viewer_is_double_click(&p, 0, 1.0, 100, 100));
-  ck_assert(imp_viewer_is_double_click(&p, 0, 1.2, 102, 99));
+  ck_assert(!imp_viewer_is_double_click(&p, 0, 1.0, 100, 100, 0));
+  ck_assert(imp_viewer_is_double_click(&p, 0, 1.2, 102, 99, 0));
   /* a third quick press starts a new pair */
-  ck_assert(!imp_viewer_is_double_click(&p, 0, 1.3, 102, 99));
+  ck_assert(!imp_viewer_is_double_click(&p, 0, 1.3, 102, 99, 0));
   /* too slow, too far, another button */
-  ck_assert(!imp_viewer_is_double_click(&p, 0, 2.0, 102, 99));
-  ck_assert(!imp_viewer_is_double_click(&p, 0, 2.1, 150, 99));
-  ck_assert(!imp_viewer_is_double_click(&p, 1, 2.2, 150, 99));
-  ck_assert(imp_viewer_is_double_click(&p, 1, 2.3, 150, 99));
+  ck_assert(!imp_viewer_is_double_click(&p, 0, 2.0, 102, 99, 0));
+  ck_assert(!imp_viewer_is_double_click(&p, 0, 2.1, 150, 99, 0));
+  ck_assert(!imp_viewer_is_double_click(&p, 1, 2.2, 150, 99, 0));
+  ck_assert(imp_viewer_is_double_click(&p, 1, 2.3, 150, 99, 0));
+  /* a slow frame (0.5 s) between the two presses still makes a pair */
+  ck_assert(!imp_viewer_is_double_click(&p, 0, 5.0, 10, 10, 0.5));
+  ck_assert(imp_viewer_is_double_click(&p, 0, 5.6, 10, 10, 0.5));
 }
 END_TEST
 

@@ -179,8 +179,9 @@ int imp_viewer_click_action(int button, int mods) {
   return IMP_CLICK_NONE;
 }
 
-int imp_viewer_is_double_click(imp_viewer_press* last, int button, double t, double x, double y) {
-  int dbl = last->button == button && t - last->t <= 0.35 && fabs(x - last->x) <= 5 &&
+int imp_viewer_is_double_click(imp_viewer_press* last, int button, double t, double x, double y,
+                               double slack) {
+  int dbl = last->button == button && t - last->t <= 0.35 + slack && fabs(x - last->x) <= 5 &&
             fabs(y - last->y) <= 5;
   /* a third press starts a new pair instead of being a second double click */
   *last = dbl ? (imp_viewer_press){-1, 0, 0, 0} : (imp_viewer_press){button, t, x, y};

@@ -124,11 +124,15 @@ typedef enum imp_viewer_click {
 int imp_viewer_click_action(int button, int mods);
 
 /* A press is the second of a double click when it comes within 0.35 s and
-   5 pixels of the previous press of the same button. */
+   5 pixels of the previous press of the same button. Events are timed when
+   the frame loop polls them, so slack (the last frame's duration) widens
+   the window: at 3 FPS in software rendering two quick clicks land in
+   different frames. */
 typedef struct imp_viewer_press {
   int button; /* -1: none yet */
   double t, x, y;
 } imp_viewer_press;
-int imp_viewer_is_double_click(imp_viewer_press* last, int button, double t, double x, double y);
+int imp_viewer_is_double_click(imp_viewer_press* last, int button, double t, double x, double y,
+                               double slack);
 
 #endif

@@ -45,10 +45,12 @@ typedef struct imp_viewer {
   int drag;              /* imp_viewer_drag */
   double mx, my;
   imp_viewer_press press;
+  double frame_seconds;  /* the last frame's wall time: double-click slack */
   /* replay */
   int row;
   double replay_clock;   /* simulated time of the play head */
-  double bar_x0, bar_x1, bar_y0, bar_y1; /* the scrub bar, window pixels */
+  double bar_x0, bar_x1, bar_y0, bar_y1; /* the scrub bar, framebuffer pixels */
+  int scrubbing;         /* the left button went down on the bar and is held */
   /* requests from callbacks, served by the frame loop */
   int want_screenshot;
   char drop[4096];

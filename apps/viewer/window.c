@@ -67,15 +67,25 @@ static void double_click(imp_viewer* v, int button, int mods, double x, double y
   }
 }
 
-/* A press on the replay's scrub bar jumps there; returns 1 when it did. */
+/* Show the row at fraction (pixel px) of the scrub bar, clamped to its ends. */
+static void scrub_to(imp_viewer* v, double px) {
+  const imp_trajectory* t = v->o->traj;
+  double f = (px - v->bar_x0) / (v->bar_x1 - v->bar_x0);
+  f = f < 0 ? 0 : f > 1 ? 1 : f;
+  imp_viewer_show_row(v, (int)lround(f * (t->nrow - 1)));
+  v->replay_clock = v->d->time;
+}
+
+/* A press on the replay's scrub bar jumps there and starts scrubbing;
+   returns 1 when it did. */
 static int scrub_click(imp_viewer* v, double x, double y) {
   double px, py;
   to_pixels(v->win, x, y, &px, &py);
-  if (!v->o->traj || px < v->bar_x0 || px > v->bar_x1 || py < v->bar_y0 || py > v->bar_y1) return 0;
-  const imp_trajectory* t = v->o->traj;
-  double f = (px - v->bar_x0) / (v->bar_x1 - v->bar_x0);
-  imp_viewer_show_row(v, (int)lround(f * (t->nrow - 1)));
-  v->replay_clock = v->d->time;
+  if (!v->o->traj || !(v->bar_x1 > v->bar_x0) || px < v->bar_x0 || px > v->bar_x1 ||
+      py < v->bar_y0 || py > v->bar_y1)
+    return 0;
+  scrub_to(v, px);
+  v->scrubbing = 1;
   return 1;
 }
 
@@ -94,12 +104,13 @@ static void on_button(GLFWwindow* w, int button, int action, int mods) {
   glfwGetCursorPos(w, &x, &y);
   if (action == GLFW_RELEASE) {
     v->drag = IMP_DRAG_NONE;
+    v->scrubbing = 0;
     imp_viewer_perturb_end(&v->pert);
     return;
   }
   v->mx = x, v->my = y;
   if (button == GLFW_MOUSE_BUTTON_LEFT && scrub_click(v, x, y)) return;
-  if (imp_viewer_is_double_click(&v->press, button, glfwGetTime(), x, y)) {
+  if (imp_viewer_is_double_click(&v->press, button, glfwGetTime(), x, y, v->frame_seconds)) {
     double_click(v, button, mods, x, y);
     return;
   }
@@ -114,6 +125,11 @@ static void on_cursor(GLFWwindow* w, double x, double y) {
   glfwGetWindowSize(w, &ww, &wh);
   double dx = (x - v->mx) / (wh > 0 ? wh : 1), dy = (y - v->my) / (wh > 0 ? wh : 1);
   v->mx = x, v->my = y;
+  if (v->scrubbing && v->bar_x1 > v->bar_x0) {
+    double px, py;
+    to_pixels(w, x, y, &px, &py);
+    scrub_to(v, px);
+  }
   if (v->drag == IMP_DRAG_NONE) return;
   const imp_camera_pose* pose = imp_render_pose(v->r);
   int cam_action = imp_viewer_camera_action(v->drag);
@@ -207,21 +223,23 @@ static void sync_render_opt(imp_viewer* v) {
   v->opt.perturb = v->pert.spring;
 }
 
-/* The replay's scrub bar: a line of text under the scene, clickable. */
-static void draw_scrub_bar(imp_viewer* v, int w, int h) {
+/* The replay's scrub bar: a track of dashes across the middle 40% of the
+   top edge (clear of the corner panels) and a marker at the play head;
+   a click on it jumps there (scrub_click). */
+static void draw_scrub_bar(imp_viewer* v, int w) {
+  static const float grey[3] = {0.6f, 0.6f, 0.6f}, white[3] = {1, 1, 1};
+  char track[401];
+  double dash = imp_render_text_width(v->r, "-"), lh = imp_render_line_height(v->r);
+  int n = dash > 0 ? (int)(0.4 * w / dash) : 0;
+  n = n < 2 ? 2 : n > 400 ? 400 : n;
+  memset(track, '-', (size_t)n);
+  track[n] = '\0';
+  double tw = imp_render_text_width(v->r, track), x0 = 0.5 * (w - tw), y = 0.5 * lh;
   const imp_trajectory* t = v->o->traj;
-  enum { N = 60 };
-  char bar[N + 3];
-  int at = t->nrow > 1 ? (int)lround((double)v->row / (t->nrow - 1) * (N - 1)) : 0;
-  bar[0] = '[';
-  for (int i = 0; i < N; i++) bar[1 + i] = i < at ? '=' : i == at ? '|' : '-';
-  bar[N + 1] = ']', bar[N + 2] = '\0';
-  double lh = imp_render_line_height(v->r), tw = imp_render_text_width(v->r, bar);
-  double x = 0.5 * (w - tw), y = h - 2.0 * lh;
-  static const float white[3] = {1, 1, 1};
-  imp_render_text(v->r, x, y, bar, white);
-  double cw = tw / (N + 2); /* the brackets do not count */
-  v->bar_x0 = x + cw, v->bar_x1 = x + tw - cw, v->bar_y0 = y - 0.5 * lh, v->bar_y1 = y + 1.5 * lh;
+  double f = t->nrow > 1 ? (double)v->row / (t->nrow - 1) : 0;
+  imp_render_text(v->r, x0, y, track, grey);
+  imp_render_text(v->r, x0 + f * tw - 0.5 * imp_render_text_width(v->r, "|"), y, "|", white);
+  v->bar_x0 = x0, v->bar_x1 = x0 + tw, v->bar_y0 = 0, v->bar_y1 = y + 1.5 * lh;
 }
 
 /* Lines of text in a panel. */
@@ -266,7 +284,8 @@ static void draw(imp_viewer* v) {
   sync_render_opt(v);
   imp_render_frame(v->r, v->m, v->d, &v->cam, &v->opt, w, h);
   draw_panels(v, h);
-  if (v->o->traj && v->ui.panels) draw_scrub_bar(v, w, h);
+  v->bar_x0 = v->bar_x1 = 0; /* no bar drawn, none to click */
+  if (v->o->traj && v->ui.panels) draw_scrub_bar(v, w);
   if (v->want_screenshot) { /* Ctrl+P: the image just drawn, panels included */
     v->want_screenshot = 0;
     imp_viewer_screenshot_stamped(v);
@@ -285,6 +304,7 @@ static void frame(imp_viewer* v, double* last) {
   double now = glfwGetTime();
   imp_viewer_poll_file(v, now);
   double wall_dt = v->o->frames > 0 ? IMP_VIEWER_SCRIPT_DT : now - *last;
+  v->frame_seconds = now - *last;
   *last = now;
   double sim_dt = 0;
   if (v->ui.running) {
