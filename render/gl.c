@@ -139,6 +139,30 @@ static int make_shadow_map(imp_renderer* r, char* err, int errsz) {
   return ok;
 }
 
+/* For lights that track a body (modes track, trackcom): their offset from
+   the body's origin or subtree centre of mass, and their world direction,
+   at qpos0, from a state the renderer makes once for this. */
+static int light_references(imp_renderer* r, const imp_model* m, char* err, int errsz) {
+  if (m->nlight == 0) return 1;
+  imp_data* d = imp_make_data(m);
+  r->light_ref = malloc(6 * (size_t)m->nlight * sizeof(double));
+  if (!d || !r->light_ref) {
+    imp_free_data(d);
+    return snprintf(err, (size_t)errsz, "renderer: out of memory"), 0;
+  }
+  imp_forward(m, d);
+  for (int i = 0; i < m->nlight; i++) {
+    int b = m->light_bodyid[i];
+    const double* origin = m->light_mode[i] == 2 ? d->subtree_com + 3 * b : d->xpos + 3 * b;
+    for (int k = 0; k < 3; k++) {
+      r->light_ref[6 * i + k] = d->light_xpos[3 * i + k] - origin[k];
+      r->light_ref[6 * i + 3 + k] = d->light_xdir[3 * i + k];
+    }
+  }
+  imp_free_data(d);
+  return 1;
+}
+
 /* The context must give us at least 3.3 before anything is compiled. */
 static int check_version(char* err, int errsz) {
   GLint major = 0, minor = 0;
@@ -164,6 +188,7 @@ imp_renderer* imp_render_make(const imp_model* m, char* err, int errsz) {
   ok = ok && upload_vertices(r, m, err, errsz);
   ok = ok && upload_textures(r, m, err, errsz);
   ok = ok && make_shadow_map(r, err, errsz);
+  ok = ok && light_references(r, m, err, errsz);
   if (!ok) {
     imp_render_free(r);
     return NULL;
@@ -192,6 +217,7 @@ void imp_render_free(imp_renderer* r) {
   imp_scene_free(r->scene);
   free(r->tex);
   free(r->mesh);
+  free(r->light_ref);
   free(r);
 }
 

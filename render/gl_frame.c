@@ -41,16 +41,28 @@ typedef struct light_set {
 
 static void set3(float* d, const double* s) { d[0] = (float)s[0], d[1] = (float)s[1], d[2] = (float)s[2]; }
 
-/* A light's direction: toward its target body (mode targetbody: its
-   frame's origin; targetbodycom: its subtree's centre of mass), as MJCF
-   defines, else what the kinematics computed. */
-static void light_direction(const imp_model* m, const imp_data* d, int i, double dir[3]) {
-  int mode = m->light_mode[i], t = m->light_targetbodyid[i];
+/* A light's pose by its MJCF mode: track and trackcom keep the world
+   direction of qpos0 and follow the body (or its subtree's centre of mass)
+   at the offset of qpos0; targetbody and targetbodycom aim at the target's
+   origin (or centre of mass); fixed lights move with their body. The
+   kinematics computes body-fixed frames only, so the modes are applied here
+   from the references imp_render_make took at qpos0. */
+static void light_pose(const imp_renderer* r, const imp_model* m, const imp_data* d, int i,
+                       double pos[3], double dir[3]) {
+  int mode = m->light_mode[i], t = m->light_targetbodyid[i], b = m->light_bodyid[i];
+  memcpy(pos, d->light_xpos + 3 * i, 3 * sizeof(double));
   memcpy(dir, d->light_xdir + 3 * i, 3 * sizeof(double));
+  if ((mode == 1 || mode == 2) && r->light_ref) {
+    const double* origin = mode == 1 ? d->xpos + 3 * b : d->subtree_com + 3 * b;
+    for (int k = 0; k < 3; k++) {
+      pos[k] = origin[k] + r->light_ref[6 * i + k];
+      dir[k] = r->light_ref[6 * i + 3 + k];
+    }
+  }
   if ((mode != 3 && mode != 4) || t < 0 || t >= m->nbody) return;
   const double* target = mode == 3 ? d->xpos + 3 * t : d->subtree_com + 3 * t;
   double v[3], n = 0;
-  for (int k = 0; k < 3; k++) v[k] = target[k] - d->light_xpos[3 * i + k], n += v[k] * v[k];
+  for (int k = 0; k < 3; k++) v[k] = target[k] - pos[k], n += v[k] * v[k];
   n = sqrt(n);
   if (n > 1e-12)
     for (int k = 0; k < 3; k++) dir[k] = v[k] / n;
@@ -58,7 +70,7 @@ static void light_direction(const imp_model* m, const imp_data* d, int i, double
 
 /* The headlight (a directional light along the view, as MuJoCo's) and the
    model's active lights; the main light casts the shadows. */
-static void collect_lights(const imp_model* m, const imp_data* d, const imp_camera_pose* p,
+static void collect_lights(const imp_renderer* r, const imp_model* m, const imp_data* d, const imp_camera_pose* p,
                            light_set* L) {
   memset(L, 0, sizeof *L);
   L->shadow = L->shadow_mid = -1;
@@ -74,9 +86,9 @@ static void collect_lights(const imp_model* m, const imp_data* d, const imp_came
   for (int i = 0; i < m->nlight && L->n < IMP_MAX_LIGHTS; i++) {
     if (!m->light_active[i]) continue;
     int k = L->n++;
-    set3(L->pos[k], d->light_xpos + 3 * i);
-    double dir[3];
-    light_direction(m, d, i, dir);
+    double pos[3], dir[3];
+    light_pose(r, m, d, i, pos, dir);
+    set3(L->pos[k], pos);
     set3(L->dir[k], dir);
     memcpy(L->amb[k], m->light_ambient + 3 * i, 3 * sizeof(float));
     memcpy(L->dif[k], m->light_diffuse + 3 * i, 3 * sizeof(float));
@@ -96,15 +108,15 @@ static void collect_lights(const imp_model* m, const imp_data* d, const imp_came
 /* The main light's view-projection: a spot light's cone as a perspective
    frustum (twice its cutoff), a directional light as an orthographic box
    around the model. */
-static void shadow_matrix(const imp_model* m, const imp_data* d, int id, float* vp) {
+static void shadow_matrix(const imp_renderer* r, const imp_model* m, const imp_data* d, int id, float* vp) {
   imp_camera_pose lp;
-  double dir[3];
-  light_direction(m, d, id, dir);
+  double lpos[3], dir[3];
+  light_pose(r, m, d, id, lpos, dir);
   double ext = m->extent;
   if (m->light_directional[id]) {
     for (int i = 0; i < 3; i++) lp.pos[i] = m->center[i] - 5 * ext * dir[i];
   } else {
-    memcpy(lp.pos, d->light_xpos + 3 * id, sizeof lp.pos);
+    memcpy(lp.pos, lpos, sizeof lp.pos);
   }
   memcpy(lp.forward, dir, sizeof lp.forward);
   /* any up orthogonal to the direction */
@@ -201,13 +213,13 @@ void imp_render_frame(imp_renderer* r, const imp_model* m, const imp_data* d, im
   update_scene(r, m, d);
   set_camera(r, m, d, cam, width, height);
   light_set L;
-  collect_lights(m, d, &r->pose, &L);
+  collect_lights(r, m, d, &r->pose, &L);
   glBindVertexArray(r->vao);
   glEnable(GL_DEPTH_TEST);
   glDisable(GL_CULL_FACE);
   int shadowed = (opt->flags & IMP_VIS_SHADOW) && L.shadow >= 0;
   if (shadowed) {
-    shadow_matrix(m, d, L.shadow_mid, r->light_vp);
+    shadow_matrix(r, m, d, L.shadow_mid, r->light_vp);
     imp_gl_draw_shadow_pass(r, m);
   }
   glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)target);

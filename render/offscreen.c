@@ -149,12 +149,12 @@ void imp_offscreen_free(imp_offscreen* o) {
     glDeleteFramebuffers(2, fb);
     glDeleteRenderbuffers(3, rb);
   }
+  /* The display is not terminated: EGL hands every caller of the same
+     platform the same display, so terminating it would invalidate the
+     contexts of other offscreen objects (and a window's) in this process. */
   if (o->backend == IMP_GL_EGL) {
     eglMakeCurrent(o->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
     eglDestroyContext(o->dpy, o->ctx);
-    eglTerminate(o->dpy);
-  } else if (o->dpy != NULL && o->dpy != EGL_NO_DISPLAY) {
-    eglTerminate(o->dpy); /* EGL initialized, then failed to give a context */
   }
   if (o->win) {
     glfwDestroyWindow(o->win);
