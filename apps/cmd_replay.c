@@ -8,13 +8,14 @@
 
 const char* const cli_usage_replay =
     "usage: impetus replay TRAJ.csv MODEL.xml [--size WxH] [--frames N [--screenshot FILE.png]]\n"
+    "                      [--script EVENTS]\n"
     "\n"
     "Play TRAJ.csv, recorded from MODEL.xml by `impetus run --record` (CSV;\n"
     "with or without --record-solver) or by the viewer's R key, in real time.\n"
     "Space pauses, Right/Left move one row, Up/Down one second, +/- slow it\n"
     "down, Backspace rewinds; a click on the bar at the top jumps there.\n"
     "The trajectory must have the model's nq qpos, nv qvel and nu ctrl\n"
-    "columns. --frames and --screenshot as for `impetus view`.\n"
+    "columns. --frames, --screenshot and --script as for `impetus view`.\n"
     "Exit 1 when the model or the trajectory does not load (file:line:\n"
     "message, no window); 2 on bad usage.\n";
 

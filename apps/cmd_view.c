@@ -11,7 +11,7 @@
 
 const char* const cli_usage_view =
     "usage: impetus view MODEL.xml [--key NAME] [--solver NAME] [--size WxH]\n"
-    "                    [--frames N [--screenshot FILE.png]]\n"
+    "                    [--frames N [--screenshot FILE.png]] [--script EVENTS]\n"
     "\n"
     "Open a window and simulate MODEL.xml in real time (from keyframe NAME\n"
     "with --key, with contact solver NAME with --solver). F1 in the window\n"
@@ -19,6 +19,9 @@ const char* const cli_usage_view =
     "(default 1200x900). --frames N runs N frames (each 1/60 s of simulated\n"
     "real time), writes the last one to --screenshot FILE.png and exits: the\n"
     "scripted mode tests use (under Xvfb), printing frames, size and fps.\n"
+    "--script 'F:key NAME;F:drop FILE;...' presses keys (ctrl+l, space,\n"
+    "right, s, r, f1 ...) and drops files on the window at frames F, as a user\n"
+    "would.\n"
     "Exit 1 when the model does not load (file:line: message, no window) or\n"
     "no window can be opened; 2 on bad usage.\n";
 
@@ -43,6 +46,16 @@ static int parse_option(int argc, char** argv, int* i, cli_viewer_args* a) {
   } else if ((k = cli_option(argc, argv, i, "screenshot", &v)) != 0) {
     if (k < 0) return -1;
     a->opt.screenshot = v;
+  } else if ((k = cli_option(argc, argv, i, "script", &v)) != 0) {
+    static imp_viewer_event events[256];
+    char err[1400];
+    if (k < 0) return -1;
+    a->opt.nscript = imp_viewer_parse_script(v, events, 256, err, sizeof err);
+    if (a->opt.nscript < 0) {
+      fprintf(stderr, "impetus: --%s\n", err);
+      return -1;
+    }
+    a->opt.script = events;
   } else if ((k = cli_option(argc, argv, i, "size", &v)) != 0) {
     if (k < 0 || parse_size(v, &a->opt.width, &a->opt.height)) return -1;
   } else if (!a->replay && (k = cli_option(argc, argv, i, "key", &v)) != 0) {

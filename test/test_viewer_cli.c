@@ -123,6 +123,92 @@ START_TEST(replay_plays_a_recording_and_takes_a_screenshot) {
 }
 END_TEST
 
+/* Run a scripted view or replay (args after the command) in dir; stdout and
+   then stderr in text, the simulated time at the end returned. Fails on a non-zero exit. */
+static double scripted(const char* prefix, const char* dir, const char* args, char* text,
+                       size_t n) {
+  char out[1200], err[1200], cmd[8192];
+  tmp(out, sizeof out, "scripted.out");
+  tmp(err, sizeof err, "scripted.err");
+  snprintf(cmd, sizeof cmd, "cd '%s' && %s'%s' %s", dir, prefix, IMPETUS_BIN, args);
+  int st = run(cmd, out, err);
+  slurp(err, text, n);
+  ck_assert_msg(st == 0, "exit %d: %s\n%s", st, cmd, text);
+  slurp(out, text, n / 2);
+  slurp(err, text + strlen(text), n / 2); /* stdout, then stderr */
+  const char* t = strstr(text, "\ntime: ");
+  ck_assert_msg(t != NULL, "%s", text);
+  return atof(t + 7);
+}
+
+/* A fresh directory for one test's files. */
+static void fresh_dir(char* dir, size_t n, const char* name) {
+  char cmd[1400];
+  snprintf(dir, n, "%s/viewer_cli_%s", IMP_TEST_TMPDIR, name);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir);
+  ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(a_bad_dropped_model_keeps_the_old_one_running) {
+  SKIP_WITHOUT_DISPLAY(prefix);
+  char dir[1100], bad[1200], args[4096], text[8192], want[1300];
+  fresh_dir(dir, sizeof dir, "drop");
+  snprintf(bad, sizeof bad, "%s/bad.xml", dir);
+  FILE* f = fopen(bad, "w");
+  ck_assert(f != NULL);
+  fputs("<mujoco>\n<worldbody>\n<geom type='sphere' size='x'/>\n</worldbody>\n</mujoco>\n", f);
+  fclose(f);
+  /* dropped at frame 5, then Ctrl+L reloads the model still running */
+  snprintf(args, sizeof args, "view '%s/box_rest.xml' --frames 20 --size 200x150 --script '5:drop %s;10:key ctrl+l'",
+           IMP_MODELS_DIR, bad);
+  double t = scripted(prefix, dir, args, text, sizeof text);
+  ck_assert_msg(strstr(text, "reloaded") != NULL, "%s", text);
+  imp_assert_near(t, 10 / 60.0, 0.01); /* frames 10..19 after the reload */
+  snprintf(want, sizeof want, "%s:3:", bad);
+  ck_assert_msg(strstr(text, want) != NULL, "no '%s' in: %s", want, text);
+}
+END_TEST
+
+START_TEST(keys_pause_record_and_screenshot) {
+  SKIP_WITHOUT_DISPLAY(prefix);
+  char dir[1100], args[4096], text[8192], cmd[2400];
+  fresh_dir(dir, sizeof dir, "keys");
+  /* paused for frames 0-9, recording frames 10-19, a screenshot at 20 */
+  snprintf(args, sizeof args, "view '%s/box_rest.xml' --frames 22 --size 200x150 --script '0:key space;10:key space;10:key r;20:key r;20:key ctrl+p;21:key s'",
+           IMP_MODELS_DIR);
+  double t = scripted(prefix, dir, args, text, sizeof text);
+  imp_assert_near(t, 12 / 60.0, 0.01);
+  ck_assert_msg(strstr(text, "contact solver: ") != NULL, "%s", text);
+  /* the recording: a header and the state at its start and after each step */
+  snprintf(cmd, sizeof cmd, "cd '%s' && test $(ls *.csv | wc -l) = 1 && head -1 *.csv | grep -q '^time,qpos_0' && test $(cat *.csv | wc -l) -ge 80",
+           dir);
+  ck_assert_msg(system(cmd) == 0, "no recording of 80 rows in %s", dir);
+  snprintf(cmd, sizeof cmd, "cd '%s' && ls *.png", dir);
+  FILE* p = popen(cmd, "r");
+  char png[1200] = "", path[2400];
+  ck_assert(p && fgets(png, sizeof png, p));
+  pclose(p);
+  png[strcspn(png, "\n")] = '\0';
+  snprintf(path, sizeof path, "%s/%s", dir, png);
+  check_screenshot(path, 200, 150);
+}
+END_TEST
+
+START_TEST(replay_keys_step_and_jump) {
+  SKIP_WITHOUT_DISPLAY(prefix);
+  char dir[1100], args[4096], text[8192], cmd[2400];
+  fresh_dir(dir, sizeof dir, "replay_keys");
+  snprintf(cmd, sizeof cmd, "'%s' run '%s/pendulum.xml' --steps 3000 --record '%s/p.csv' >/dev/null",
+           IMPETUS_BIN, IMP_MODELS_DIR, dir);
+  ck_assert_int_eq(system(cmd), 0);
+  /* pause on row 0, two rows forward, then one second on */
+  snprintf(args, sizeof args, "replay p.csv '%s/pendulum.xml' --frames 6 --size 200x150 --script '0:key space;1:key right;2:key right;3:key up'",
+           IMP_MODELS_DIR);
+  double t = scripted(prefix, dir, args, text, sizeof text);
+  imp_assert_near(t, 1.002, 1e-9);
+}
+END_TEST
+
 START_TEST(a_bad_model_is_an_error_before_any_window) {
   char xml[1200], out[1200], err[1200], cmd[4096], text[4096], want[1300];
   tmp(xml, sizeof xml, "bad.xml");
@@ -157,7 +243,8 @@ START_TEST(bad_usage_exits_2) {
   tmp(err, sizeof err, "usage.err");
   const char* args[] = {"view", "view a.xml b.xml", "view a.xml --frames 0",
                         "view a.xml --screenshot x.png", "view a.xml --size 10", "replay a.csv",
-                        "view a.xml --solver nope", "replay a.csv b.xml --key k"};
+                        "view a.xml --solver nope", "replay a.csv b.xml --key k",
+                        "view a.xml --script '1:key nosuchkey'", "view a.xml --script '5:key a;2:key b'"};
   for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
     snprintf(cmd, sizeof cmd, "env -u DISPLAY '%s' %s", IMPETUS_BIN, args[i]);
     ck_assert_msg(run(cmd, out, err) == 2, "impetus %s: not exit 2", args[i]);
@@ -171,6 +258,9 @@ int main(void) {
   tcase_set_timeout(tc, 240);
   tcase_add_test(tc, view_runs_frames_and_takes_a_screenshot);
   tcase_add_test(tc, replay_plays_a_recording_and_takes_a_screenshot);
+  tcase_add_test(tc, a_bad_dropped_model_keeps_the_old_one_running);
+  tcase_add_test(tc, keys_pause_record_and_screenshot);
+  tcase_add_test(tc, replay_keys_step_and_jump);
   tcase_add_test(tc, a_bad_model_is_an_error_before_any_window);
   tcase_add_test(tc, bad_usage_exits_2);
   suite_add_tcase(s, tc);

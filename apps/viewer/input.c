@@ -3,6 +3,9 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "input.h"
 #include "scene.h"
@@ -186,4 +189,81 @@ int imp_viewer_is_double_click(imp_viewer_press* last, int button, double t, dou
   /* a third press starts a new pair instead of being a second double click */
   *last = dbl ? (imp_viewer_press){-1, 0, 0, 0} : (imp_viewer_press){button, t, x, y};
   return dbl;
+}
+
+/* ---- scripted input ---- */
+
+static const struct { const char* name; int key; } key_names[] = {
+    {"space", GLFW_KEY_SPACE},         {"right", GLFW_KEY_RIGHT},
+    {"left", GLFW_KEY_LEFT},           {"up", GLFW_KEY_UP},
+    {"down", GLFW_KEY_DOWN},           {"backspace", GLFW_KEY_BACKSPACE},
+    {"tab", GLFW_KEY_TAB},             {"escape", GLFW_KEY_ESCAPE},
+    {"f1", GLFW_KEY_F1},               {"f2", GLFW_KEY_F2},
+    {"pageup", GLFW_KEY_PAGE_UP},      {"pagedown", GLFW_KEY_PAGE_DOWN},
+    {"plus", GLFW_KEY_EQUAL},          {"minus", GLFW_KEY_MINUS},
+    {"[", GLFW_KEY_LEFT_BRACKET},      {"]", GLFW_KEY_RIGHT_BRACKET},
+    {"comma", GLFW_KEY_COMMA},         {"period", GLFW_KEY_PERIOD},
+    {"slash", GLFW_KEY_SLASH},
+};
+
+int imp_viewer_parse_key(const char* name, int* key, int* mods) {
+  *mods = 0;
+  for (;;) { /* modifiers first */
+    if (strncmp(name, "ctrl+", 5) == 0) *mods |= GLFW_MOD_CONTROL, name += 5;
+    else if (strncmp(name, "shift+", 6) == 0) *mods |= GLFW_MOD_SHIFT, name += 6;
+    else break;
+  }
+  if (name[0] && !name[1]) { /* one letter or digit: GLFW codes are their upper-case ASCII */
+    char c = name[0];
+    if (c >= 'a' && c <= 'z') c = (char)(c - 'a' + 'A');
+    if ((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return *key = c, 0;
+  }
+  for (size_t i = 0; i < sizeof key_names / sizeof key_names[0]; i++)
+    if (strcmp(name, key_names[i].name) == 0) return *key = key_names[i].key, 0;
+  return -1;
+}
+
+/* One "FRAME:key NAME" or "FRAME:drop PATH" of length n into e. */
+static int parse_event(const char* s, size_t n, imp_viewer_event* e, char* err, int errsz) {
+  char item[1200];
+  snprintf(item, sizeof item, "%.*s", (int)n, s);
+  char* colon = strchr(item, ':');
+  char* end = NULL;
+  e->frame = strtoll(item, &end, 10);
+  if (!colon || end != colon || e->frame < 0) {
+    snprintf(err, errsz, "script: '%s' is not FRAME:key NAME or FRAME:drop PATH", item);
+    return -1;
+  }
+  const char* what = colon + 1;
+  e->key = 0, e->mods = 0, e->path[0] = '\0';
+  if (strncmp(what, "drop ", 5) == 0 && what[5]) {
+    snprintf(e->path, sizeof e->path, "%s", what + 5);
+    return 0;
+  }
+  if (strncmp(what, "key ", 4) == 0 && imp_viewer_parse_key(what + 4, &e->key, &e->mods) == 0)
+    return 0;
+  snprintf(err, errsz, "script: '%s': unknown key or action", item);
+  return -1;
+}
+
+int imp_viewer_parse_script(const char* text, imp_viewer_event* ev, int max, char* err, int errsz) {
+  int n = 0;
+  for (const char* s = text; *s;) {
+    size_t len = strcspn(s, ";");
+    if (len > 0) {
+      if (n == max) {
+        snprintf(err, errsz, "script: more than %d events", max);
+        return -1;
+      }
+      if (parse_event(s, len, &ev[n], err, errsz)) return -1;
+      if (n > 0 && ev[n].frame < ev[n - 1].frame) {
+        snprintf(err, errsz, "script: frames must not decrease (%lld after %lld)", ev[n].frame,
+                 ev[n - 1].frame);
+        return -1;
+      }
+      n++;
+    }
+    s += len + (s[len] == ';');
+  }
+  return n;
 }

@@ -135,4 +135,23 @@ typedef struct imp_viewer_press {
 int imp_viewer_is_double_click(imp_viewer_press* last, int button, double t, double x, double y,
                                double slack);
 
+/* ---- scripted input (--script, for tests and demos) ---- */
+
+/* A key by name: a letter or digit, space, right, left, up, down,
+   backspace, tab, escape, f1, f2, pageup, pagedown, plus, minus, [, ],
+   comma, period, slash; prefixed by ctrl+ and/or shift+. 0, or -1 when
+   the name is unknown. */
+int imp_viewer_parse_key(const char* name, int* key, int* mods);
+
+/* One scripted event: at frame, a key press, or a file dropped on the window. */
+typedef struct imp_viewer_event {
+  long long frame;
+  int key, mods;   /* key press; key 0: a drop */
+  char path[1024]; /* drop: the file */
+} imp_viewer_event;
+
+/* Parse "FRAME:key NAME;FRAME:drop PATH;..." into at most max events, in
+   frame order. Returns the count, or -1 with a message in err. */
+int imp_viewer_parse_script(const char* text, imp_viewer_event* ev, int max, char* err, int errsz);
+
 #endif

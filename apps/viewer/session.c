@@ -101,6 +101,13 @@ static void install(imp_viewer* v, imp_model* m, imp_data* d, imp_renderer* r, i
   reset_state(v);
 }
 
+/* "impetus view FILE": the window says which file it shows. */
+static void set_title(imp_viewer* v) {
+  char title[4200];
+  snprintf(title, sizeof title, "impetus %s %s", v->o->traj ? "replay" : "view", v->path);
+  if (v->win) glfwSetWindowTitle(v->win, title);
+}
+
 int imp_viewer_start(imp_viewer* v, imp_model* m) {
   struct timespec t = {0, 0};
   file_mtime(v->path, &t);
@@ -115,6 +122,7 @@ int imp_viewer_start(imp_viewer* v, imp_model* m) {
     return -1;
   }
   install(v, m, d, r, 0);
+  set_title(v);
   if (v->o->solver) imp_set_solver(m, d, v->o->solver); /* checked with the arguments */
   if (v->o->key >= 0 && v->o->key < m->nkey) {
     v->ui.key = v->o->key;
@@ -129,18 +137,21 @@ int imp_viewer_load(imp_viewer* v, const char* path, int keep_camera) {
   imp_model* m;
   imp_data* d;
   imp_renderer* r;
-  if (path != v->path) snprintf(v->path, sizeof v->path, "%s", path);
-  v->mtime = t; /* a failed version is not retried until the file changes again */
+  int same = strcmp(path, v->path) == 0;
+  if (same) v->mtime = t; /* a failed version is not retried until the file changes again */
+  /* a dropped file that fails leaves the running model's file the one watched and reloaded */
   if (make_all(v, path, &m, &d, &r)) return -1;
+  if (!same) {
+    snprintf(v->path, sizeof v->path, "%s", path);
+    v->mtime = t;
+  }
   /* a reload keeps the solver the user chose with S; a new file starts with its own */
   const char* solver = keep_camera && v->d ? imp_solver_name(v->d->solver) : NULL;
   install(v, m, d, r, keep_camera);
   if (solver) imp_set_solver(m, d, solver);
   v->message[0] = '\0';
   if (m->warnings && m->warnings[0]) imp_viewer_say(v, 0, "%s", m->warnings);
-  char title[4200];
-  snprintf(title, sizeof title, "impetus %s %s", v->o->traj ? "replay" : "view", path);
-  if (v->win) glfwSetWindowTitle(v->win, title);
+  set_title(v);
   return 0;
 }
 
@@ -255,7 +266,8 @@ static void step_or_scrub(imp_viewer* v, imp_viewer_cmd c) {
   int row = v->row;
   if (c.action == IMP_ACT_STEP) row++;
   else if (c.action == IMP_ACT_STEP_BACK) row--;
-  else row = imp_trajectory_row_at(v->o->traj, imp_trajectory_time(v->o->traj, row) + c.arg);
+  else /* recorded times are sums of steps: a hair of slack lands on the exact second */
+    row = imp_trajectory_row_at(v->o->traj, imp_trajectory_time(v->o->traj, row) + c.arg + 1e-9);
   imp_viewer_show_row(v, row);
   v->replay_clock = v->d->time;
 }

@@ -13,6 +13,7 @@
 #define IMPETUS_VIEWER_H
 
 #include "impetus.h"
+#include "input.h"
 #include "trajectory.h"
 
 typedef struct imp_viewer_opt {
@@ -23,6 +24,8 @@ typedef struct imp_viewer_opt {
   long long frames;               /* > 0: scripted, exit after this many frames */
   const char* screenshot;         /* scripted: PNG of the last frame, NULL none */
   int width, height;              /* window size in screen coordinates */
+  const imp_viewer_event* script; /* key presses and drops at given frames (input.h) */
+  int nscript;
 } imp_viewer_opt;
 
 /* Open the window and run until it is closed (or the scripted frames are

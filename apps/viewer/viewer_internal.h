@@ -53,6 +53,7 @@ typedef struct imp_viewer {
   int scrubbing;         /* the left button went down on the bar and is held */
   /* requests from callbacks, served by the frame loop */
   int want_screenshot;
+  int next_event;        /* the next scripted event to play */
   char drop[4096];
   int quit;
 } imp_viewer;

@@ -22,13 +22,16 @@ static int repeatable(int action) {
          action == IMP_ACT_CTRL;
 }
 
+/* A key press (repeat: held down) from the keyboard or the script. */
+static void press_key(imp_viewer* v, int key, int mods, int repeat) {
+  imp_viewer_cmd c = imp_viewer_key_action(key, mods, v->o->traj != NULL);
+  if (c.action == IMP_ACT_NONE || (repeat && !repeatable(c.action))) return;
+  if (!imp_viewer_apply(&v->ui, &v->cam, v->m->ncam, c)) imp_viewer_command(v, c);
+}
+
 static void on_key(GLFWwindow* w, int key, int scancode, int action, int mods) {
   (void)scancode;
-  imp_viewer* v = from(w);
-  if (action == GLFW_RELEASE) return;
-  imp_viewer_cmd c = imp_viewer_key_action(key, mods, v->o->traj != NULL);
-  if (c.action == IMP_ACT_NONE || (action == GLFW_REPEAT && !repeatable(c.action))) return;
-  if (!imp_viewer_apply(&v->ui, &v->cam, v->m->ncam, c)) imp_viewer_command(v, c);
+  if (action != GLFW_RELEASE) press_key(from(w), key, mods, action == GLFW_REPEAT);
 }
 
 /* Window coordinates -> framebuffer pixels (they differ on HiDPI screens). */
@@ -292,9 +295,19 @@ static void draw(imp_viewer* v) {
   }
 }
 
-/* One frame: events, file changes, the simulation or replay, drawing. */
-static void frame(imp_viewer* v, double* last) {
+/* The script's events of frame n, as if the user pressed or dropped them. */
+static void play_script(imp_viewer* v, long long n) {
+  while (v->next_event < v->o->nscript && v->o->script[v->next_event].frame <= n) {
+    const imp_viewer_event* e = &v->o->script[v->next_event++];
+    if (e->key) press_key(v, e->key, e->mods, 0);
+    else snprintf(v->drop, sizeof v->drop, "%s", e->path);
+  }
+}
+
+/* One frame (number n): events, file changes, the simulation or replay, drawing. */
+static void frame(imp_viewer* v, long long n, double* last) {
   glfwPollEvents();
+  play_script(v, n);
   if (v->drop[0]) {
     char path[sizeof v->drop];
     memcpy(path, v->drop, sizeof path);
@@ -351,7 +364,7 @@ int imp_viewer_run(imp_model* m, const imp_viewer_opt* o) {
     double start = glfwGetTime(), last = start;
     long long n = 0;
     while (!v.quit && !glfwWindowShouldClose(v.win) && (o->frames <= 0 || n < o->frames)) {
-      frame(&v, &last);
+      frame(&v, n, &last);
       n++;
     }
     status = o->frames > 0 ? finish_script(&v, n, glfwGetTime() - start) : 0;
