@@ -76,6 +76,13 @@ START_TEST(state_lists_joints_and_marks_the_selected_actuator) {
   ck_assert_int_eq(lines(p.left), 1 + m->njnt + 1 + m->nu);
   imp_viewer_state_panel(&p, m, d, &ui, 3); /* cut to the window's height */
   ck_assert_int_eq(lines(p.left), 3);
+  /* too short for all: actuators keep half, and the selected one stays in view */
+  ui.actuator = m->nu - 1;
+  imp_viewer_state_panel(&p, m, d, &ui, 6);
+  ck_assert_int_eq(lines(p.left), 6);
+  snprintf(label, sizeof label, "> %s", imp_id2name(m, IMP_OBJ_ACTUATOR, m->nu - 1));
+  ck_assert_msg(has_row(&p, label, "0.000"), "%s", p.left);
+  ck_assert(has_row(&p, "Joints", ""));
   imp_free_data(d);
   imp_free_model(m);
 }

@@ -101,8 +101,8 @@ void imp_viewer_info_panel(imp_viewer_panel* p, const imp_model* m, const imp_da
   if (st->recording) row(p, "Recording", "%s", st->recording);
 }
 
-/* One joint's line: hinge and slide show their value, ball and free their
-   quaternion (and a free joint's position). */
+/* One joint's line: hinge and slide show their value, a ball joint its
+   quaternion, a free joint its position (the panel stays narrow). */
 static void joint_row(imp_viewer_panel* p, const imp_model* m, const imp_data* d, int j) {
   const char* name = imp_id2name(m, IMP_OBJ_JOINT, j);
   char label[128];
@@ -111,27 +111,48 @@ static void joint_row(imp_viewer_panel* p, const imp_model* m, const imp_data* d
   const double* q = d->qpos + m->jnt_qposadr[j];
   switch (m->jnt_type[j]) {
     case IMP_JNT_FREE:
-      row(p, label, "%.2f %.2f %.2f | %.2f %.2f %.2f %.2f", q[0], q[1], q[2], q[3], q[4], q[5], q[6]);
+      row(p, label, "%.3f %.3f %.3f", q[0], q[1], q[2]);
       break;
     case IMP_JNT_BALL: row(p, label, "%.3f %.3f %.3f %.3f", q[0], q[1], q[2], q[3]); break;
     default: row(p, label, "%.4f", q[0]); break;
   }
 }
 
+/* Lines for joints and actuators within maxlines, each header included:
+   when both do not fit, each gets half, so the actuators the keys control
+   stay visible. */
+static void split_lines(const imp_model* m, int maxlines, int* njoint, int* nact) {
+  int want_j = m->njnt > 0 ? 1 + m->njnt : 0, want_a = m->nu > 0 ? 1 + m->nu : 0;
+  int half = maxlines / 2;
+  if (want_j + want_a <= maxlines) *nact = want_a;
+  else if (want_a <= half) *nact = want_a;
+  else if (want_j <= half) *nact = maxlines - want_j;
+  else *nact = half;
+  *njoint = maxlines - *nact < want_j ? maxlines - *nact : want_j;
+}
+
+static void actuator_row(imp_viewer_panel* p, const imp_model* m, const imp_data* d,
+                         const imp_viewer_ui* ui, int a) {
+  const char* name = imp_id2name(m, IMP_OBJ_ACTUATOR, a);
+  char label[128];
+  snprintf(label, sizeof label, "%s %s", a == ui->actuator ? ">" : " ",
+           name && name[0] ? name : "actuator");
+  row(p, label, "%.3f", d->ctrl[a]);
+}
+
 void imp_viewer_state_panel(imp_viewer_panel* p, const imp_model* m, const imp_data* d,
                             const imp_viewer_ui* ui, int maxlines) {
   clear(p);
-  int lines = 0;
-  if (m->njnt > 0 && lines < maxlines) row(p, "Joints", ""), lines++;
-  for (int j = 0; j < m->njnt && lines < maxlines; j++, lines++) joint_row(p, m, d, j);
-  if (m->nu > 0 && lines < maxlines) row(p, "Actuators", "ctrl"), lines++;
-  for (int a = 0; a < m->nu && lines < maxlines; a++, lines++) {
-    const char* name = imp_id2name(m, IMP_OBJ_ACTUATOR, a);
-    char label[128];
-    snprintf(label, sizeof label, "%s %s", a == ui->actuator ? ">" : " ",
-             name && name[0] ? name : "actuator");
-    row(p, label, "%.3f", d->ctrl[a]);
-  }
+  int nj, na;
+  split_lines(m, maxlines, &nj, &na);
+  if (nj > 0) row(p, "Joints", "");
+  for (int j = 0; j < nj - 1; j++) joint_row(p, m, d, j);
+  if (na > 0) row(p, "Actuators", "ctrl");
+  /* a window onto the actuators that keeps the selected one in view */
+  int first = ui->actuator - (na - 1) / 2;
+  if (first > m->nu - (na - 1)) first = m->nu - (na - 1);
+  if (first < 0) first = 0;
+  for (int a = first; a < first + na - 1 && a < m->nu; a++) actuator_row(p, m, d, ui, a);
 }
 
 void imp_viewer_wrap(const char* msg, int width, char* out, size_t n) {
