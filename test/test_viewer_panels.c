@@ -51,6 +51,9 @@ START_TEST(info_shows_the_contact_stage_of_the_last_step) {
   ck_assert(has_row(&p, "Speed", "20% (achieved 19.8%)"));
   ck_assert(has_row(&p, "FPS", "60"));
   ck_assert(has_row(&p, "Camera", "free"));
+  ui.running = 0; /* paused: no achieved speed to speak of */
+  imp_viewer_info_panel(&p, m, d, &ui, &cam, &st);
+  ck_assert(has_row(&p, "Time", "(paused)") && !strstr(p.right, "achieved"));
   ck_assert_int_eq(lines(p.left), lines(p.right)); /* the columns stay aligned */
   imp_free_data(d);
   imp_free_model(m);

@@ -83,8 +83,10 @@ void imp_viewer_info_panel(imp_viewer_panel* p, const imp_model* m, const imp_da
   clear(p);
   char text[256];
   row(p, "Time", "%.3f s%s", d->time, ui->running ? "" : " (paused)");
-  row(p, "Speed", "%g%% (achieved %.1f%%)", 100.0 * imp_viewer_speed(ui->speed),
-      ui->running ? 100.0 * st->rtf : 0.0);
+  if (ui->running)
+    row(p, "Speed", "%g%% (achieved %.1f%%)", 100.0 * imp_viewer_speed(ui->speed), 100.0 * st->rtf);
+  else
+    row(p, "Speed", "%g%%", 100.0 * imp_viewer_speed(ui->speed));
   row(p, "FPS", "%.0f", st->fps);
   if (st->replay_nrow > 0) row(p, "Row", "%d / %d", st->replay_row + 1, st->replay_nrow);
   row(p, "Contacts", "%d", d->ncon);

@@ -16,12 +16,11 @@ void imp_viewer_say(imp_viewer* v, int error, const char* fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(v->message, sizeof v->message, fmt, ap);
   va_end(ap);
-  v->message_error = error;
   v->message_until = error ? 1e300 : glfwGetTime() + 4.0;
   fprintf(error ? stderr : stdout, "%s\n", v->message);
 }
 
-/* Modification time of path; 0 when it cannot be read. */
+/* Modification time of path into t; 0, or -1 when it cannot be read. */
 static int file_mtime(const char* path, struct timespec* t) {
   struct stat st;
   if (stat(path, &st) != 0) return -1;

@@ -39,7 +39,6 @@ typedef struct imp_viewer {
   char rec_path[4200];
   /* a message in the window: an error stays until the next success */
   char message[4096];
-  int message_error;
   double message_until;
   /* mouse */
   int drag;              /* imp_viewer_drag */
