@@ -94,14 +94,23 @@ static double force_scale(const imp_model* m, const imp_decor_opt* o) {
   return 0.3 * m->extent / (weight > 1e-9 ? weight : 1);
 }
 
+/* The size unit of a contact's marks: a hundredth of the model, but no more
+   than a tenth of the smaller geom (planes have no bounding radius), so
+   marks on small bodies in a large scene do not hide them. */
+static double contact_mark_size(const imp_model* m, const imp_contact* c) {
+  double r = 0.01 * m->extent, b1 = m->geom_rbound[c->geom1], b2 = m->geom_rbound[c->geom2];
+  double b = b1 > 0 && (b2 <= 0 || b1 < b2) ? b1 : b2;
+  return b > 0 && 0.1 * b < r ? 0.1 * b : r;
+}
+
 static void decorate_contacts(const imp_model* m, const imp_data* d, const imp_decor_opt* o,
                               imp_scene* s) {
   static const float point_rgba[4] = IMP_RGBA_CONTACT_POINT, force_rgba[4] = IMP_RGBA_CONTACT_FORCE;
-  double scale = force_scale(m, o), r = 0.01 * m->extent;
+  double scale = force_scale(m, o);
   /* arrows first, then the points on top, so a point is not hidden by its arrow's base */
   for (int i = 0; i < d->ncon && (o->flags & IMP_VIS_CONTACT_FORCE); i++) {
     const imp_contact* c = &d->contact[i];
-    double f[3], t[3], tip[3];
+    double f[3], t[3], tip[3], r = contact_mark_size(m, c);
     imp_contact_force_world(m, d, i, f, t);
     along(tip, c->pos, f, scale);
     double len = sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]) * scale;
@@ -109,9 +118,9 @@ static void decorate_contacts(const imp_model* m, const imp_data* d, const imp_d
   }
   for (int i = 0; i < d->ncon && (o->flags & IMP_VIS_CONTACT_POINT); i++) {
     const imp_contact* c = &d->contact[i];
-    double tip[3];
+    double tip[3], r = contact_mark_size(m, c);
     along(tip, c->pos, c->frame, 1);
-    add_decor(s, IMP_DECOR_DISC, c->pos, tip, 5 * r, point_rgba);
+    add_decor(s, IMP_DECOR_DISC, c->pos, tip, 3 * r, point_rgba);
   }
 }
 

@@ -134,7 +134,7 @@ START_TEST(contact_force_arrows_only_when_asked) {
   fixture* f = setup(rest_xml);
   for (int i = 0; i < 20; i++) imp_step(f->m, f->d);
   ck_assert_int_ge(f->d->ncon, 1);
-  f->cam = (imp_camera){IMP_CAMERA_FREE, -1, -1, {0, 0, .2}, 1.5, 90, -35};
+  f->cam = (imp_camera){IMP_CAMERA_FREE, -1, -1, {0, 0, .1}, 0.8, 90, -35};
   static const float arrow[4] = IMP_RGBA_CONTACT_FORCE, point[4] = IMP_RGBA_CONTACT_POINT;
   draw(f);
   ck_assert_int_eq(count_colour(f, arrow), 0);
