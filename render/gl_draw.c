@@ -147,7 +147,7 @@ static void draw_lit(imp_renderer* r, const imp_model* m, const imp_drawable* dr
 }
 
 /* Opaque geoms first, then the translucent ones blended over them without
-   writing depth, so they do not hide each other's far sides. */
+   writing depth, so they do not hide each other. */
 void imp_gl_draw_geoms(imp_renderer* r, const imp_model* m) {
   int transparent = (r->opt.flags & IMP_VIS_TRANSPARENT) != 0;
   float alpha = transparent ? r->opt.alpha : 1.0f;
@@ -157,6 +157,10 @@ void imp_gl_draw_geoms(imp_renderer* r, const imp_model* m) {
       glEnable(GL_BLEND);
       glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
       glDepthMask(GL_FALSE);
+      /* only the near side of a closed shape: its far side would darken the
+         blend a second time (shapes and meshes are wound CCW outward) */
+      glEnable(GL_CULL_FACE);
+      glCullFace(GL_BACK);
     }
     for (int i = 0; i < r->scene->ndrawable; i++) {
       const imp_drawable* dr = &r->scene->drawables[i];
@@ -167,6 +171,7 @@ void imp_gl_draw_geoms(imp_renderer* r, const imp_model* m) {
   }
   glDepthMask(GL_TRUE);
   glDisable(GL_BLEND);
+  glDisable(GL_CULL_FACE);
   glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
 }
 

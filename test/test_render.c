@@ -217,6 +217,110 @@ START_TEST(overlay_text_is_drawn_in_its_corner) {
 }
 END_TEST
 
+/* One geom of every type in a row along x, all red, seen from the front. */
+static const char* shapes_xml =
+    "<mujoco><compiler meshdir='meshes'/>"
+    "<visual><headlight ambient='.3 .3 .3' diffuse='.7 .7 .7' specular='0 0 0'/></visual>"
+    "<asset><mesh name='wedge' file='wedge.obj'/></asset>"
+    "<default><geom rgba='1 0 0 1'/></default><worldbody>"
+    "<geom type='sphere' pos='-1.25 0 0' size='.15'/>"
+    "<geom type='capsule' pos='-.75 0 0' size='.1 .15'/>"
+    "<geom type='ellipsoid' pos='-.25 0 0' size='.15 .1 .2'/>"
+    "<geom type='cylinder' pos='.25 0 0' size='.15 .15'/>"
+    "<geom type='box' pos='.75 0 0' size='.15 .15 .15'/>"
+    "<geom type='mesh' mesh='wedge' pos='1.25 0 0'/>"
+    "</worldbody></mujoco>";
+
+START_TEST(every_geom_type_is_drawn_where_it_projects) {
+  fixture* f = setup(shapes_xml);
+  f->cam = (imp_camera){IMP_CAMERA_FREE, -1, -1, {0, 0, 0}, 4, 90, -10};
+  draw(f);
+  const imp_camera_pose* p = imp_render_pose(f->r);
+  for (int g = 0; g < f->m->ngeom; g++) {
+    double px[2];
+    ck_assert(imp_camera_project(p, W, H, f->d->geom_xpos + 3 * g, px, NULL));
+    const unsigned char* q = pixel(f, (int)px[0], (int)px[1]);
+    /* red and lit (at least the ambient 0.3), nothing of the bluish sky */
+    ck_assert_msg(q[0] > 70 && q[1] < 10 && q[2] < 10, "geom %d (type %d) not drawn: %d %d %d", g,
+                  f->m->geom_type[g], q[0], q[1], q[2]);
+  }
+  teardown(f);
+}
+END_TEST
+
+/* A floor with MJCF's builtin checker, 1 repeat per metre: squares of 0.5 m. */
+static const char* floor_xml =
+    "<mujoco><visual><headlight ambient='.3 .3 .3' diffuse='.7 .7 .7' specular='0 0 0'/></visual>"
+    "<asset><texture name='grid' type='2d' builtin='checker' width='64' height='64' rgb1='.9 .1 .1' rgb2='.1 .1 .9'/>"
+    "<material name='grid' texture='grid' texrepeat='1 1' texuniform='true' specular='0'/></asset>"
+    "<worldbody><geom type='plane' size='3 3 .1' material='grid'/></worldbody></mujoco>";
+
+START_TEST(floor_shows_the_checker_texture) {
+  fixture* f = setup(floor_xml);
+  f->cam = (imp_camera){IMP_CAMERA_FREE, -1, -1, {.5, .5, 0}, 2, 90, -89};
+  draw(f);
+  const imp_camera_pose* p = imp_render_pose(f->r);
+  /* square centres: (.25, .25) rgb1, (.75, .25) rgb2, (.75, .75) rgb1 */
+  double pts[3][3] = {{.25, .25, 0}, {.75, .25, 0}, {.75, .75, 0}};
+  double cols[3][3] = {{.9, .1, .1}, {.1, .1, .9}, {.9, .1, .1}};
+  for (int k = 0; k < 3; k++) {
+    double px[2], lit[3];
+    ck_assert(imp_camera_project(p, W, H, pts[k], px, NULL));
+    /* the floor's normal is +z; the headlight shines along the view axis */
+    double cosang = fabs(p->forward[2]);
+    for (int c = 0; c < 3; c++) lit[c] = cols[k][c] * (0.3 + 0.7 * cosang);
+    assert_pixel(f, (int)px[0], (int)px[1], lit, 4 / 255.0);
+  }
+  teardown(f);
+}
+END_TEST
+
+START_TEST(selection_glows_and_transparency_blends) {
+  fixture* f = setup(ball_xml);
+  draw(f);
+  const imp_camera_pose* p = imp_render_pose(f->r);
+  double centre[3] = {.3, 0, 0}, px[2];
+  imp_camera_project(p, W, H, centre, px, NULL);
+  int x = (int)px[0], y = (int)px[1];
+  unsigned char plain[3];
+  memcpy(plain, pixel(f, x, y), 3);
+  /* selected: brighter in every channel that is not saturated */
+  f->opt.selected_body = imp_test_id(f->m, IMP_OBJ_BODY, "ball");
+  draw(f);
+  const unsigned char* q = pixel(f, x, y);
+  ck_assert(q[0] > plain[0] + 20 && q[1] > plain[1] + 10);
+  /* transparent at alpha 0.5: half the lit colour over half the sky behind.
+     The sky there: the same pixel with the sphere hidden (group 3) */
+  f->opt.selected_body = -1;
+  f->opt.geomgroup = 0;
+  draw(f);
+  unsigned char sky[3];
+  memcpy(sky, pixel(f, x, y), 3);
+  f->opt.geomgroup = 0x7;
+  f->opt.flags |= IMP_VIS_TRANSPARENT;
+  f->opt.alpha = 0.5f;
+  draw(f);
+  double mix[3];
+  for (int k = 0; k < 3; k++) mix[k] = (0.5 * plain[k] + 0.5 * sky[k]) / 255.0;
+  assert_pixel(f, x, y, mix, 3 / 255.0);
+  teardown(f);
+}
+END_TEST
+
+START_TEST(missing_texture_file_is_an_error_naming_it) {
+  char err[1000] = "";
+  imp_offscreen* o = imp_offscreen_make(16, 16, IMP_GL_AUTO, err, sizeof err);
+  ck_assert_msg(o != NULL, "%s", err);
+  imp_model* m = imp_test_load_string(
+      "<mujoco><asset><texture name='t' type='2d' file='no/such/texture.png'/>"
+      "<material name='m' texture='t'/></asset><worldbody><geom size='.1' material='m'/></worldbody></mujoco>");
+  ck_assert_ptr_null(imp_render_make(m, err, sizeof err));
+  ck_assert_msg(strstr(err, "no/such/texture.png") != NULL, "message: %s", err);
+  imp_free_model(m);
+  imp_offscreen_free(o);
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("render");
   TCase* tc = tcase_create("render");
@@ -226,6 +330,10 @@ int main(void) {
   tcase_add_test(tc, contact_force_arrows_only_when_asked);
   tcase_add_test(tc, picking_finds_the_body_under_the_pixel);
   tcase_add_test(tc, overlay_text_is_drawn_in_its_corner);
+  tcase_add_test(tc, every_geom_type_is_drawn_where_it_projects);
+  tcase_add_test(tc, floor_shows_the_checker_texture);
+  tcase_add_test(tc, selection_glows_and_transparency_blends);
+  tcase_add_test(tc, missing_texture_file_is_an_error_naming_it);
   suite_add_tcase(s, tc);
   return imp_test_run_suite(s);
 }
