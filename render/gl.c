@@ -29,7 +29,8 @@ void imp_render_opt_default(imp_render_opt* opt) {
 /* Every unit shape and every mesh (flat-shaded triangles) in one buffer. */
 static int upload_vertices(imp_renderer* r, const imp_model* m, char* err, int errsz) {
   int nv = imp_shapes_vertex_count();
-  for (int i = 0; i < m->nmesh; i++) nv += 3 * m->mesh_facenum[i];
+  for (int i = 0; i < m->nmesh; i++)
+    nv += 3 * m->mesh_facenum[i];
   float* v = malloc((size_t)nv * IMP_SHAPE_FLOATS * sizeof(float));
   r->nmesh = m->nmesh;
   r->mesh = calloc((size_t)(m->nmesh > 0 ? m->nmesh : 1), sizeof *r->mesh);
@@ -47,14 +48,17 @@ static int upload_vertices(imp_renderer* r, const imp_model* m, char* err, int e
     for (int f = 0; f < m->mesh_facenum[i]; f++) {
       const int* face = m->mesh_face + 3 * (m->mesh_faceadr[i] + f);
       const double *a = vert + 3 * face[0], *b = vert + 3 * face[1], *c = vert + 3 * face[2];
-      double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-      double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+      double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]},
+             e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+      double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                     e1[0] * e2[1] - e1[1] * e2[0]};
       double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
       if (nn > 0) n[0] /= nn, n[1] /= nn, n[2] /= nn;
       for (int k = 0; k < 3; k++) {
         const double* p = vert + 3 * face[k];
         float* o = v + (size_t)(first + 3 * f + k) * IMP_SHAPE_FLOATS;
-        for (int j = 0; j < 3; j++) o[j] = (float)p[j], o[3 + j] = (float)n[j];
+        for (int j = 0; j < 3; j++)
+          o[j] = (float)p[j], o[3 + j] = (float)n[j];
         o[6] = (float)p[0], o[7] = (float)p[1];
       }
     }
@@ -70,7 +74,8 @@ static int upload_vertices(imp_renderer* r, const imp_model* m, char* err, int e
   glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, stride, (void*)0);
   glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, stride, (void*)(3 * sizeof(float)));
   glVertexAttribPointer(2, 2, GL_FLOAT, GL_FALSE, stride, (void*)(6 * sizeof(float)));
-  for (int i = 0; i < 3; i++) glEnableVertexAttribArray((GLuint)i);
+  for (int i = 0; i < 3; i++)
+    glEnableVertexAttribArray((GLuint)i);
   free(v);
   return 1;
 }

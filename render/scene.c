@@ -29,7 +29,9 @@ void imp_scene_free(imp_scene* s) {
   free(s);
 }
 
-static int group_shown(int mask, int group) { return group >= 0 && group < 31 && (mask >> group) & 1; }
+static int group_shown(int mask, int group) {
+  return group >= 0 && group < 31 && (mask >> group) & 1;
+}
 
 /* One drawable from an object's frame, size and colour (material colour wins,
    as in MJCF). */
@@ -41,11 +43,15 @@ static void add_drawable(const imp_model* m, imp_scene* s, int kind, int id, int
   dr->objid = id;
   dr->shape = shape;
   dr->matid = matid;
-  for (int i = 0; i < 3; i++) dr->size[i] = (float)size[i];
-  for (int i = 0; i < 3; i++) dr->pos[i] = (float)pos[i];
-  for (int i = 0; i < 9; i++) dr->mat[i] = (float)mat[i];
+  for (int i = 0; i < 3; i++)
+    dr->size[i] = (float)size[i];
+  for (int i = 0; i < 3; i++)
+    dr->pos[i] = (float)pos[i];
+  for (int i = 0; i < 9; i++)
+    dr->mat[i] = (float)mat[i];
   const float* c = matid >= 0 ? m->mat_rgba + 4 * matid : rgba;
-  for (int i = 0; i < 4; i++) dr->rgba[i] = c[i];
+  for (int i = 0; i < 4; i++)
+    dr->rgba[i] = c[i];
 }
 
 void imp_scene_update(const imp_model* m, const imp_data* d, imp_scene* s) {
@@ -79,17 +85,19 @@ static void add_decor(imp_scene* s, int kind, const double* from, const double* 
 
 /* from + t * dir */
 static void along(double* r, const double* from, const double* dir, double t) {
-  for (int i = 0; i < 3; i++) r[i] = from[i] + t * dir[i];
+  for (int i = 0; i < 3; i++)
+    r[i] = from[i] + t * dir[i];
 }
 
 /* Metres per newton of the force arrows: the user's, or such that the
    model's weight is 0.3 extent long. */
 static double force_scale(const imp_model* m, const imp_decor_opt* o) {
   if (o->force_scale > 0) return o->force_scale;
-  double mass = 0, g = sqrt(m->opt.gravity[0] * m->opt.gravity[0] +
-                            m->opt.gravity[1] * m->opt.gravity[1] +
-                            m->opt.gravity[2] * m->opt.gravity[2]);
-  for (int b = 1; b < m->nbody; b++) mass += m->body_mass[b];
+  double mass = 0,
+         g = sqrt(m->opt.gravity[0] * m->opt.gravity[0] + m->opt.gravity[1] * m->opt.gravity[1] +
+                  m->opt.gravity[2] * m->opt.gravity[2]);
+  for (int b = 1; b < m->nbody; b++)
+    mass += m->body_mass[b];
   double weight = mass * g;
   return 0.3 * m->extent / (weight > 1e-9 ? weight : 1);
 }
@@ -126,7 +134,8 @@ static void decorate_contacts(const imp_model* m, const imp_data* d, const imp_d
 
 /* Body axes: column k of xmat, 0.1 extent long, red-green-blue. */
 static void decorate_frames(const imp_model* m, const imp_data* d, imp_scene* s) {
-  static const float rgb[3][4] = {{0.9f, 0.1f, 0.1f, 1}, {0.1f, 0.9f, 0.1f, 1}, {0.1f, 0.1f, 0.9f, 1}};
+  static const float rgb[3][4] = {
+      {0.9f, 0.1f, 0.1f, 1}, {0.1f, 0.9f, 0.1f, 1}, {0.1f, 0.1f, 0.9f, 1}};
   double len = 0.1 * m->extent;
   for (int b = 1; b < m->nbody; b++) {
     const double *p = d->xpos + 3 * b, *R = d->xmat + 9 * b;

@@ -17,15 +17,18 @@
 /* A sphere of known colour at x = 0.3, a gradient sky, only the headlight. */
 static const char* ball_xml =
     "<mujoco><visual><headlight ambient='.3 .3 .3' diffuse='.7 .7 .7' specular='0 0 0'/></visual>"
-    "<asset><texture type='skybox' builtin='gradient' rgb1='.8 .8 1' rgb2='.2 .1 0' width='64' height='64'/></asset>"
-    "<worldbody><body name='ball' pos='.3 0 0'><geom type='sphere' size='.2' rgba='.8 .3 .1 1'/></body>"
+    "<asset><texture type='skybox' builtin='gradient' rgb1='.8 .8 1' rgb2='.2 .1 0' width='64' "
+    "height='64'/></asset>"
+    "<worldbody><body name='ball' pos='.3 0 0'><geom type='sphere' size='.2' rgba='.8 .3 .1 "
+    "1'/></body>"
     "</worldbody></mujoco>";
 
 /* A sphere resting on a floor: one contact carrying its weight. */
 static const char* rest_xml =
     "<mujoco><visual><headlight ambient='.3 .3 .3' diffuse='.7 .7 .7' specular='0 0 0'/></visual>"
     "<worldbody><geom type='plane' size='2 2 .1' rgba='.5 .5 .5 1'/>"
-    "<body name='ball' pos='0 0 .1'><freejoint/><geom type='sphere' size='.1' rgba='.2 .6 .2 1'/></body>"
+    "<body name='ball' pos='0 0 .1'><freejoint/><geom type='sphere' size='.1' rgba='.2 .6 .2 "
+    "1'/></body>"
     "</worldbody></mujoco>";
 
 typedef struct fixture {
@@ -67,7 +70,9 @@ static void draw(fixture* f) {
   imp_offscreen_read_rgb(f->o, f->rgb);
 }
 
-static const unsigned char* pixel(const fixture* f, int x, int y) { return f->rgb + 3 * (y * W + x); }
+static const unsigned char* pixel(const fixture* f, int x, int y) {
+  return f->rgb + 3 * (y * W + x);
+}
 
 /* Each channel of pixel (x, y) within tol (0..1) of rgb. */
 static void assert_pixel(const fixture* f, int x, int y, const double rgb[3], double tol) {
@@ -83,7 +88,8 @@ static int count_colour(const fixture* f, const float rgba[4]) {
   int n = 0;
   for (int i = 0; i < W * H; i++) {
     int close = 1;
-    for (int k = 0; k < 3; k++) close &= abs(f->rgb[3 * i + k] - (int)lrintf(255 * rgba[k])) <= 4;
+    for (int k = 0; k < 3; k++)
+      close &= abs(f->rgb[3 * i + k] - (int)lrintf(255 * rgba[k])) <= 4;
     n += close;
   }
   return n;
@@ -100,7 +106,8 @@ START_TEST(background_is_the_skybox_gradient) {
     imp_camera_ray(p, W, H, corners[c][0] + 0.5, corners[c][1] + 0.5, o, dir);
     t = 0.5 * (dir[2] + 1);
     double lo[3] = {.2, .1, 0}, hi[3] = {.8, .8, 1};
-    for (int k = 0; k < 3; k++) rgb[k] = lo[k] + t * (hi[k] - lo[k]);
+    for (int k = 0; k < 3; k++)
+      rgb[k] = lo[k] + t * (hi[k] - lo[k]);
     assert_pixel(f, corners[c][0], corners[c][1], rgb, 3 / 255.0);
   }
   teardown(f);
@@ -120,7 +127,8 @@ START_TEST(sphere_shows_its_lit_colour_where_it_projects) {
   imp_camera_ray(p, W, H, x + 0.5, y + 0.5, o, dir);
   double cosang = dir[0] * p->forward[0] + dir[1] * p->forward[1] + dir[2] * p->forward[2];
   double rgba[3] = {.8, .3, .1}, lit[3];
-  for (int k = 0; k < 3; k++) lit[k] = rgba[k] * (0.3 + 0.7 * cosang);
+  for (int k = 0; k < 3; k++)
+    lit[k] = rgba[k] * (0.3 + 0.7 * cosang);
   assert_pixel(f, x, y, lit, 3 / 255.0);
   /* and the image centre, left of the sphere's rim, is sky, not sphere */
   const unsigned char* c = pixel(f, W / 2 - 20, H / 2);
@@ -132,7 +140,8 @@ END_TEST
 
 START_TEST(contact_force_arrows_only_when_asked) {
   fixture* f = setup(rest_xml);
-  for (int i = 0; i < 20; i++) imp_step(f->m, f->d);
+  for (int i = 0; i < 20; i++)
+    imp_step(f->m, f->d);
   ck_assert_int_ge(f->d->ncon, 1);
   f->cam = (imp_camera){IMP_CAMERA_FREE, -1, -1, {0, 0, .1}, 0.8, 90, -35};
   static const float arrow[4] = IMP_RGBA_CONTACT_FORCE, point[4] = IMP_RGBA_CONTACT_POINT;
@@ -195,7 +204,8 @@ START_TEST(overlay_text_is_drawn_in_its_corner) {
   draw(f);
   long sum_plain = 0;
   for (int y = 0; y < 25; y++)
-    for (int x = 0; x < 60; x++) sum_plain += pixel(f, x, y)[1];
+    for (int x = 0; x < 60; x++)
+      sum_plain += pixel(f, x, y)[1];
   imp_offscreen_bind(f->o);
   imp_render_frame(f->r, f->m, f->d, &f->cam, &f->opt, W, H);
   imp_render_overlay(f->r, IMP_CORNER_TOPLEFT, "time", "1.00");
@@ -251,7 +261,8 @@ END_TEST
 /* A floor with MJCF's builtin checker, 1 repeat per metre: squares of 0.5 m. */
 static const char* floor_xml =
     "<mujoco><visual><headlight ambient='.3 .3 .3' diffuse='.7 .7 .7' specular='0 0 0'/></visual>"
-    "<asset><texture name='grid' type='2d' builtin='checker' width='64' height='64' rgb1='.9 .1 .1' rgb2='.1 .1 .9'/>"
+    "<asset><texture name='grid' type='2d' builtin='checker' width='64' height='64' rgb1='.9 .1 "
+    ".1' rgb2='.1 .1 .9'/>"
     "<material name='grid' texture='grid' texrepeat='1 1' texuniform='true' specular='0'/></asset>"
     "<worldbody><geom type='plane' size='3 3 .1' material='grid'/></worldbody></mujoco>";
 
@@ -268,7 +279,8 @@ START_TEST(floor_shows_the_checker_texture) {
     ck_assert(imp_camera_project(p, W, H, pts[k], px, NULL));
     /* the floor's normal is +z; the headlight shines along the view axis */
     double cosang = fabs(p->forward[2]);
-    for (int c = 0; c < 3; c++) lit[c] = cols[k][c] * (0.3 + 0.7 * cosang);
+    for (int c = 0; c < 3; c++)
+      lit[c] = cols[k][c] * (0.3 + 0.7 * cosang);
     assert_pixel(f, (int)px[0], (int)px[1], lit, 4 / 255.0);
   }
   teardown(f);
@@ -301,7 +313,8 @@ START_TEST(selection_glows_and_transparency_blends) {
   f->opt.alpha = 0.5f;
   draw(f);
   double mix[3];
-  for (int k = 0; k < 3; k++) mix[k] = (0.5 * plain[k] + 0.5 * sky[k]) / 255.0;
+  for (int k = 0; k < 3; k++)
+    mix[k] = (0.5 * plain[k] + 0.5 * sky[k]) / 255.0;
   assert_pixel(f, x, y, mix, 3 / 255.0);
   teardown(f);
 }
@@ -313,7 +326,8 @@ START_TEST(missing_texture_file_is_an_error_naming_it) {
   ck_assert_msg(o != NULL, "%s", err);
   imp_model* m = imp_test_load_string(
       "<mujoco><asset><texture name='t' type='2d' file='no/such/texture.png'/>"
-      "<material name='m' texture='t'/></asset><worldbody><geom size='.1' material='m'/></worldbody></mujoco>");
+      "<material name='m' texture='t'/></asset><worldbody><geom size='.1' "
+      "material='m'/></worldbody></mujoco>");
   ck_assert_ptr_null(imp_render_make(m, err, sizeof err));
   ck_assert_msg(strstr(err, "no/such/texture.png") != NULL, "message: %s", err);
   imp_free_model(m);

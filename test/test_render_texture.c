@@ -11,8 +11,10 @@
 
 static const char* builtin_xml =
     "<mujoco><asset>"
-    "<texture name='chk' type='2d' builtin='checker' width='8' height='8' rgb1='1 0 0' rgb2='0 0 1'/>"
-    "<texture name='flat' type='2d' builtin='flat' width='4' height='4' rgb1='0 1 0' mark='edge' markrgb='1 1 1'/>"
+    "<texture name='chk' type='2d' builtin='checker' width='8' height='8' rgb1='1 0 0' rgb2='0 0 "
+    "1'/>"
+    "<texture name='flat' type='2d' builtin='flat' width='4' height='4' rgb1='0 1 0' mark='edge' "
+    "markrgb='1 1 1'/>"
     "</asset><worldbody/></mujoco>";
 
 static void assert_texel(const unsigned char* rgb, int w, int i, int j, int r, int g, int b) {
@@ -29,11 +31,11 @@ START_TEST(builtin_checker_and_flat_with_marks) {
   ck_assert_ptr_nonnull(c);
   ck_assert_int_eq(w, 8);
   ck_assert_int_eq(h, 8);
-  assert_texel(c, w, 0, 0, 255, 0, 0);   /* top-left square: rgb1 */
+  assert_texel(c, w, 0, 0, 255, 0, 0); /* top-left square: rgb1 */
   assert_texel(c, w, 3, 3, 255, 0, 0);
-  assert_texel(c, w, 4, 0, 0, 0, 255);   /* top-right: rgb2 */
-  assert_texel(c, w, 0, 7, 0, 0, 255);   /* bottom-left: rgb2 */
-  assert_texel(c, w, 7, 7, 255, 0, 0);   /* bottom-right: rgb1 */
+  assert_texel(c, w, 4, 0, 0, 0, 255); /* top-right: rgb2 */
+  assert_texel(c, w, 0, 7, 0, 0, 255); /* bottom-left: rgb2 */
+  assert_texel(c, w, 7, 7, 255, 0, 0); /* bottom-right: rgb1 */
   free(c);
   unsigned char* f = imp_texture_rgb(m, 1, &w, &h, err, sizeof err);
   ck_assert_ptr_nonnull(f);
@@ -47,9 +49,12 @@ END_TEST
 START_TEST(png_texture_file_is_read_as_written) {
   char path[1024], xml[2048], err[1200] = "";
   snprintf(path, sizeof path, "%s/render_texture_test.png", IMP_TEST_TMPDIR);
-  unsigned char img[2 * 3 * 3] = {10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150, 160, 170, 180};
+  unsigned char img[2 * 3 * 3] = {10,  20,  30,  40,  50,  60,  70,  80,  90,
+                                  100, 110, 120, 130, 140, 150, 160, 170, 180};
   ck_assert_int_eq(imp_image_write_png(path, img, 3, 2, err, sizeof err), 0);
-  snprintf(xml, sizeof xml, "<mujoco><asset><texture name='t' type='2d' file='%s'/></asset><worldbody/></mujoco>", path);
+  snprintf(xml, sizeof xml,
+           "<mujoco><asset><texture name='t' type='2d' file='%s'/></asset><worldbody/></mujoco>",
+           path);
   imp_model* m = imp_test_load_string(xml);
   int w, h;
   unsigned char* rgb = imp_texture_rgb(m, 0, &w, &h, err, sizeof err);
@@ -60,7 +65,9 @@ START_TEST(png_texture_file_is_read_as_written) {
   free(rgb);
   imp_free_model(m);
   /* a file that is not there: NULL, and the message names it */
-  snprintf(xml, sizeof xml, "<mujoco><asset><texture name='t' type='2d' file='%s/none.png'/></asset><worldbody/></mujoco>",
+  snprintf(xml, sizeof xml,
+           "<mujoco><asset><texture name='t' type='2d' "
+           "file='%s/none.png'/></asset><worldbody/></mujoco>",
            IMP_TEST_TMPDIR);
   m = imp_test_load_string(xml);
   err[0] = '\0';
