@@ -207,9 +207,40 @@ static void update_scene(imp_renderer* r, const imp_model* m, const imp_data* d)
   imp_scene_decorate(m, d, &dec, r->scene);
 }
 
+/* A model camera by its MJCF mode (the kinematics moves cameras rigidly
+   with their body): track and trackcom keep qpos0's orientation and follow
+   the body's origin or subtree centre of mass at qpos0's offset;
+   targetbody and targetbodycom turn to look at the target, horizon level. */
+static void apply_camera_mode(const imp_renderer* r, const imp_model* m, const imp_data* d,
+                              int id, imp_camera_pose* p) {
+  int mode = m->cam_mode[id], b = m->cam_bodyid[id], t = m->cam_targetbodyid[id];
+  if ((mode == 1 || mode == 2) && r->cam_ref) {
+    const double *ref = r->cam_ref + 12 * id, *R = ref + 3;
+    const double* origin = mode == 1 ? d->xpos + 3 * b : d->subtree_com + 3 * b;
+    for (int k = 0; k < 3; k++) {
+      p->pos[k] = origin[k] + ref[k];
+      p->right[k] = R[3 * k], p->up[k] = R[3 * k + 1], p->forward[k] = -R[3 * k + 2];
+    }
+  } else if ((mode == 3 || mode == 4) && t >= 0 && t < m->nbody) {
+    const double* target = mode == 3 ? d->xpos + 3 * t : d->subtree_com + 3 * t;
+    double f[3], n = 0;
+    for (int k = 0; k < 3; k++) f[k] = target[k] - p->pos[k], n += f[k] * f[k];
+    n = sqrt(n);
+    double rn = sqrt(f[0] * f[0] + f[1] * f[1]);
+    if (n < 1e-12 || rn < 1e-9 * n) return; /* on the target or straight above it */
+    for (int k = 0; k < 3; k++) p->forward[k] = f[k] / n;
+    p->right[0] = f[1] / rn, p->right[1] = -f[0] / rn, p->right[2] = 0; /* f x z */
+    p->up[0] = p->right[1] * p->forward[2] - p->right[2] * p->forward[1];
+    p->up[1] = p->right[2] * p->forward[0] - p->right[0] * p->forward[2];
+    p->up[2] = p->right[0] * p->forward[1] - p->right[1] * p->forward[0];
+  }
+}
+
 static void set_camera(imp_renderer* r, const imp_model* m, const imp_data* d, imp_camera* cam,
                        int width, int height) {
   imp_camera_pose_compute(m, d, cam, &r->pose);
+  if (cam->type == IMP_CAMERA_FIXED && cam->fixedcamid >= 0 && cam->fixedcamid < m->ncam)
+    apply_camera_mode(r, m, d, cam->fixedcamid, &r->pose);
   imp_camera_view_matrix(&r->pose, r->view);
   imp_camera_projection_matrix(&r->pose, (double)width / height, r->proj);
   r->width = width;

@@ -335,6 +335,32 @@ START_TEST(missing_texture_file_is_an_error_naming_it) {
 }
 END_TEST
 
+/* MJCF camera modes: trackcom keeps its qpos0 orientation and its offset
+   from the centre of mass while the body falls and spins. */
+START_TEST(trackcom_camera_follows_without_turning) {
+  fixture* f = setup(
+      "<mujoco><option gravity='0 0 -9.81'/><worldbody><body name='b' pos='0 0 2'><freejoint/>"
+      "<geom type='box' size='.1 .2 .3'/>"
+      "<camera name='c' mode='trackcom' pos='0 -2 .5' xyaxes='1 0 0 0 0 1'/></body>"
+      "</worldbody></mujoco>");
+  f->cam.type = IMP_CAMERA_FIXED;
+  f->cam.fixedcamid = 0;
+  draw(f);
+  imp_camera_pose p0 = *imp_render_pose(f->r);
+  double fwd[3] = {0, 1, 0}, off0[3];
+  imp_assert_vec_near(p0.forward, fwd, 3, 1e-12);
+  for (int k = 0; k < 3; k++) off0[k] = p0.pos[k] - f->d->subtree_com[3 + k];
+  f->d->qvel[3] = 3, f->d->qvel[4] = 4, f->d->qvel[5] = 5; /* spin */
+  for (int i = 0; i < 100; i++) imp_step(f->m, f->d);
+  ck_assert(f->d->subtree_com[5] < 2 - 0.1); /* it fell */
+  draw(f);
+  const imp_camera_pose* p = imp_render_pose(f->r);
+  imp_assert_vec_near(p->forward, fwd, 3, 1e-12);
+  for (int k = 0; k < 3; k++) imp_assert_near(p->pos[k] - f->d->subtree_com[3 + k], off0[k], 1e-12);
+  teardown(f);
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("render");
   TCase* tc = tcase_create("render");
@@ -348,6 +374,7 @@ int main(void) {
   tcase_add_test(tc, floor_shows_the_checker_texture);
   tcase_add_test(tc, selection_glows_and_transparency_blends);
   tcase_add_test(tc, missing_texture_file_is_an_error_naming_it);
+  tcase_add_test(tc, trackcom_camera_follows_without_turning);
   suite_add_tcase(s, tc);
   return imp_test_run_suite(s);
 }
