@@ -93,7 +93,10 @@ static int parse_args(int argc, char** argv, render_args* a) {
     }
     a->model = argv[i];
   }
-  const char* missing = !a->model ? "a MODEL.xml" : a->steps < 0 ? "--steps N" : !a->out ? "--out DIR|FILE.png" : NULL;
+  const char* missing = !a->model      ? "a MODEL.xml"
+                        : a->steps < 0 ? "--steps N"
+                        : !a->out      ? "--out DIR|FILE.png"
+                                       : NULL;
   if (missing) {
     fprintf(stderr, "impetus render: %s is needed\n\n", missing);
     cli_usage("render", 1);

@@ -9,6 +9,7 @@ const char* const cli_usage_render =
 
 int cmd_render(int argc, char** argv) {
   (void)argc, (void)argv;
-  fprintf(stderr, "impetus render: built without the renderer (configure with -DIMP_BUILD_RENDER=ON)\n");
+  fprintf(stderr,
+          "impetus render: built without the renderer (configure with -DIMP_BUILD_RENDER=ON)\n");
   return CLI_EXIT_USAGE;
 }

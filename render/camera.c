@@ -16,7 +16,9 @@
 
 static const double deg = 3.14159265358979323846 / 180.0;
 
-static double dot3(const double* a, const double* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static double dot3(const double* a, const double* b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
 
 static void cross3(double* r, const double* a, const double* b) {
   r[0] = a[1] * b[2] - a[2] * b[1];
@@ -31,7 +33,8 @@ static void normalize3(double* v, const double* fallback) {
     memcpy(v, fallback, 3 * sizeof(double));
     return;
   }
-  for (int i = 0; i < 3; i++) v[i] /= n;
+  for (int i = 0; i < 3; i++)
+    v[i] /= n;
 }
 
 void imp_camera_default(const imp_model* m, imp_camera* cam) {
@@ -61,7 +64,8 @@ static void level_frame(imp_camera_pose* p) {
 
 static void orbit_pose(const imp_camera* cam, imp_camera_pose* p) {
   orbit_forward(cam->azimuth, cam->elevation, p->forward);
-  for (int i = 0; i < 3; i++) p->pos[i] = cam->lookat[i] - cam->distance * p->forward[i];
+  for (int i = 0; i < 3; i++)
+    p->pos[i] = cam->lookat[i] - cam->distance * p->forward[i];
   level_frame(p);
 }
 
@@ -97,7 +101,8 @@ void imp_camera_view_matrix(const imp_camera_pose* p, float v[16]) {
   const double* rows[3] = {p->right, p->up, p->forward};
   for (int r = 0; r < 3; r++) {
     double sign = r == 2 ? -1 : 1;
-    for (int c = 0; c < 3; c++) v[4 * c + r] = (float)(sign * rows[r][c]);
+    for (int c = 0; c < 3; c++)
+      v[4 * c + r] = (float)(sign * rows[r][c]);
     v[12 + r] = (float)(-sign * dot3(rows[r], p->pos));
   }
   v[3] = v[7] = v[11] = 0;
@@ -146,7 +151,8 @@ static double view_height(const imp_camera* cam, const imp_camera_pose* p) {
 
 static void pan(imp_camera* cam, const double* dir_x, const double* dir_y, double dx, double dy,
                 double h) {
-  for (int i = 0; i < 3; i++) cam->lookat[i] += h * (-dx * dir_x[i] + dy * dir_y[i]);
+  for (int i = 0; i < 3; i++)
+    cam->lookat[i] += h * (-dx * dir_x[i] + dy * dir_y[i]);
 }
 
 void imp_camera_move(imp_camera* cam, int action, double dx, double dy,

@@ -31,30 +31,30 @@ typedef enum imp_camera_type {
 } imp_camera_type;
 
 typedef struct imp_camera {
-  int type;          /* imp_camera_type */
-  int fixedcamid;    /* IMP_CAMERA_FIXED: camera id in the model */
-  int trackbodyid;   /* IMP_CAMERA_TRACKING: body id */
-  double lookat[3];  /* free/tracking: the point orbited (tracking: updated by imp_camera_pose) */
-  double distance;   /* free/tracking: from lookat to the eye, m */
-  double azimuth;    /* free/tracking: degrees, about world z from +x */
-  double elevation;  /* free/tracking: degrees above the horizontal plane (< 0 looks down) */
+  int type;         /* imp_camera_type */
+  int fixedcamid;   /* IMP_CAMERA_FIXED: camera id in the model */
+  int trackbodyid;  /* IMP_CAMERA_TRACKING: body id */
+  double lookat[3]; /* free/tracking: the point orbited (tracking: updated by imp_camera_pose) */
+  double distance;  /* free/tracking: from lookat to the eye, m */
+  double azimuth;   /* free/tracking: degrees, about world z from +x */
+  double elevation; /* free/tracking: degrees above the horizontal plane (< 0 looks down) */
 } imp_camera;
 
 /* A camera resolved for one state: where the eye is and where it looks. */
 typedef struct imp_camera_pose {
-  double pos[3];     /* eye position */
-  double forward[3]; /* unit, the viewing direction */
-  double up[3];      /* unit, image up */
-  double right[3];   /* unit, image right = forward x up */
-  double fovy;       /* vertical field of view, degrees */
-  double znear, zfar;/* clip distances, m */
+  double pos[3];      /* eye position */
+  double forward[3];  /* unit, the viewing direction */
+  double up[3];       /* unit, image up */
+  double right[3];    /* unit, image right = forward x up */
+  double fovy;        /* vertical field of view, degrees */
+  double znear, zfar; /* clip distances, m */
 } imp_camera_pose;
 
 typedef enum imp_camera_action {
-  IMP_CAMERA_ORBIT = 0,  /* change azimuth and elevation */
-  IMP_CAMERA_PAN_V = 1,  /* move lookat in the image plane (right drag) */
-  IMP_CAMERA_PAN_H = 2,  /* move lookat in the horizontal plane (shift + right drag) */
-  IMP_CAMERA_ZOOM = 3,   /* change distance: dy is the zoom step (scroll: 0.05 per notch) */
+  IMP_CAMERA_ORBIT = 0, /* change azimuth and elevation */
+  IMP_CAMERA_PAN_V = 1, /* move lookat in the image plane (right drag) */
+  IMP_CAMERA_PAN_H = 2, /* move lookat in the horizontal plane (shift + right drag) */
+  IMP_CAMERA_ZOOM = 3,  /* change distance: dy is the zoom step (scroll: 0.05 per notch) */
 } imp_camera_action;
 
 /* The free camera MuJoCo's viewer starts with: looking at the model's centre
@@ -62,7 +62,9 @@ typedef enum imp_camera_action {
    elevation -45. */
 void imp_camera_default(const imp_model* m, imp_camera* cam);
 
-/* Resolve cam for state d (after imp_forward/imp_step). A tracking camera's
+/* Resolve cam for state d (after imp_forward/imp_step). A model camera is
+   taken as the kinematics placed it (body-fixed); imp_render_frame applies
+   MJCF's track/trackcom/targetbody modes on top. A tracking camera's
    lookat is written back, so switching to free keeps the view. An out of
    range camera or body id falls back to the free camera. */
 void imp_camera_pose_compute(const imp_model* m, const imp_data* d, imp_camera* cam,

@@ -29,7 +29,8 @@ void imp_render_opt_default(imp_render_opt* opt) {
 /* Every unit shape and every mesh (flat-shaded triangles) in one buffer. */
 static int upload_vertices(imp_renderer* r, const imp_model* m, char* err, int errsz) {
   int nv = imp_shapes_vertex_count();
-  for (int i = 0; i < m->nmesh; i++) nv += 3 * m->mesh_facenum[i];
+  for (int i = 0; i < m->nmesh; i++)
+    nv += 3 * m->mesh_facenum[i];
   float* v = malloc((size_t)nv * IMP_SHAPE_FLOATS * sizeof(float));
   r->nmesh = m->nmesh;
   r->mesh = calloc((size_t)(m->nmesh > 0 ? m->nmesh : 1), sizeof *r->mesh);
@@ -47,14 +48,17 @@ static int upload_vertices(imp_renderer* r, const imp_model* m, char* err, int e
     for (int f = 0; f < m->mesh_facenum[i]; f++) {
       const int* face = m->mesh_face + 3 * (m->mesh_faceadr[i] + f);
       const double *a = vert + 3 * face[0], *b = vert + 3 * face[1], *c = vert + 3 * face[2];
-      double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-      double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+      double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]},
+             e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+      double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                     e1[0] * e2[1] - e1[1] * e2[0]};
       double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
       if (nn > 0) n[0] /= nn, n[1] /= nn, n[2] /= nn;
       for (int k = 0; k < 3; k++) {
         const double* p = vert + 3 * face[k];
         float* o = v + (size_t)(first + 3 * f + k) * IMP_SHAPE_FLOATS;
-        for (int j = 0; j < 3; j++) o[j] = (float)p[j], o[3 + j] = (float)n[j];
+        for (int j = 0; j < 3; j++)
+          o[j] = (float)p[j], o[3 + j] = (float)n[j];
         o[6] = (float)p[0], o[7] = (float)p[1];
       }
     }
@@ -70,7 +74,8 @@ static int upload_vertices(imp_renderer* r, const imp_model* m, char* err, int e
   glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, stride, (void*)0);
   glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, stride, (void*)(3 * sizeof(float)));
   glVertexAttribPointer(2, 2, GL_FLOAT, GL_FALSE, stride, (void*)(6 * sizeof(float)));
-  for (int i = 0; i < 3; i++) glEnableVertexAttribArray((GLuint)i);
+  for (int i = 0; i < 3; i++)
+    glEnableVertexAttribArray((GLuint)i);
   free(v);
   return 1;
 }
@@ -139,25 +144,36 @@ static int make_shadow_map(imp_renderer* r, char* err, int errsz) {
   return ok;
 }
 
-/* For lights that track a body (modes track, trackcom): their offset from
-   the body's origin or subtree centre of mass, and their world direction,
-   at qpos0, from a state the renderer makes once for this. */
-static int light_references(imp_renderer* r, const imp_model* m, char* err, int errsz) {
-  if (m->nlight == 0) return 1;
+/* For lights and cameras that track a body (modes track, trackcom): their
+   offset from the body's origin or subtree centre of mass, and their world
+   direction (lights) or orientation (cameras), at qpos0, from a state the
+   renderer makes once for this. */
+static void reference_offset(const imp_model* m, const imp_data* d, int mode, int b,
+                             const double* xpos, double* out) {
+  const double* origin = mode == 2 ? d->subtree_com + 3 * b : d->xpos + 3 * b;
+  for (int k = 0; k < 3; k++) out[k] = xpos[k] - origin[k];
+  (void)m;
+}
+
+static int tracking_references(imp_renderer* r, const imp_model* m, char* err, int errsz) {
+  if (m->nlight == 0 && m->ncam == 0) return 1;
   imp_data* d = imp_make_data(m);
-  r->light_ref = malloc(6 * (size_t)m->nlight * sizeof(double));
-  if (!d || !r->light_ref) {
+  r->light_ref = malloc(6 * (size_t)(m->nlight > 0 ? m->nlight : 1) * sizeof(double));
+  r->cam_ref = malloc(12 * (size_t)(m->ncam > 0 ? m->ncam : 1) * sizeof(double));
+  if (!d || !r->light_ref || !r->cam_ref) {
     imp_free_data(d);
     return snprintf(err, (size_t)errsz, "renderer: out of memory"), 0;
   }
   imp_forward(m, d);
   for (int i = 0; i < m->nlight; i++) {
-    int b = m->light_bodyid[i];
-    const double* origin = m->light_mode[i] == 2 ? d->subtree_com + 3 * b : d->xpos + 3 * b;
-    for (int k = 0; k < 3; k++) {
-      r->light_ref[6 * i + k] = d->light_xpos[3 * i + k] - origin[k];
-      r->light_ref[6 * i + 3 + k] = d->light_xdir[3 * i + k];
-    }
+    reference_offset(m, d, m->light_mode[i], m->light_bodyid[i], d->light_xpos + 3 * i,
+                     r->light_ref + 6 * i);
+    memcpy(r->light_ref + 6 * i + 3, d->light_xdir + 3 * i, 3 * sizeof(double));
+  }
+  for (int i = 0; i < m->ncam; i++) {
+    reference_offset(m, d, m->cam_mode[i], m->cam_bodyid[i], d->cam_xpos + 3 * i,
+                     r->cam_ref + 12 * i);
+    memcpy(r->cam_ref + 12 * i + 3, d->cam_xmat + 9 * i, 9 * sizeof(double));
   }
   imp_free_data(d);
   return 1;
@@ -188,7 +204,7 @@ imp_renderer* imp_render_make(const imp_model* m, char* err, int errsz) {
   ok = ok && upload_vertices(r, m, err, errsz);
   ok = ok && upload_textures(r, m, err, errsz);
   ok = ok && make_shadow_map(r, err, errsz);
-  ok = ok && light_references(r, m, err, errsz);
+  ok = ok && tracking_references(r, m, err, errsz);
   if (!ok) {
     imp_render_free(r);
     return NULL;
@@ -218,6 +234,7 @@ void imp_render_free(imp_renderer* r) {
   free(r->tex);
   free(r->mesh);
   free(r->light_ref);
+  free(r->cam_ref);
   free(r);
 }
 

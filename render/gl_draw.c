@@ -9,8 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-void imp_gl_model_matrix(const float* R, const float* p, const float* s, float M[16],
-                         float N[9]) {
+void imp_gl_model_matrix(const float* R, const float* p, const float* s, float M[16], float N[9]) {
   for (int c = 0; c < 3; c++) {
     for (int r = 0; r < 3; r++) {
       M[4 * c + r] = R[3 * r + c] * s[c];
@@ -23,7 +22,8 @@ void imp_gl_model_matrix(const float* R, const float* p, const float* s, float M
 
 /* p + R * (0, 0, z): a point on the geom's z axis */
 static void on_axis(const float* R, const float* p, float z, float out[3]) {
-  for (int i = 0; i < 3; i++) out[i] = p[i] + R[3 * i + 2] * z;
+  for (int i = 0; i < 3; i++)
+    out[i] = p[i] + R[3 * i + 2] * z;
 }
 
 /* One part of a drawable: a unit shape range with a scale and an offset along z. */
@@ -147,7 +147,7 @@ static void draw_lit(imp_renderer* r, const imp_model* m, const imp_drawable* dr
 }
 
 /* Opaque geoms first, then the translucent ones blended over them without
-   writing depth, so they do not hide each other's far sides. */
+   writing depth, so they do not hide each other. */
 void imp_gl_draw_geoms(imp_renderer* r, const imp_model* m) {
   int transparent = (r->opt.flags & IMP_VIS_TRANSPARENT) != 0;
   float alpha = transparent ? r->opt.alpha : 1.0f;
@@ -157,6 +157,10 @@ void imp_gl_draw_geoms(imp_renderer* r, const imp_model* m) {
       glEnable(GL_BLEND);
       glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
       glDepthMask(GL_FALSE);
+      /* only the near side of a closed shape: its far side would darken the
+         blend a second time (shapes and meshes are wound CCW outward) */
+      glEnable(GL_CULL_FACE);
+      glCullFace(GL_BACK);
     }
     for (int i = 0; i < r->scene->ndrawable; i++) {
       const imp_drawable* dr = &r->scene->drawables[i];
@@ -167,6 +171,7 @@ void imp_gl_draw_geoms(imp_renderer* r, const imp_model* m) {
   }
   glDepthMask(GL_TRUE);
   glDisable(GL_BLEND);
+  glDisable(GL_CULL_FACE);
   glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
 }
 
@@ -174,16 +179,20 @@ void imp_gl_draw_geoms(imp_renderer* r, const imp_model* m) {
 static float axis_frame(const float* a, const float* b, float R[9]) {
   float z[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
   float len = sqrtf(z[0] * z[0] + z[1] * z[1] + z[2] * z[2]);
-  if (len < 1e-9f) z[0] = 0, z[1] = 0, z[2] = 1, len = 0;
-  else z[0] /= len, z[1] /= len, z[2] /= len;
+  if (len < 1e-9f)
+    z[0] = 0, z[1] = 0, z[2] = 1, len = 0;
+  else
+    z[0] /= len, z[1] /= len, z[2] /= len;
   /* x: any unit vector orthogonal to z, from the world axis least aligned with it */
   float h[3] = {0, 0, 0};
   h[fabsf(z[0]) < 0.6f ? 0 : (fabsf(z[1]) < 0.6f ? 1 : 2)] = 1;
   float x[3] = {h[1] * z[2] - h[2] * z[1], h[2] * z[0] - h[0] * z[2], h[0] * z[1] - h[1] * z[0]};
   float xn = sqrtf(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
-  for (int i = 0; i < 3; i++) x[i] /= xn;
+  for (int i = 0; i < 3; i++)
+    x[i] /= xn;
   float y[3] = {z[1] * x[2] - z[2] * x[1], z[2] * x[0] - z[0] * x[2], z[0] * x[1] - z[1] * x[0]};
-  for (int i = 0; i < 3; i++) R[3 * i] = x[i], R[3 * i + 1] = y[i], R[3 * i + 2] = z[i];
+  for (int i = 0; i < 3; i++)
+    R[3 * i] = x[i], R[3 * i + 1] = y[i], R[3 * i + 2] = z[i];
   return len;
 }
 
@@ -200,9 +209,12 @@ static void draw_arrow(imp_renderer* r, GLint u_model, const imp_decor* dc, cons
                        float len) {
   float head = fminf(6 * dc->radius, 0.5f * len), shaft = len - head;
   float c[3], tip[3];
-  for (int i = 0; i < 3; i++) c[i] = dc->from[i] + R[3 * i + 2] * 0.5f * shaft;
-  for (int i = 0; i < 3; i++) tip[i] = dc->from[i] + R[3 * i + 2] * shaft;
-  float s1[3] = {dc->radius, dc->radius, 0.5f * shaft}, s2[3] = {2 * dc->radius, 2 * dc->radius, head};
+  for (int i = 0; i < 3; i++)
+    c[i] = dc->from[i] + R[3 * i + 2] * 0.5f * shaft;
+  for (int i = 0; i < 3; i++)
+    tip[i] = dc->from[i] + R[3 * i + 2] * shaft;
+  float s1[3] = {dc->radius, dc->radius, 0.5f * shaft},
+        s2[3] = {2 * dc->radius, 2 * dc->radius, head};
   draw_flat_shape(u_model, &r->shape[IMP_SHAPE_CYLINDER], R, c, s1);
   draw_flat_shape(u_model, &r->shape[IMP_SHAPE_CONE], R, tip, s2);
 }
@@ -218,7 +230,8 @@ void imp_gl_draw_decor(imp_renderer* r) {
     const imp_decor* dc = &r->scene->decor[i];
     float R[9], len = axis_frame(dc->from, dc->to, R), mid[3];
     glUniform4fv(u_rgba, 1, dc->rgba);
-    for (int k = 0; k < 3; k++) mid[k] = 0.5f * (dc->from[k] + dc->to[k]);
+    for (int k = 0; k < 3; k++)
+      mid[k] = 0.5f * (dc->from[k] + dc->to[k]);
     float rr = dc->radius, ball[3] = {rr, rr, rr};
     float seg[3] = {rr, rr, 0.5f * len}, disc[3] = {rr, rr, 0.1f * rr};
     switch (dc->kind) {

@@ -8,8 +8,7 @@
 
 /* Model matrix (column-major) of rotation R (row-major 3x3), position p and
    per-axis scale s; and the matching normal matrix R diag(1/s). */
-void imp_gl_model_matrix(const float* R, const float* p, const float* s, float M[16],
-                         float N[9]);
+void imp_gl_model_matrix(const float* R, const float* p, const float* s, float M[16], float N[9]);
 /* The depth map of the scene's geoms seen from the main light into r->shadow_fbo. */
 void imp_gl_draw_shadow_pass(imp_renderer* r, const imp_model* m);
 /* Every drawable with the main program (lights and shadow already set). */

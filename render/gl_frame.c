@@ -13,7 +13,8 @@ static void mat4_mul(const float* a, const float* b, float* out) {
   for (int c = 0; c < 4; c++)
     for (int r = 0; r < 4; r++) {
       float s = 0;
-      for (int k = 0; k < 4; k++) s += a[4 * k + r] * b[4 * c + k];
+      for (int k = 0; k < 4; k++)
+        s += a[4 * k + r] * b[4 * c + k];
       out[4 * c + r] = s;
     }
 }
@@ -39,7 +40,9 @@ typedef struct light_set {
   int shadow_mid; /* its model light id */
 } light_set;
 
-static void set3(float* d, const double* s) { d[0] = (float)s[0], d[1] = (float)s[1], d[2] = (float)s[2]; }
+static void set3(float* d, const double* s) {
+  d[0] = (float)s[0], d[1] = (float)s[1], d[2] = (float)s[2];
+}
 
 /* A light's pose by its MJCF mode: track and trackcom keep the world
    direction of qpos0 and follow the body (or its subtree's centre of mass)
@@ -62,16 +65,18 @@ static void light_pose(const imp_renderer* r, const imp_model* m, const imp_data
   if ((mode != 3 && mode != 4) || t < 0 || t >= m->nbody) return;
   const double* target = mode == 3 ? d->xpos + 3 * t : d->subtree_com + 3 * t;
   double v[3], n = 0;
-  for (int k = 0; k < 3; k++) v[k] = target[k] - pos[k], n += v[k] * v[k];
+  for (int k = 0; k < 3; k++)
+    v[k] = target[k] - pos[k], n += v[k] * v[k];
   n = sqrt(n);
   if (n > 1e-12)
-    for (int k = 0; k < 3; k++) dir[k] = v[k] / n;
+    for (int k = 0; k < 3; k++)
+      dir[k] = v[k] / n;
 }
 
 /* The headlight (a directional light along the view, as MuJoCo's) and the
    model's active lights; the main light casts the shadows. */
-static void collect_lights(const imp_renderer* r, const imp_model* m, const imp_data* d, const imp_camera_pose* p,
-                           light_set* L) {
+static void collect_lights(const imp_renderer* r, const imp_model* m, const imp_data* d,
+                           const imp_camera_pose* p, light_set* L) {
   memset(L, 0, sizeof *L);
   L->shadow = L->shadow_mid = -1;
   if (m->vis.headlight_active) {
@@ -99,8 +104,7 @@ static void collect_lights(const imp_renderer* r, const imp_model* m, const imp_
     L->exponent[k] = m->light_exponent[i];
     /* of the shadow casters, the one pointing most steeply down: its shadows
        fall on the floor next to the bodies, where a viewer looks for them */
-    if (m->light_castshadow[i] &&
-        (L->shadow < 0 || L->dir[k][2] < L->dir[L->shadow][2]))
+    if (m->light_castshadow[i] && (L->shadow < 0 || L->dir[k][2] < L->dir[L->shadow][2]))
       L->shadow = k, L->shadow_mid = i;
   }
 }
@@ -108,13 +112,15 @@ static void collect_lights(const imp_renderer* r, const imp_model* m, const imp_
 /* The main light's view-projection: a spot light's cone as a perspective
    frustum (twice its cutoff), a directional light as an orthographic box
    around the model. */
-static void shadow_matrix(const imp_renderer* r, const imp_model* m, const imp_data* d, int id, float* vp) {
+static void shadow_matrix(const imp_renderer* r, const imp_model* m, const imp_data* d, int id,
+                          float* vp) {
   imp_camera_pose lp;
   double lpos[3], dir[3];
   light_pose(r, m, d, id, lpos, dir);
   double ext = m->extent;
   if (m->light_directional[id]) {
-    for (int i = 0; i < 3; i++) lp.pos[i] = m->center[i] - 5 * ext * dir[i];
+    for (int i = 0; i < 3; i++)
+      lp.pos[i] = m->center[i] - 5 * ext * dir[i];
   } else {
     memcpy(lp.pos, lpos, sizeof lp.pos);
   }
@@ -125,8 +131,10 @@ static void shadow_matrix(const imp_renderer* r, const imp_model* m, const imp_d
   lp.right[0] = dir[1] * h[2] - dir[2] * h[1];
   lp.right[1] = dir[2] * h[0] - dir[0] * h[2];
   lp.right[2] = dir[0] * h[1] - dir[1] * h[0];
-  double n = sqrt(lp.right[0] * lp.right[0] + lp.right[1] * lp.right[1] + lp.right[2] * lp.right[2]);
-  for (int i = 0; i < 3; i++) lp.right[i] /= n;
+  double n =
+      sqrt(lp.right[0] * lp.right[0] + lp.right[1] * lp.right[1] + lp.right[2] * lp.right[2]);
+  for (int i = 0; i < 3; i++)
+    lp.right[i] /= n;
   lp.up[0] = lp.right[1] * dir[2] - lp.right[2] * dir[1];
   lp.up[1] = lp.right[2] * dir[0] - lp.right[0] * dir[2];
   lp.up[2] = lp.right[0] * dir[1] - lp.right[1] * dir[0];
@@ -135,8 +143,10 @@ static void shadow_matrix(const imp_renderer* r, const imp_model* m, const imp_d
   lp.fovy = fmin(160, fmax(10, 2 * m->light_cutoff[id]));
   float view[16], proj[16];
   imp_camera_view_matrix(&lp, view);
-  if (m->light_directional[id]) mat4_ortho((float)(2 * ext), 0.0f, (float)(10 * ext), proj);
-  else imp_camera_projection_matrix(&lp, 1.0, proj);
+  if (m->light_directional[id])
+    mat4_ortho((float)(2 * ext), 0.0f, (float)(10 * ext), proj);
+  else
+    imp_camera_projection_matrix(&lp, 1.0, proj);
   mat4_mul(proj, view, vp);
 }
 
@@ -174,7 +184,8 @@ static void draw_sky(imp_renderer* r) {
   glUniform3fv(glGetUniformLocation(r->prog_sky, "u_right"), 1, rt);
   glUniform3fv(glGetUniformLocation(r->prog_sky, "u_up"), 1, up);
   glUniform2fv(glGetUniformLocation(r->prog_sky, "u_tan"), 1, tn);
-  glUniform3fv(glGetUniformLocation(r->prog_sky, "u_top"), 1, model_sky ? r->model_sky_top : r->sky_top);
+  glUniform3fv(glGetUniformLocation(r->prog_sky, "u_top"), 1,
+               model_sky ? r->model_sky_top : r->sky_top);
   glUniform3fv(glGetUniformLocation(r->prog_sky, "u_bottom"), 1,
                model_sky ? r->model_sky_bottom : r->sky_bottom);
   glDisable(GL_DEPTH_TEST);
@@ -196,9 +207,40 @@ static void update_scene(imp_renderer* r, const imp_model* m, const imp_data* d)
   imp_scene_decorate(m, d, &dec, r->scene);
 }
 
+/* A model camera by its MJCF mode (the kinematics moves cameras rigidly
+   with their body): track and trackcom keep qpos0's orientation and follow
+   the body's origin or subtree centre of mass at qpos0's offset;
+   targetbody and targetbodycom turn to look at the target, horizon level. */
+static void apply_camera_mode(const imp_renderer* r, const imp_model* m, const imp_data* d,
+                              int id, imp_camera_pose* p) {
+  int mode = m->cam_mode[id], b = m->cam_bodyid[id], t = m->cam_targetbodyid[id];
+  if ((mode == 1 || mode == 2) && r->cam_ref) {
+    const double *ref = r->cam_ref + 12 * id, *R = ref + 3;
+    const double* origin = mode == 1 ? d->xpos + 3 * b : d->subtree_com + 3 * b;
+    for (int k = 0; k < 3; k++) {
+      p->pos[k] = origin[k] + ref[k];
+      p->right[k] = R[3 * k], p->up[k] = R[3 * k + 1], p->forward[k] = -R[3 * k + 2];
+    }
+  } else if ((mode == 3 || mode == 4) && t >= 0 && t < m->nbody) {
+    const double* target = mode == 3 ? d->xpos + 3 * t : d->subtree_com + 3 * t;
+    double f[3], n = 0;
+    for (int k = 0; k < 3; k++) f[k] = target[k] - p->pos[k], n += f[k] * f[k];
+    n = sqrt(n);
+    double rn = sqrt(f[0] * f[0] + f[1] * f[1]);
+    if (n < 1e-12 || rn < 1e-9 * n) return; /* on the target or straight above it */
+    for (int k = 0; k < 3; k++) p->forward[k] = f[k] / n;
+    p->right[0] = f[1] / rn, p->right[1] = -f[0] / rn, p->right[2] = 0; /* f x z */
+    p->up[0] = p->right[1] * p->forward[2] - p->right[2] * p->forward[1];
+    p->up[1] = p->right[2] * p->forward[0] - p->right[0] * p->forward[2];
+    p->up[2] = p->right[0] * p->forward[1] - p->right[1] * p->forward[0];
+  }
+}
+
 static void set_camera(imp_renderer* r, const imp_model* m, const imp_data* d, imp_camera* cam,
                        int width, int height) {
   imp_camera_pose_compute(m, d, cam, &r->pose);
+  if (cam->type == IMP_CAMERA_FIXED && cam->fixedcamid >= 0 && cam->fixedcamid < m->ncam)
+    apply_camera_mode(r, m, d, cam->fixedcamid, &r->pose);
   imp_camera_view_matrix(&r->pose, r->view);
   imp_camera_projection_matrix(&r->pose, (double)width / height, r->proj);
   r->width = width;
@@ -311,8 +353,10 @@ int imp_render_select(imp_renderer* r, const imp_model* m, const imp_data* d, do
     double z = 2 * f * n / (f + n - zn * (f - n));
     double o[3], dir[3];
     imp_camera_ray(&r->pose, r->width, r->height, x, y, o, dir);
-    double cosang = dir[0] * r->pose.forward[0] + dir[1] * r->pose.forward[1] + dir[2] * r->pose.forward[2];
-    for (int i = 0; i < 3; i++) point[i] = o[i] + dir[i] * z / cosang;
+    double cosang =
+        dir[0] * r->pose.forward[0] + dir[1] * r->pose.forward[1] + dir[2] * r->pose.forward[2];
+    for (int i = 0; i < 3; i++)
+      point[i] = o[i] + dir[i] * z / cosang;
   }
   int b = m->geom_bodyid[g];
   return b > 0 ? b : -1;

@@ -24,12 +24,12 @@ typedef struct imp_main_uniforms {
 } imp_main_uniforms;
 
 typedef struct imp_font {
-  int ok;                 /* 0: no font file, text calls draw nothing */
-  GLuint tex;             /* one-channel glyph atlas */
+  int ok;                    /* 0: no font file, text calls draw nothing */
+  GLuint tex;                /* one-channel glyph atlas */
   stbtt_bakedchar glyph[96]; /* ASCII 32..127 */
-  float size;             /* pixel height */
+  float size;                /* pixel height */
   GLuint vao, vbo;
-  float* verts;           /* IMP_TEXT_MAX_GLYPHS * 6 vertices * 4 floats, allocated once */
+  float* verts; /* IMP_TEXT_MAX_GLYPHS * 6 vertices * 4 floats, allocated once */
 } imp_font;
 
 struct imp_renderer {
@@ -40,14 +40,15 @@ struct imp_renderer {
   int nmesh;
   imp_shape_range* mesh; /* nmesh: vertex range of each mesh in vbo */
   int ntex;
-  GLuint* tex;           /* ntex: 2D textures, 0 for cube and skybox textures */
+  GLuint* tex; /* ntex: 2D textures, 0 for cube and skybox textures */
   GLuint shadow_fbo, shadow_tex;
   GLuint pick_fbo, pick_color, pick_depth;
   int pick_w, pick_h;
   GLuint sky_vao;
   float sky_top[3], sky_bottom[3], model_sky_top[3], model_sky_bottom[3];
   int has_skybox;
-  double* light_ref;     /* nlight x 6: offset from the tracked point and world direction at qpos0 */
+  double* light_ref; /* nlight x 6: offset from the tracked point and world direction at qpos0 */
+  double* cam_ref; /* ncam x 12: offset from the tracked point and world xmat at qpos0 */
   imp_font font;
   imp_scene* scene;
   imp_camera_pose pose;

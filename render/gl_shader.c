@@ -80,7 +80,8 @@ static const char* main_fs =
     "    float nl = max(dot(n, l), 0.0);\n"
     "    float nh = max(dot(n, normalize(l + e)), 0.0);\n"
     "    float sp = nl > 0.0 ? pow(nh, max(128.0 * u_shininess, 1.0)) : 0.0;\n"
-    "    c += u_lamb[k] * base + att * vis * (u_ldif[k] * base * nl + u_lspec[k] * u_specular * sp);\n"
+    "    c += u_lamb[k] * base\n"
+    "       + att * vis * (u_ldif[k] * base * nl + u_lspec[k] * u_specular * sp);\n"
     "  }\n"
     "  o_color = vec4(c, u_rgba.a);\n"
     "}\n";
@@ -138,7 +139,8 @@ static const char* text_vs =
     "out vec2 v_uv;\n"
     "void main() {\n"
     "  v_uv = a_uv;\n"
-    "  gl_Position = vec4(2.0 * a_pos.x / u_size.x - 1.0, 1.0 - 2.0 * a_pos.y / u_size.y, 0.0, 1.0);\n"
+    "  vec2 ndc = vec2(2.0 * a_pos.x / u_size.x - 1.0, 1.0 - 2.0 * a_pos.y / u_size.y);\n"
+    "  gl_Position = vec4(ndc, 0.0, 1.0);\n"
     "}\n";
 
 static const char* text_fs =

@@ -19,8 +19,8 @@ struct imp_offscreen {
   EGLDisplay dpy;
   EGLContext ctx;
   GLFWwindow* win;
-  GLuint fbo, color, depth;         /* multisampled, drawn into */
-  GLuint rfbo, rcolor;              /* resolved, read from */
+  GLuint fbo, color, depth; /* multisampled, drawn into */
+  GLuint rfbo, rcolor;      /* resolved, read from */
 };
 
 /* ---- EGL surfaceless ---- */
@@ -35,14 +35,18 @@ static int egl_make(imp_offscreen* o, char* err, int errsz) {
   EGLint major, minor;
   if (o->dpy == EGL_NO_DISPLAY || !eglInitialize(o->dpy, &major, &minor))
     return snprintf(err, (size_t)errsz, "EGL: cannot initialize the surfaceless display"), 0;
-  const EGLint cfg_attr[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE,
-                             EGL_OPENGL_BIT, EGL_NONE};
+  const EGLint cfg_attr[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
+                             EGL_NONE};
   EGLConfig cfg = NULL;
   EGLint ncfg = 0;
   eglChooseConfig(o->dpy, cfg_attr, &cfg, 1, &ncfg);
-  const EGLint ctx_attr[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
+  const EGLint ctx_attr[] = {EGL_CONTEXT_MAJOR_VERSION,
+                             3,
+                             EGL_CONTEXT_MINOR_VERSION,
+                             3,
                              EGL_CONTEXT_OPENGL_PROFILE_MASK,
-                             EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+                             EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+                             EGL_NONE};
   if (!eglBindAPI(EGL_OPENGL_API) ||
       (o->ctx = eglCreateContext(o->dpy, ncfg ? cfg : (EGLConfig)0, EGL_NO_CONTEXT, ctx_attr)) ==
           EGL_NO_CONTEXT ||
@@ -57,8 +61,7 @@ static int egl_make(imp_offscreen* o, char* err, int errsz) {
 /* ---- hidden GLFW window ---- */
 
 static int glfw_make(imp_offscreen* o, char* err, int errsz) {
-  if (!glfwInit())
-    return snprintf(err, (size_t)errsz, "GLFW: cannot initialize (no display?)"), 0;
+  if (!glfwInit()) return snprintf(err, (size_t)errsz, "GLFW: cannot initialize (no display?)"), 0;
   glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
@@ -98,7 +101,8 @@ static int make_framebuffers(imp_offscreen* o, char* err, int errsz) {
   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, o->rcolor);
   ok = ok && glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
   glBindFramebuffer(GL_FRAMEBUFFER, o->fbo);
-  if (!ok) snprintf(err, (size_t)errsz, "offscreen: %dx%d framebuffer incomplete", o->width, o->height);
+  if (!ok)
+    snprintf(err, (size_t)errsz, "offscreen: %dx%d framebuffer incomplete", o->width, o->height);
   return ok;
 }
 
@@ -164,8 +168,10 @@ void imp_offscreen_free(imp_offscreen* o) {
 }
 
 void imp_offscreen_bind(imp_offscreen* o) {
-  if (o->backend == IMP_GL_EGL) eglMakeCurrent(o->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, o->ctx);
-  else glfwMakeContextCurrent(o->win);
+  if (o->backend == IMP_GL_EGL)
+    eglMakeCurrent(o->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, o->ctx);
+  else
+    glfwMakeContextCurrent(o->win);
   glBindFramebuffer(GL_FRAMEBUFFER, o->fbo);
 }
 

@@ -33,13 +33,13 @@
 /* imp_vis_flag and imp_perturb are in scene.h (the GL-free overlays). */
 
 typedef struct imp_render_opt {
-  int geomgroup;         /* bit g: draw geoms of group g (0..5) */
-  int sitegroup;         /* bit g: draw sites of group g */
-  unsigned flags;        /* imp_vis_flag bits */
-  int selected_body;     /* highlighted body, -1 none */
-  double force_scale;    /* contact force arrows: m per N; 0 = the model's weight is 0.3 extent */
-  float alpha;           /* IMP_VIS_TRANSPARENT: geom opacity */
-  int sites;             /* 1: draw sites of sitegroup */
+  int geomgroup;      /* bit g: draw geoms of group g (0..5) */
+  int sitegroup;      /* bit g: draw sites of group g */
+  unsigned flags;     /* imp_vis_flag bits */
+  int selected_body;  /* highlighted body, -1 none */
+  double force_scale; /* contact force arrows: m per N; 0 = the model's weight is 0.3 extent */
+  float alpha;        /* IMP_VIS_TRANSPARENT: geom opacity */
+  int sites;          /* 1: draw sites of sitegroup */
   imp_perturb perturb;
 } imp_render_opt;
 

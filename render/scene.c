@@ -29,7 +29,9 @@ void imp_scene_free(imp_scene* s) {
   free(s);
 }
 
-static int group_shown(int mask, int group) { return group >= 0 && group < 31 && (mask >> group) & 1; }
+static int group_shown(int mask, int group) {
+  return group >= 0 && group < 31 && (mask >> group) & 1;
+}
 
 /* One drawable from an object's frame, size and colour (material colour wins,
    as in MJCF). */
@@ -41,11 +43,15 @@ static void add_drawable(const imp_model* m, imp_scene* s, int kind, int id, int
   dr->objid = id;
   dr->shape = shape;
   dr->matid = matid;
-  for (int i = 0; i < 3; i++) dr->size[i] = (float)size[i];
-  for (int i = 0; i < 3; i++) dr->pos[i] = (float)pos[i];
-  for (int i = 0; i < 9; i++) dr->mat[i] = (float)mat[i];
+  for (int i = 0; i < 3; i++)
+    dr->size[i] = (float)size[i];
+  for (int i = 0; i < 3; i++)
+    dr->pos[i] = (float)pos[i];
+  for (int i = 0; i < 9; i++)
+    dr->mat[i] = (float)mat[i];
   const float* c = matid >= 0 ? m->mat_rgba + 4 * matid : rgba;
-  for (int i = 0; i < 4; i++) dr->rgba[i] = c[i];
+  for (int i = 0; i < 4; i++)
+    dr->rgba[i] = c[i];
 }
 
 void imp_scene_update(const imp_model* m, const imp_data* d, imp_scene* s) {
@@ -79,29 +85,40 @@ static void add_decor(imp_scene* s, int kind, const double* from, const double* 
 
 /* from + t * dir */
 static void along(double* r, const double* from, const double* dir, double t) {
-  for (int i = 0; i < 3; i++) r[i] = from[i] + t * dir[i];
+  for (int i = 0; i < 3; i++)
+    r[i] = from[i] + t * dir[i];
 }
 
 /* Metres per newton of the force arrows: the user's, or such that the
    model's weight is 0.3 extent long. */
 static double force_scale(const imp_model* m, const imp_decor_opt* o) {
   if (o->force_scale > 0) return o->force_scale;
-  double mass = 0, g = sqrt(m->opt.gravity[0] * m->opt.gravity[0] +
-                            m->opt.gravity[1] * m->opt.gravity[1] +
-                            m->opt.gravity[2] * m->opt.gravity[2]);
-  for (int b = 1; b < m->nbody; b++) mass += m->body_mass[b];
+  double mass = 0,
+         g = sqrt(m->opt.gravity[0] * m->opt.gravity[0] + m->opt.gravity[1] * m->opt.gravity[1] +
+                  m->opt.gravity[2] * m->opt.gravity[2]);
+  for (int b = 1; b < m->nbody; b++)
+    mass += m->body_mass[b];
   double weight = mass * g;
   return 0.3 * m->extent / (weight > 1e-9 ? weight : 1);
+}
+
+/* The size unit of a contact's marks: a hundredth of the model, but no more
+   than a tenth of the smaller geom (planes have no bounding radius), so
+   marks on small bodies in a large scene do not hide them. */
+static double contact_mark_size(const imp_model* m, const imp_contact* c) {
+  double r = 0.01 * m->extent, b1 = m->geom_rbound[c->geom1], b2 = m->geom_rbound[c->geom2];
+  double b = b1 > 0 && (b2 <= 0 || b1 < b2) ? b1 : b2;
+  return b > 0 && 0.1 * b < r ? 0.1 * b : r;
 }
 
 static void decorate_contacts(const imp_model* m, const imp_data* d, const imp_decor_opt* o,
                               imp_scene* s) {
   static const float point_rgba[4] = IMP_RGBA_CONTACT_POINT, force_rgba[4] = IMP_RGBA_CONTACT_FORCE;
-  double scale = force_scale(m, o), r = 0.01 * m->extent;
+  double scale = force_scale(m, o);
   /* arrows first, then the points on top, so a point is not hidden by its arrow's base */
   for (int i = 0; i < d->ncon && (o->flags & IMP_VIS_CONTACT_FORCE); i++) {
     const imp_contact* c = &d->contact[i];
-    double f[3], t[3], tip[3];
+    double f[3], t[3], tip[3], r = contact_mark_size(m, c);
     imp_contact_force_world(m, d, i, f, t);
     along(tip, c->pos, f, scale);
     double len = sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]) * scale;
@@ -109,15 +126,16 @@ static void decorate_contacts(const imp_model* m, const imp_data* d, const imp_d
   }
   for (int i = 0; i < d->ncon && (o->flags & IMP_VIS_CONTACT_POINT); i++) {
     const imp_contact* c = &d->contact[i];
-    double tip[3];
+    double tip[3], r = contact_mark_size(m, c);
     along(tip, c->pos, c->frame, 1);
-    add_decor(s, IMP_DECOR_DISC, c->pos, tip, 5 * r, point_rgba);
+    add_decor(s, IMP_DECOR_DISC, c->pos, tip, 3 * r, point_rgba);
   }
 }
 
 /* Body axes: column k of xmat, 0.1 extent long, red-green-blue. */
 static void decorate_frames(const imp_model* m, const imp_data* d, imp_scene* s) {
-  static const float rgb[3][4] = {{0.9f, 0.1f, 0.1f, 1}, {0.1f, 0.9f, 0.1f, 1}, {0.1f, 0.1f, 0.9f, 1}};
+  static const float rgb[3][4] = {
+      {0.9f, 0.1f, 0.1f, 1}, {0.1f, 0.9f, 0.1f, 1}, {0.1f, 0.1f, 0.9f, 1}};
   double len = 0.1 * m->extent;
   for (int b = 1; b < m->nbody; b++) {
     const double *p = d->xpos + 3 * b, *R = d->xmat + 9 * b;

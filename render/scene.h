@@ -12,10 +12,10 @@
 typedef enum imp_drawable_kind { IMP_DRAW_GEOM = 0, IMP_DRAW_SITE = 1 } imp_drawable_kind;
 
 typedef struct imp_drawable {
-  int kind;      /* imp_drawable_kind */
-  int objid;     /* geom or site id */
-  int shape;     /* imp_geom_type */
-  int matid;     /* material, -1 when none */
+  int kind;  /* imp_drawable_kind */
+  int objid; /* geom or site id */
+  int shape; /* imp_geom_type */
+  int matid; /* material, -1 when none */
   float size[3];
   float pos[3];  /* world position */
   float mat[9];  /* world orientation, row-major */
@@ -26,14 +26,14 @@ typedef struct imp_drawable {
    perturbation spring. Drawn unlit in their exact colour, on top of geoms'
    depth, so what the user toggles is unmistakable (and testable by colour). */
 typedef enum imp_decor_kind {
-  IMP_DECOR_ARROW = 0,    /* shaft from -> to with a cone head, radius of the shaft */
-  IMP_DECOR_SEGMENT = 1,  /* a thin cylinder from -> to */
-  IMP_DECOR_SPHERE = 2,   /* centre from, radius */
-  IMP_DECOR_DISC = 3,     /* a flat cylinder centred at from, axis towards to, radius */
+  IMP_DECOR_ARROW = 0,   /* shaft from -> to with a cone head, radius of the shaft */
+  IMP_DECOR_SEGMENT = 1, /* a thin cylinder from -> to */
+  IMP_DECOR_SPHERE = 2,  /* centre from, radius */
+  IMP_DECOR_DISC = 3,    /* a flat cylinder centred at from, axis towards to, radius */
 } imp_decor_kind;
 
 typedef struct imp_decor {
-  int kind;      /* imp_decor_kind */
+  int kind; /* imp_decor_kind */
   float from[3], to[3];
   float radius;
   float rgba[4];
@@ -63,11 +63,16 @@ typedef struct imp_perturb {
 } imp_perturb;
 
 /* Overlay colours, fixed so that tests and users can tell them apart. */
-#define IMP_RGBA_CONTACT_POINT {0.1f, 0.9f, 0.9f, 1.0f}
-#define IMP_RGBA_CONTACT_FORCE {1.0f, 0.2f, 1.0f, 1.0f}
-#define IMP_RGBA_JOINT {1.0f, 0.75f, 0.0f, 1.0f}
-#define IMP_RGBA_COM {1.0f, 1.0f, 1.0f, 1.0f}
-#define IMP_RGBA_PERTURB {1.0f, 0.4f, 0.1f, 1.0f}
+#define IMP_RGBA_CONTACT_POINT \
+  { 0.1f, 0.9f, 0.9f, 1.0f }
+#define IMP_RGBA_CONTACT_FORCE \
+  { 1.0f, 0.2f, 1.0f, 1.0f }
+#define IMP_RGBA_JOINT \
+  { 1.0f, 0.75f, 0.0f, 1.0f }
+#define IMP_RGBA_COM \
+  { 1.0f, 1.0f, 1.0f, 1.0f }
+#define IMP_RGBA_PERTURB \
+  { 1.0f, 0.4f, 0.1f, 1.0f }
 
 typedef struct imp_scene {
   int ndrawable;
@@ -82,8 +87,8 @@ typedef struct imp_scene {
 
 /* Sizes of the overlay items, in units of the model extent. */
 typedef struct imp_decor_opt {
-  unsigned flags;      /* imp_vis_flag bits */
-  double force_scale;  /* m per N for contact forces; <= 0: the model's weight is 0.3 extent */
+  unsigned flags;     /* imp_vis_flag bits */
+  double force_scale; /* m per N for contact forces; <= 0: the model's weight is 0.3 extent */
   imp_perturb perturb;
 } imp_decor_opt;
 

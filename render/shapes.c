@@ -26,8 +26,10 @@ static float* sphere_vertex(float* v, int i, int j) {
 static float* build_sphere(float* v) {
   for (int j = 0; j < STACKS; j++)
     for (int i = 0; i < SLICES; i++) {
-      v = sphere_vertex(v, i, j), v = sphere_vertex(v, i + 1, j), v = sphere_vertex(v, i + 1, j + 1);
-      v = sphere_vertex(v, i, j), v = sphere_vertex(v, i + 1, j + 1), v = sphere_vertex(v, i, j + 1);
+      v = sphere_vertex(v, i, j), v = sphere_vertex(v, i + 1, j),
+      v = sphere_vertex(v, i + 1, j + 1);
+      v = sphere_vertex(v, i, j), v = sphere_vertex(v, i + 1, j + 1),
+      v = sphere_vertex(v, i, j + 1);
     }
   return v;
 }
@@ -41,8 +43,10 @@ static float* build_cap(float* v, float z, float sign) {
       a0 = a1, a1 = t;
     }
     v = vertex(v, 0, 0, z, 0, 0, sign, 0.5f, 0.5f);
-    v = vertex(v, cosf(a0), sinf(a0), z, 0, 0, sign, 0.5f + 0.5f * cosf(a0), 0.5f + 0.5f * sinf(a0));
-    v = vertex(v, cosf(a1), sinf(a1), z, 0, 0, sign, 0.5f + 0.5f * cosf(a1), 0.5f + 0.5f * sinf(a1));
+    v = vertex(v, cosf(a0), sinf(a0), z, 0, 0, sign, 0.5f + 0.5f * cosf(a0),
+               0.5f + 0.5f * sinf(a0));
+    v = vertex(v, cosf(a1), sinf(a1), z, 0, 0, sign, 0.5f + 0.5f * cosf(a1),
+               0.5f + 0.5f * sinf(a1));
   }
   return v;
 }
@@ -78,7 +82,8 @@ static float* build_box_face(float* v, int a, float s) {
 }
 
 static float* build_box(float* v) {
-  for (int a = 0; a < 3; a++) v = build_box_face(v, a, 1), v = build_box_face(v, a, -1);
+  for (int a = 0; a < 3; a++)
+    v = build_box_face(v, a, 1), v = build_box_face(v, a, -1);
   return v;
 }
 
@@ -102,21 +107,23 @@ static float* build_cone(float* v) {
 }
 
 static const int counts[IMP_SHAPE_COUNT] = {
-    6 * SLICES * STACKS, /* sphere */
+    6 * SLICES * STACKS,     /* sphere */
     6 * SLICES + 6 * SLICES, /* cylinder: side and two caps */
-    36, 6, /* box, plane */
+    36,
+    6,                       /* box, plane */
     3 * SLICES + 3 * SLICES, /* cone: side and base */
 };
 
 int imp_shapes_vertex_count(void) {
   int n = 0;
-  for (int i = 0; i < IMP_SHAPE_COUNT; i++) n += counts[i];
+  for (int i = 0; i < IMP_SHAPE_COUNT; i++)
+    n += counts[i];
   return n;
 }
 
 void imp_shapes_build(float* out, imp_shape_range ranges[IMP_SHAPE_COUNT]) {
   float* (*build[IMP_SHAPE_COUNT])(float*) = {build_sphere, build_cylinder, build_box, build_plane,
-                                             build_cone};
+                                              build_cone};
   int first = 0;
   for (int i = 0; i < IMP_SHAPE_COUNT; i++) {
     build[i](out + (size_t)first * IMP_SHAPE_FLOATS);

@@ -106,7 +106,8 @@ static void begin_2d(imp_renderer* r, const float rgba[4], int solid) {
 }
 
 static void end_2d(imp_renderer* r, int nvert) {
-  glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)((size_t)nvert * 4 * sizeof(float)), r->font.verts);
+  glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)((size_t)nvert * 4 * sizeof(float)),
+                  r->font.verts);
   glDrawArrays(GL_TRIANGLES, 0, nvert);
   glDisable(GL_BLEND);
   glEnable(GL_DEPTH_TEST);
@@ -180,7 +181,8 @@ void imp_render_overlay(imp_renderer* r, int corner, const char* left, const cha
   double w = wl + (nr ? gap + wr : 0) + 2 * pad;
   double h = (nl > nr ? nl : nr) * imp_render_line_height(r) + 2 * pad;
   double x = (corner == IMP_CORNER_TOPRIGHT || corner == IMP_CORNER_BOTTOMRIGHT) ? r->width - w : 0;
-  double y = (corner == IMP_CORNER_BOTTOMLEFT || corner == IMP_CORNER_BOTTOMRIGHT) ? r->height - h : 0;
+  double y =
+      (corner == IMP_CORNER_BOTTOMLEFT || corner == IMP_CORNER_BOTTOMRIGHT) ? r->height - h : 0;
   /* the panel: dark and translucent so the scene shows through */
   static const float panel[4] = {0, 0, 0, 0.5f}, ink[4] = {1, 1, 1, 1};
   begin_2d(r, panel, 1);

@@ -36,7 +36,8 @@ void imp_texture_builtin_texel(const imp_model* m, int texid, int i, int j, int 
       /* radial: rgb1 at the centre, rgb2 at the corners' circle */
       double x = (i + 0.5) / w - 0.5, y = (j + 0.5) / h - 0.5;
       double t = fmin(1, sqrt(2 * (x * x + y * y)));
-      for (int k = 0; k < 3; k++) rgb[k] = (float)((1 - t) * c1[k] + t * c2[k]);
+      for (int k = 0; k < 3; k++)
+        rgb[k] = (float)((1 - t) * c1[k] + t * c2[k]);
       break;
     }
     default:
@@ -76,7 +77,8 @@ unsigned char* imp_texture_rgb(const imp_model* m, int texid, int* width, int* h
     return file_rgb(m->paths + m->tex_fileadr[texid], width, height, err, errsz);
   /* builtins are generated at most 512 wide: the look does not need more */
   *width = m->tex_width[texid] > 0 ? (m->tex_width[texid] < 512 ? m->tex_width[texid] : 512) : 64;
-  *height = m->tex_height[texid] > 0 ? (m->tex_height[texid] < 512 ? m->tex_height[texid] : 512) : 64;
+  *height =
+      m->tex_height[texid] > 0 ? (m->tex_height[texid] < 512 ? m->tex_height[texid] : 512) : 64;
   unsigned char* rgb = builtin_rgb(m, texid, *width, *height);
   if (!rgb) snprintf(err, (size_t)errsz, "texture %d: out of memory", texid);
   return rgb;

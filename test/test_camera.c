@@ -53,7 +53,8 @@ START_TEST(default_camera_frames_the_model) {
   imp_assert_near(c.azimuth, 90, 0);
   imp_assert_near(c.elevation, -45, 0);
   imp_assert_near(c.distance, 1.5 * m->extent, 1e-12);
-  /* the model spans x in [-.1, 1.1], y [-3, 2.1], z [-.1, 3.1] (spheres and the camera site aside) */
+  /* the model spans x in [-.1, 1.1], y [-3, 2.1], z [-.1, 3.1] (spheres and the camera site aside)
+   */
   ck_assert(c.lookat[1] > -3 && c.lookat[1] < 2.1);
   imp_assert_near(c.lookat[0], m->center[0], 0);
   imp_free_model(m);
@@ -77,16 +78,19 @@ START_TEST(projection_puts_points_where_a_pinhole_would) {
   /* a point up from the lookat by distance * tan(fovy / 2) along the image's
      up is on the top edge; along right by aspect times that, the right edge */
   double t = 3 * tan(30 * pi / 180), q[3];
-  for (int i = 0; i < 3; i++) q[i] = c.lookat[i] + t * p.up[i];
+  for (int i = 0; i < 3; i++)
+    q[i] = c.lookat[i] + t * p.up[i];
   imp_camera_project(&p, W, H, q, px, NULL);
   imp_assert_near(px[0], 200, 1e-9);
   imp_assert_near(px[1], 0, 1e-9);
-  for (int i = 0; i < 3; i++) q[i] = c.lookat[i] + (4.0 / 3.0) * t * p.right[i];
+  for (int i = 0; i < 3; i++)
+    q[i] = c.lookat[i] + (4.0 / 3.0) * t * p.right[i];
   imp_camera_project(&p, W, H, q, px, NULL);
   imp_assert_near(px[0], 400, 1e-9);
   imp_assert_near(px[1], 150, 1e-9);
   /* behind the eye: not projected */
-  for (int i = 0; i < 3; i++) q[i] = p.pos[i] - p.forward[i];
+  for (int i = 0; i < 3; i++)
+    q[i] = p.pos[i] - p.forward[i];
   ck_assert(!imp_camera_project(&p, W, H, q, px, NULL));
   imp_free_data(d);
   imp_free_model(m);
@@ -105,7 +109,8 @@ START_TEST(ray_through_a_pixel_projects_back_to_it) {
     double o[3], dir[3], q[3], back[2];
     imp_camera_ray(&p, 640, 480, pix[k][0], pix[k][1], o, dir);
     imp_assert_near(dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2], 1, 1e-12);
-    for (int i = 0; i < 3; i++) q[i] = o[i] + 7.5 * dir[i];
+    for (int i = 0; i < 3; i++)
+      q[i] = o[i] + 7.5 * dir[i];
     ck_assert(imp_camera_project(&p, 640, 480, q, back, NULL));
     imp_assert_vec_near(back, pix[k], 2, 1e-9);
   }
@@ -145,7 +150,8 @@ START_TEST(gl_matrices_agree_with_the_projection) {
   imp_assert_near(0.5 * (1 - clip[1] / clip[3]) * 480, px[1], 1e-3);
   /* depth: the near plane maps to -1, the far plane to +1 */
   double n[3], f[3], cn[4], cf[4], vn[4], vf[4];
-  for (int i = 0; i < 3; i++) n[i] = p.pos[i] + p.znear * p.forward[i], f[i] = p.pos[i] + p.zfar * p.forward[i];
+  for (int i = 0; i < 3; i++)
+    n[i] = p.pos[i] + p.znear * p.forward[i], f[i] = p.pos[i] + p.zfar * p.forward[i];
   mat_apply(V, n, vn), mat_apply(P, vn, cn);
   mat_apply(V, f, vf), mat_apply(P, vf, cf);
   imp_assert_near(cn[2] / cn[3], -1, 1e-4);
@@ -190,7 +196,8 @@ START_TEST(tracking_camera_follows_the_body) {
   imp_camera_pose_compute(m, d, &c, &p);
   double ball[3] = {1, 2, 3};
   imp_assert_vec_near(c.lookat, ball, 3, 1e-12);
-  for (int i = 0; i < 100; i++) imp_step(m, d); /* it falls */
+  for (int i = 0; i < 100; i++)
+    imp_step(m, d); /* it falls */
   imp_camera_pose_compute(m, d, &c, &p);
   imp_assert_near(c.lookat[2], d->xipos[3 * c.trackbodyid + 2], 1e-12);
   ck_assert(c.lookat[2] < 3 - 0.1);

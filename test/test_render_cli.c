@@ -59,7 +59,8 @@ START_TEST(frames_every_k_steps) {
   char dir[1024], args[2048], f[1100];
   fresh_dir(dir, sizeof dir, "frames");
   /* 10 steps, every 4th: the initial state and steps 4 and 8 */
-  snprintf(args, sizeof args, "render '%s/box_rest.xml' --steps 10 --every 4 --size 64x48 --out '%s/seq'",
+  snprintf(args, sizeof args,
+           "render '%s/box_rest.xml' --steps 10 --every 4 --size 64x48 --out '%s/seq'",
            IMP_MODELS_DIR, dir);
   ck_assert_int_eq(run_impetus(args), 0);
   snprintf(f, sizeof f, "%s/seq", dir);
@@ -75,8 +76,9 @@ START_TEST(one_image_of_the_last_state) {
   char dir[1024], args[2048], f[1100];
   fresh_dir(dir, sizeof dir, "single");
   snprintf(f, sizeof f, "%s/last.png", dir);
-  snprintf(args, sizeof args, "render '%s/box_rest.xml' --steps 3 --size 80x60 --out '%s' --contacts",
-           IMP_MODELS_DIR, f);
+  snprintf(args, sizeof args,
+           "render '%s/box_rest.xml' --steps 3 --size 80x60 --out '%s' --contacts", IMP_MODELS_DIR,
+           f);
   ck_assert_int_eq(run_impetus(args), 0);
   ck_assert(png_of_size(f, 80, 60));
   ck_assert_int_eq(count_files(dir), 1); /* no FILE.tmp left */
@@ -88,7 +90,8 @@ START_TEST(bad_input_writes_nothing) {
   fresh_dir(dir, sizeof dir, "bad");
   snprintf(f, sizeof f, "%s/x.png", dir);
   /* malformed size, missing --out, a negative step count: usage, exit 2 */
-  snprintf(args, sizeof args, "render '%s/box_rest.xml' --steps 1 --size 0x5 --out '%s'", IMP_MODELS_DIR, f);
+  snprintf(args, sizeof args, "render '%s/box_rest.xml' --steps 1 --size 0x5 --out '%s'",
+           IMP_MODELS_DIR, f);
   ck_assert_int_eq(run_impetus(args), 2);
   snprintf(args, sizeof args, "render '%s/box_rest.xml' --steps 1", IMP_MODELS_DIR);
   ck_assert_int_eq(run_impetus(args), 2);
@@ -97,7 +100,8 @@ START_TEST(bad_input_writes_nothing) {
   /* a model that does not exist, a camera the model lacks: exit 1 */
   snprintf(args, sizeof args, "render '%s/nope.xml' --steps 1 --out '%s'", dir, f);
   ck_assert_int_eq(run_impetus(args), 1);
-  snprintf(args, sizeof args, "render '%s/box_rest.xml' --steps 1 --camera nope --out '%s'", IMP_MODELS_DIR, f);
+  snprintf(args, sizeof args, "render '%s/box_rest.xml' --steps 1 --camera nope --out '%s'",
+           IMP_MODELS_DIR, f);
   ck_assert_int_eq(run_impetus(args), 1);
   ck_assert_int_eq(count_files(dir), 0);
 }

@@ -16,7 +16,8 @@ static const char* rest_xml =
 
 static int count_kind(const imp_scene* s, int kind) {
   int n = 0;
-  for (int i = 0; i < s->ndecor; i++) n += s->decor[i].kind == kind;
+  for (int i = 0; i < s->ndecor; i++)
+    n += s->decor[i].kind == kind;
   return n;
 }
 
@@ -24,7 +25,8 @@ START_TEST(contact_arrow_carries_the_weight) {
   imp_model* m = imp_test_load_string(rest_xml);
   imp_data* d = imp_make_data(m);
   imp_scene* s = imp_scene_make(m);
-  for (int i = 0; i < 200; i++) imp_step(m, d);
+  for (int i = 0; i < 200; i++)
+    imp_step(m, d);
   ck_assert_int_eq(d->ncon, 1);
   imp_decor_opt o = {IMP_VIS_CONTACT_FORCE, 0.01, {0}}; /* 1 cm per newton */
   imp_scene_decorate(m, d, &o, s);
@@ -40,7 +42,8 @@ START_TEST(contact_arrow_carries_the_weight) {
   o.force_scale = 0;
   imp_scene_decorate(m, d, &o, s);
   double total = 0;
-  for (int b = 1; b < m->nbody; b++) total += m->body_mass[b];
+  for (int b = 1; b < m->nbody; b++)
+    total += m->body_mass[b];
   imp_assert_rel(s->decor[0].to[2] - s->decor[0].from[2], 0.3 * m->extent * 2 / total, 1e-4);
   /* off: nothing */
   o.flags = 0;
