@@ -19,9 +19,10 @@ const char* const cli_usage_view =
     "(default 1200x900). --frames N runs N frames (each 1/60 s of simulated\n"
     "real time), writes the last one to --screenshot FILE.png and exits: the\n"
     "scripted mode tests use (under Xvfb), printing frames, size and fps.\n"
-    "--script 'F:key NAME;F:drop FILE;...' presses keys (ctrl+l, space,\n"
-    "right, s, r, f1 ...) and drops files on the window at frames F, as a user\n"
-    "would.\n"
+    "--script 'F:ACTION;...' does at frame F what a user would: key NAME\n"
+    "(ctrl+l, space, right, s, r, f1 ...), press BUTTON X Y, move X Y,\n"
+    "release BUTTON, dclick BUTTON X Y (BUTTON: [ctrl+][shift+]left|right|\n"
+    "middle; X Y window pixels), drop FILE.\n"
     "Exit 1 when the model does not load (file:line: message, no window) or\n"
     "no window can be opened; 2 on bad usage.\n";
 

@@ -194,6 +194,28 @@ START_TEST(keys_pause_record_and_screenshot) {
 }
 END_TEST
 
+START_TEST(double_click_selects_and_ctrl_right_drag_pulls) {
+  SKIP_WITHOUT_DISPLAY(prefix);
+  char dir[1100], args[4096], text[8192], cmd[2400];
+  fresh_dir(dir, sizeof dir, "mouse");
+  /* the default camera looks at the model's centre: the box is mid-window;
+     select it, record, pull it up with Ctrl + right drag, let go, stop */
+  snprintf(args, sizeof args, "view '%s/box_rest.xml' --frames 40 --size 320x240 --script "
+           "'1:dclick left 160 120;2:key r;3:press ctrl+right 160 120;4:move 160 60;38:release right;39:key r'",
+           IMP_MODELS_DIR);
+  scripted(prefix, dir, args, text, sizeof text);
+  ck_assert_msg(strstr(text, "selected: box\n") != NULL, "%s", text);
+  /* qpos_2, the box's height, first and last recorded rows */
+  snprintf(cmd, sizeof cmd, "cd '%s' && awk -F, 'NR==2{a=$4} END{print a, $4}' *.csv", dir);
+  FILE* p = popen(cmd, "r");
+  double z0 = 0, z1 = 0;
+  ck_assert(p && fscanf(p, "%lf %lf", &z0, &z1) == 2);
+  pclose(p);
+  imp_assert_near(z0, 0.1, 1e-3); /* resting on the floor */
+  ck_assert_msg(z1 > z0 + 0.01, "the box did not rise: %g -> %g", z0, z1);
+}
+END_TEST
+
 START_TEST(replay_keys_step_and_jump) {
   SKIP_WITHOUT_DISPLAY(prefix);
   char dir[1100], args[4096], text[8192], cmd[2400];
@@ -244,7 +266,8 @@ START_TEST(bad_usage_exits_2) {
   const char* args[] = {"view", "view a.xml b.xml", "view a.xml --frames 0",
                         "view a.xml --screenshot x.png", "view a.xml --size 10", "replay a.csv",
                         "view a.xml --solver nope", "replay a.csv b.xml --key k",
-                        "view a.xml --script '1:key nosuchkey'", "view a.xml --script '5:key a;2:key b'"};
+                        "view a.xml --script '1:key nosuchkey'", "view a.xml --script '5:key a;2:key b'",
+                        "view a.xml --script '1:press thumb 3 4'", "view a.xml --script '1:move 3'"};
   for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
     snprintf(cmd, sizeof cmd, "env -u DISPLAY '%s' %s", IMPETUS_BIN, args[i]);
     ck_assert_msg(run(cmd, out, err) == 2, "impetus %s: not exit 2", args[i]);
@@ -260,6 +283,7 @@ int main(void) {
   tcase_add_test(tc, replay_plays_a_recording_and_takes_a_screenshot);
   tcase_add_test(tc, a_bad_dropped_model_keeps_the_old_one_running);
   tcase_add_test(tc, keys_pause_record_and_screenshot);
+  tcase_add_test(tc, double_click_selects_and_ctrl_right_drag_pulls);
   tcase_add_test(tc, replay_keys_step_and_jump);
   tcase_add_test(tc, a_bad_model_is_an_error_before_any_window);
   tcase_add_test(tc, bad_usage_exits_2);

@@ -216,6 +216,38 @@ START_TEST(double_clicks_are_close_in_time_and_space) {
 }
 END_TEST
 
+START_TEST(scripts_parse_keys_mouse_and_drops) {
+  imp_viewer_event ev[8];
+  char err[256];
+  int n = imp_viewer_parse_script("0:key ctrl+l;2:key space;3:drop /m/a b.xml;4:dclick ctrl+right 10 20;"
+                                  "5:move 1.5 2;6:release right;", ev, 8, err, sizeof err);
+  ck_assert_msg(n == 6, "%d: %s", n, err);
+  ck_assert(ev[0].kind == IMP_EVENT_KEY && ev[0].key == GLFW_KEY_L && ev[0].mods == GLFW_MOD_CONTROL);
+  ck_assert(ev[1].frame == 2 && ev[1].key == GLFW_KEY_SPACE && ev[1].mods == 0);
+  ck_assert(ev[2].kind == IMP_EVENT_DROP);
+  ck_assert_str_eq(ev[2].path, "/m/a b.xml");
+  ck_assert(ev[3].kind == IMP_EVENT_DCLICK && ev[3].key == GLFW_MOUSE_BUTTON_RIGHT &&
+            ev[3].mods == GLFW_MOD_CONTROL && ev[3].x == 10 && ev[3].y == 20);
+  ck_assert(ev[4].kind == IMP_EVENT_MOVE && ev[4].x == 1.5 && ev[4].y == 2);
+  ck_assert(ev[5].kind == IMP_EVENT_RELEASE && ev[5].key == GLFW_MOUSE_BUTTON_RIGHT);
+  /* every key of the key map has a name */
+  int key, mods;
+  const char* names[] = {"a", "Z", "0", "f1", "f2", "pageup", "pagedown", "plus", "minus", "[",
+                         "]", "comma", "period", "slash", "backspace", "tab", "escape", "left"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    ck_assert_msg(imp_viewer_parse_key(names[i], &key, &mods) == 0, "%s", names[i]);
+  ck_assert_int_eq(imp_viewer_parse_key("shift+ctrl+p", &key, &mods), 0);
+  ck_assert(key == GLFW_KEY_P && mods == (GLFW_MOD_SHIFT | GLFW_MOD_CONTROL));
+  /* refused: unknown names, no frame, decreasing frames, too many */
+  ck_assert_int_eq(imp_viewer_parse_script("1:key hyper", ev, 8, err, sizeof err), -1);
+  ck_assert(strstr(err, "1:key hyper") != NULL);
+  ck_assert_int_eq(imp_viewer_parse_script("key a", ev, 8, err, sizeof err), -1);
+  ck_assert_int_eq(imp_viewer_parse_script("3:key a;1:key b", ev, 8, err, sizeof err), -1);
+  ck_assert_int_eq(imp_viewer_parse_script("1:key a;1:key b", ev, 1, err, sizeof err), -1);
+  ck_assert_int_eq(imp_viewer_parse_script("1:press left 3", ev, 8, err, sizeof err), -1);
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("viewer_input");
   TCase* tc = tcase_create("viewer_input");
@@ -228,6 +260,7 @@ int main(void) {
   tcase_add_test(tc, actuator_selection_and_ctrl_nudges);
   tcase_add_test(tc, mouse_buttons_choose_the_drag);
   tcase_add_test(tc, double_clicks_are_close_in_time_and_space);
+  tcase_add_test(tc, scripts_parse_keys_mouse_and_drops);
   suite_add_tcase(s, tc);
   return imp_test_run_suite(s);
 }

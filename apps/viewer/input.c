@@ -206,13 +206,18 @@ static const struct { const char* name; int key; } key_names[] = {
     {"slash", GLFW_KEY_SLASH},
 };
 
-int imp_viewer_parse_key(const char* name, int* key, int* mods) {
-  *mods = 0;
-  for (;;) { /* modifiers first */
-    if (strncmp(name, "ctrl+", 5) == 0) *mods |= GLFW_MOD_CONTROL, name += 5;
-    else if (strncmp(name, "shift+", 6) == 0) *mods |= GLFW_MOD_SHIFT, name += 6;
-    else break;
+/* The modifier bits of "ctrl+" and "shift+" prefixes; name moves past them. */
+static int strip_modifiers(const char** name) {
+  int mods = 0;
+  for (;;) {
+    if (strncmp(*name, "ctrl+", 5) == 0) mods |= GLFW_MOD_CONTROL, *name += 5;
+    else if (strncmp(*name, "shift+", 6) == 0) mods |= GLFW_MOD_SHIFT, *name += 6;
+    else return mods;
   }
+}
+
+int imp_viewer_parse_key(const char* name, int* key, int* mods) {
+  *mods = strip_modifiers(&name);
   if (name[0] && !name[1]) { /* one letter or digit: GLFW codes are their upper-case ASCII */
     char c = name[0];
     if (c >= 'a' && c <= 'z') c = (char)(c - 'a' + 'A');
@@ -223,26 +228,60 @@ int imp_viewer_parse_key(const char* name, int* key, int* mods) {
   return -1;
 }
 
-/* One "FRAME:key NAME" or "FRAME:drop PATH" of length n into e. */
+/* "[ctrl+][shift+]left|right|middle" -> GLFW button and mods; 0 or -1. */
+static int parse_button(const char* name, int* button, int* mods) {
+  const char* b = name;
+  *mods = strip_modifiers(&b);
+  if (strcmp(b, "left") == 0) *button = GLFW_MOUSE_BUTTON_LEFT;
+  else if (strcmp(b, "right") == 0) *button = GLFW_MOUSE_BUTTON_RIGHT;
+  else if (strcmp(b, "middle") == 0) *button = GLFW_MOUSE_BUTTON_MIDDLE;
+  else return -1;
+  return 0;
+}
+
+/* The action part of an event (after "FRAME:"); 0 or -1. */
+static int parse_action(const char* what, imp_viewer_event* e) {
+  char word[16], arg[64];
+  int used = 0;
+  if (strncmp(what, "drop ", 5) == 0 && what[5]) {
+    e->kind = IMP_EVENT_DROP;
+    snprintf(e->path, sizeof e->path, "%s", what + 5);
+    return 0;
+  }
+  if (strncmp(what, "key ", 4) == 0) {
+    e->kind = IMP_EVENT_KEY;
+    return imp_viewer_parse_key(what + 4, &e->key, &e->mods);
+  }
+  if (sscanf(what, "move %lf %lf %n", &e->x, &e->y, &used) == 2 && !what[used]) {
+    e->kind = IMP_EVENT_MOVE;
+    return 0;
+  }
+  if (sscanf(what, "%15s %63s %n", word, arg, &used) < 2) return -1;
+  if (strcmp(word, "release") == 0 && !what[used]) {
+    e->kind = IMP_EVENT_RELEASE;
+    return parse_button(arg, &e->key, &e->mods);
+  }
+  if (sscanf(what + used, "%lf %lf %n", &e->x, &e->y, &used) < 2) return -1;
+  if (strcmp(word, "press") == 0) e->kind = IMP_EVENT_PRESS;
+  else if (strcmp(word, "dclick") == 0) e->kind = IMP_EVENT_DCLICK;
+  else return -1;
+  return parse_button(arg, &e->key, &e->mods);
+}
+
+/* One "FRAME:ACTION" of length n into e. */
 static int parse_event(const char* s, size_t n, imp_viewer_event* e, char* err, int errsz) {
   char item[1200];
   snprintf(item, sizeof item, "%.*s", (int)n, s);
   char* colon = strchr(item, ':');
   char* end = NULL;
+  memset(e, 0, sizeof *e);
   e->frame = strtoll(item, &end, 10);
   if (!colon || end != colon || e->frame < 0) {
-    snprintf(err, errsz, "script: '%s' is not FRAME:key NAME or FRAME:drop PATH", item);
+    snprintf(err, errsz, "script: '%s' is not FRAME:ACTION", item);
     return -1;
   }
-  const char* what = colon + 1;
-  e->key = 0, e->mods = 0, e->path[0] = '\0';
-  if (strncmp(what, "drop ", 5) == 0 && what[5]) {
-    snprintf(e->path, sizeof e->path, "%s", what + 5);
-    return 0;
-  }
-  if (strncmp(what, "key ", 4) == 0 && imp_viewer_parse_key(what + 4, &e->key, &e->mods) == 0)
-    return 0;
-  snprintf(err, errsz, "script: '%s': unknown key or action", item);
+  if (parse_action(colon + 1, e) == 0) return 0;
+  snprintf(err, errsz, "script: '%s': unknown action, key or button", item);
   return -1;
 }
 

@@ -143,15 +143,27 @@ int imp_viewer_is_double_click(imp_viewer_press* last, int button, double t, dou
    the name is unknown. */
 int imp_viewer_parse_key(const char* name, int* key, int* mods);
 
-/* One scripted event: at frame, a key press, or a file dropped on the window. */
+/* One scripted event at a frame: what a user's keyboard, mouse or file
+   manager would send the window. */
+typedef enum imp_viewer_event_kind {
+  IMP_EVENT_KEY = 0,  /* key NAME */
+  IMP_EVENT_DROP,     /* drop PATH */
+  IMP_EVENT_PRESS,    /* press BUTTON X Y (BUTTON: [ctrl+][shift+]left|right|middle) */
+  IMP_EVENT_MOVE,     /* move X Y */
+  IMP_EVENT_RELEASE,  /* release BUTTON */
+  IMP_EVENT_DCLICK,   /* dclick BUTTON X Y: two presses and releases */
+} imp_viewer_event_kind;
+
 typedef struct imp_viewer_event {
   long long frame;
-  int key, mods;   /* key press; key 0: a drop */
+  int kind;        /* imp_viewer_event_kind */
+  int key, mods;   /* key; or the mouse button (GLFW_MOUSE_BUTTON_*) */
+  double x, y;     /* mouse: window coordinates, from the top-left */
   char path[1024]; /* drop: the file */
 } imp_viewer_event;
 
-/* Parse "FRAME:key NAME;FRAME:drop PATH;..." into at most max events, in
-   frame order. Returns the count, or -1 with a message in err. */
+/* Parse "FRAME:ACTION;FRAME:ACTION;..." (ACTION as in imp_viewer_event_kind)
+   into at most max events, in frame order. Returns the count, or -1 with a message in err. */
 int imp_viewer_parse_script(const char* text, imp_viewer_event* ev, int max, char* err, int errsz);
 
 #endif

@@ -117,10 +117,8 @@ static void begin_perturb(imp_viewer* v, int rotate) {
   imp_viewer_perturb_begin(v->m, v->d, v->selected, p, rotate, &v->pert);
 }
 
-static void on_button(GLFWwindow* w, int button, int action, int mods) {
-  imp_viewer* v = from(w);
-  double x, y;
-  glfwGetCursorPos(w, &x, &y);
+/* A mouse button pressed or released at window point (x, y), from GLFW or the script. */
+static void mouse_button(imp_viewer* v, int button, int action, int mods, double x, double y) {
   if (action == GLFW_RELEASE) {
     v->drag = IMP_DRAG_NONE;
     v->scrubbing = 0;
@@ -138,8 +136,15 @@ static void on_button(GLFWwindow* w, int button, int action, int mods) {
     begin_perturb(v, v->drag == IMP_DRAG_PERTURB_ROTATE);
 }
 
-static void on_cursor(GLFWwindow* w, double x, double y) {
-  imp_viewer* v = from(w);
+static void on_button(GLFWwindow* w, int button, int action, int mods) {
+  double x, y;
+  glfwGetCursorPos(w, &x, &y);
+  mouse_button(from(w), button, action, mods, x, y);
+}
+
+/* The mouse moved to window point (x, y): drag the camera, the spring or the play head. */
+static void mouse_move(imp_viewer* v, double x, double y) {
+  GLFWwindow* w = v->win;
   int wh, ww;
   glfwGetWindowSize(w, &ww, &wh);
   double dx = (x - v->mx) / (wh > 0 ? wh : 1), dy = (y - v->my) / (wh > 0 ? wh : 1);
@@ -156,6 +161,10 @@ static void on_cursor(GLFWwindow* w, double x, double y) {
     imp_camera_move(&v->cam, cam_action, dx, dy, pose);
   else
     imp_viewer_perturb_drag(&v->pert, pose, dx, dy);
+}
+
+static void on_cursor(GLFWwindow* w, double x, double y) {
+  mouse_move(from(w), x, y);
 }
 
 static void on_scroll(GLFWwindow* w, double xoff, double yoff) {
@@ -315,8 +324,20 @@ static void draw(imp_viewer* v) {
 static void play_script(imp_viewer* v, long long n) {
   while (v->next_event < v->o->nscript && v->o->script[v->next_event].frame <= n) {
     const imp_viewer_event* e = &v->o->script[v->next_event++];
-    if (e->key) press_key(v, e->key, e->mods, 0);
-    else snprintf(v->drop, sizeof v->drop, "%s", e->path);
+    switch (e->kind) {
+      case IMP_EVENT_KEY: press_key(v, e->key, e->mods, 0); break;
+      case IMP_EVENT_DROP: snprintf(v->drop, sizeof v->drop, "%s", e->path); break;
+      case IMP_EVENT_MOVE: mouse_move(v, e->x, e->y); break;
+      case IMP_EVENT_RELEASE: mouse_button(v, e->key, GLFW_RELEASE, e->mods, v->mx, v->my); break;
+      case IMP_EVENT_PRESS: mouse_button(v, e->key, GLFW_PRESS, e->mods, e->x, e->y); break;
+      case IMP_EVENT_DCLICK:
+        for (int i = 0; i < 2; i++) {
+          mouse_button(v, e->key, GLFW_PRESS, e->mods, e->x, e->y);
+          mouse_button(v, e->key, GLFW_RELEASE, e->mods, e->x, e->y);
+        }
+        break;
+      default: break;
+    }
   }
 }
 
@@ -356,6 +377,8 @@ static int finish_script(imp_viewer* v, long long frames, double seconds) {
   }
   printf("frames: %lld\nsize: %dx%d\ntime: %.6g\nfps: %.1f\n", frames, w, h, v->d->time,
          seconds > 0 ? frames / seconds : 0.0);
+  const char* sel = v->selected > 0 ? imp_id2name(v->m, IMP_OBJ_BODY, v->selected) : NULL;
+  printf("selected: %s\n", sel && sel[0] ? sel : v->selected > 0 ? "(unnamed)" : "none");
   if (v->o->screenshot && !st) printf("screenshot: %s\n", v->o->screenshot);
   return st;
 }
