@@ -107,12 +107,35 @@ START_TEST(malformed_files_name_the_line) {
 }
 END_TEST
 
+START_TEST(a_reset_in_the_recording_takes_no_playback_time) {
+  imp_model* m = imp_test_load_model("pendulum.xml");
+  char path[1200], err[1000] = "";
+  tmp_path(path, sizeof path, "reset.csv");
+  write_file(path, "time,qpos_0,qvel_0\n0,0,0\n0.5,1,0\n1,2,0\n0,3,0\n0.5,4,0\n");
+  imp_trajectory* t = imp_trajectory_load(path, m, err, sizeof err);
+  ck_assert_msg(t != NULL, "%s", err);
+  /* the clock runs 0, 0.5, 1, 1, 1.5: rows are found in order */
+  imp_assert_near(imp_trajectory_clock(t, 3), 1.0, 0);
+  imp_assert_near(imp_trajectory_clock(t, 4), 1.5, 0);
+  ck_assert_int_eq(imp_trajectory_row_at(t, 0.7), 1);
+  ck_assert_int_eq(imp_trajectory_row_at(t, 1.2), 3);
+  ck_assert_int_eq(imp_trajectory_row_at(t, 1.5), 4);
+  imp_data* d = imp_make_data(m);
+  imp_trajectory_apply(t, 3, m, d);
+  ck_assert(d->time == 0 && d->qpos[0] == 3); /* the state shown is as recorded */
+  imp_free_data(d);
+  imp_trajectory_free(t);
+  imp_free_model(m);
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("viewer_trajectory");
   TCase* tc = tcase_create("viewer_trajectory");
   tcase_add_test(tc, recorded_rows_read_back_exactly);
   tcase_add_test(tc, a_trajectory_of_another_model_is_refused);
   tcase_add_test(tc, malformed_files_name_the_line);
+  tcase_add_test(tc, a_reset_in_the_recording_takes_no_playback_time);
   suite_add_tcase(s, tc);
   return imp_test_run_suite(s);
 }

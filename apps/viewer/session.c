@@ -49,7 +49,7 @@ void imp_viewer_unload(imp_viewer* v) {
 /* The state the viewer starts from and Backspace returns to. */
 static void reset_state(imp_viewer* v) {
   if (v->o->traj) {
-    v->replay_clock = imp_trajectory_time(v->o->traj, 0);
+    v->replay_clock = imp_trajectory_clock(v->o->traj, 0);
     imp_viewer_show_row(v, 0);
     return;
   }
@@ -266,9 +266,9 @@ static void step_or_scrub(imp_viewer* v, imp_viewer_cmd c) {
   if (c.action == IMP_ACT_STEP) row++;
   else if (c.action == IMP_ACT_STEP_BACK) row--;
   else /* recorded times are sums of steps: a hair of slack lands on the exact second */
-    row = imp_trajectory_row_at(v->o->traj, imp_trajectory_time(v->o->traj, row) + c.arg + 1e-9);
+    row = imp_trajectory_row_at(v->o->traj, imp_trajectory_clock(v->o->traj, row) + c.arg + 1e-9);
   imp_viewer_show_row(v, row);
-  v->replay_clock = v->d->time;
+  v->replay_clock = imp_trajectory_clock(v->o->traj, v->row);
 }
 
 void imp_viewer_command(imp_viewer* v, imp_viewer_cmd c) {

@@ -83,6 +83,21 @@ static double* grow(imp_trajectory* t, int* cap) {
   return t->data + (size_t)t->nrow++ * t->ncol;
 }
 
+/* The playback clock: recorded time, except that a step back in time (the
+   data was reset: Backspace while recording, a non-finite state in `impetus
+   run`) takes no time, so the clock never decreases and rows can be found
+   by a binary search. */
+static int make_clock(imp_trajectory* t) {
+  t->clock = malloc(sizeof(double) * (size_t)t->nrow);
+  if (!t->clock) return -1;
+  t->clock[0] = t->data[0];
+  for (int i = 1; i < t->nrow; i++) {
+    double dt = imp_trajectory_time(t, i) - imp_trajectory_time(t, i - 1);
+    t->clock[i] = t->clock[i - 1] + (dt > 0 ? dt : 0);
+  }
+  return 0;
+}
+
 static int read_rows(FILE* f, const char* path, imp_trajectory* t, char* err, int errsz) {
   char* line = NULL;
   size_t n = 0;
@@ -91,10 +106,19 @@ static int read_rows(FILE* f, const char* path, imp_trajectory* t, char* err, in
     lineno++;
     if (line[strspn(line, " \r\n")] == '\0') continue; /* a blank last line */
     double* row = grow(t, &cap);
-    if (!row) snprintf(err, errsz, "%s: out of memory", path), status = -1;
-    else status = parse_row(path, lineno, line, row, t->ncol, err, errsz);
+    if (!row) {
+      snprintf(err, errsz, "%s: out of memory", path);
+      status = -1;
+    } else {
+      status = parse_row(path, lineno, line, row, t->ncol, err, errsz);
+    }
+
   }
   free(line);
+  if (status == 0 && t->nrow > 0 && make_clock(t) != 0) {
+    snprintf(err, errsz, "%s: out of memory", path);
+    status = -1;
+  }
   if (status == 0 && t->nrow == 0) {
     snprintf(err, errsz, "%s:2: no rows after the header", path);
     status = -1;
@@ -133,6 +157,7 @@ imp_trajectory* imp_trajectory_load(const char* path, const imp_model* m, char* 
 void imp_trajectory_free(imp_trajectory* t) {
   if (!t) return;
   free(t->data);
+  free(t->clock);
   free(t);
 }
 
@@ -140,12 +165,16 @@ double imp_trajectory_time(const imp_trajectory* t, int i) {
   return t->data[(size_t)i * t->ncol];
 }
 
-int imp_trajectory_row_at(const imp_trajectory* t, double time) {
+double imp_trajectory_clock(const imp_trajectory* t, int i) {
+  return t->clock[i];
+}
+
+int imp_trajectory_row_at(const imp_trajectory* t, double clock) {
   int lo = 0, hi = t->nrow - 1;
-  if (time <= imp_trajectory_time(t, 0)) return 0;
-  while (lo < hi) { /* invariant: time(lo) <= time */
+  if (clock <= t->clock[0]) return 0;
+  while (lo < hi) { /* invariant: clock[lo] <= clock */
     int mid = (lo + hi + 1) / 2;
-    if (imp_trajectory_time(t, mid) <= time) lo = mid;
+    if (t->clock[mid] <= clock) lo = mid;
     else hi = mid - 1;
   }
   return lo;

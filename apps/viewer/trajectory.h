@@ -17,6 +17,8 @@ typedef struct imp_trajectory {
   int nq, nv, nu;
   int solver_cols; /* 1: the four solver columns follow ctrl */
   double* data;    /* nrow x ncol, row-major */
+  double* clock;   /* nrow: the playback clock, recorded time that never goes
+                      back (a reset in the recording takes no time) */
 } imp_trajectory;
 
 /* Read path and check it against m. NULL with the message in err on failure. */
@@ -26,8 +28,11 @@ void imp_trajectory_free(imp_trajectory* t);
 /* The time of row i. */
 double imp_trajectory_time(const imp_trajectory* t, int i);
 
-/* The row (0..nrow-1) at or just before simulated time: binary search. */
-int imp_trajectory_row_at(const imp_trajectory* t, double time);
+/* The playback clock of row i (the recorded time until a reset). */
+double imp_trajectory_clock(const imp_trajectory* t, int i);
+
+/* The row (0..nrow-1) at or just before a playback clock: binary search. */
+int imp_trajectory_row_at(const imp_trajectory* t, double clock);
 
 /* Put row i into d: time, qpos, qvel, ctrl; then imp_forward so every
    derived quantity (frames, contacts) matches the recorded state. */

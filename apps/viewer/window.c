@@ -92,7 +92,7 @@ static void scrub_to(imp_viewer* v, double px) {
   double f = (px - v->bar_x0) / (v->bar_x1 - v->bar_x0);
   f = f < 0 ? 0 : f > 1 ? 1 : f;
   imp_viewer_show_row(v, (int)lround(f * (t->nrow - 1)));
-  v->replay_clock = v->d->time;
+  v->replay_clock = imp_trajectory_clock(v->o->traj, v->row);
 }
 
 /* A press on the replay's scrub bar jumps there and starts scrubbing;
@@ -228,11 +228,11 @@ static double advance_simulation(imp_viewer* v, double wall_dt) {
 /* Replay: move the play head by wall time x speed; pause at the end. */
 static double advance_replay(imp_viewer* v, double wall_dt) {
   const imp_trajectory* t = v->o->traj;
-  double t0 = v->d->time;
-  v->replay_clock += fmin(wall_dt, IMP_VIEWER_MAX_FRAME) * imp_viewer_speed(v->ui.speed);
+  double advance = fmin(wall_dt, IMP_VIEWER_MAX_FRAME) * imp_viewer_speed(v->ui.speed);
+  v->replay_clock += advance;
   imp_viewer_show_row(v, imp_trajectory_row_at(t, v->replay_clock));
   if (v->row == t->nrow - 1) v->ui.running = 0;
-  return v->d->time - t0;
+  return advance; /* the playback clock's, not the recorded time's (resets jump back) */
 }
 
 /* Start the replay again when space is pressed at its end. */
@@ -240,7 +240,7 @@ static void rewind_finished_replay(imp_viewer* v) {
   const imp_trajectory* t = v->o->traj;
   if (t && v->ui.running && v->row == t->nrow - 1) {
     imp_viewer_show_row(v, 0);
-    v->replay_clock = v->d->time;
+    v->replay_clock = imp_trajectory_clock(v->o->traj, v->row);
   }
 }
 
