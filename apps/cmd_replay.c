@@ -19,6 +19,7 @@ const char* const cli_usage_replay =
     "Exit 1 when the model or the trajectory does not load (file:line:\n"
     "message, no window); 2 on bad usage.\n";
 
+/* Load the model and the trajectory (errors before any window), then play. */
 int cmd_replay(int argc, char** argv) {
   cli_viewer_args a = {.replay = 1};
   int st = cli_parse_viewer_args(argc, argv, 2, &a);

@@ -71,6 +71,7 @@ static int parse_option(int argc, char** argv, int* i, cli_viewer_args* a) {
   return 1;
 }
 
+/* Options and the npos files of view or replay. */
 int cli_parse_viewer_args(int argc, char** argv, int npos, cli_viewer_args* a) {
   const char* cmd = a->replay ? "replay" : "view";
   a->opt = (imp_viewer_opt){.key = -1, .width = 1200, .height = 900};
@@ -102,6 +103,7 @@ int cli_parse_viewer_args(int argc, char** argv, int npos, cli_viewer_args* a) {
   return 0;
 }
 
+/* Load the model (errors before any window), then hand it to the viewer. */
 int cmd_view(int argc, char** argv) {
   cli_viewer_args a = {.replay = 0};
   int st = cli_parse_viewer_args(argc, argv, 1, &a);

@@ -14,12 +14,14 @@
    contact and never runs ahead of the wall clock (MuJoCo's levels). */
 static const double speed_levels[IMP_VIEWER_NSPEED] = {1.0, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01};
 
+/* The fraction of real time of a slow-motion level. */
 double imp_viewer_speed(int index) {
   if (index < 0) index = 0;
   if (index >= IMP_VIEWER_NSPEED) index = IMP_VIEWER_NSPEED - 1;
   return speed_levels[index];
 }
 
+/* Running, real time, panels and info shown, the renderer's default overlays. */
 void imp_viewer_ui_default(imp_viewer_ui* ui, int geomgroup, unsigned flags, int nu) {
   *ui = (imp_viewer_ui){0};
   ui->running = 1;
@@ -31,6 +33,7 @@ void imp_viewer_ui_default(imp_viewer_ui* ui, int geomgroup, unsigned flags, int
   ui->key = -1;
 }
 
+/* A command value, for the tables below. */
 static imp_viewer_cmd cmd(int action, int arg) {
   return (imp_viewer_cmd){action, arg};
 }
@@ -72,6 +75,7 @@ static imp_viewer_cmd arrow_action(int key, int replay) {
   }
 }
 
+/* The key map: ctrl chords, groups, arrows, then the other keys. */
 imp_viewer_cmd imp_viewer_key_action(int key, int mods, int replay) {
   if (mods & GLFW_MOD_CONTROL) return ctrl_action(key);
   if (key >= GLFW_KEY_0 && key <= GLFW_KEY_5) return cmd(IMP_ACT_GROUP, key - GLFW_KEY_0);
@@ -98,6 +102,7 @@ imp_viewer_cmd imp_viewer_key_action(int key, int mods, int replay) {
   }
 }
 
+/* Free -> camera 0 -> ... -> camera ncam-1 -> free (reversed for dir < 0). */
 void imp_viewer_cycle_camera(imp_camera* cam, int ncam, int dir) {
   if (ncam <= 0) return;
   if (cam->type != IMP_CAMERA_FIXED) {
@@ -112,12 +117,14 @@ void imp_viewer_cycle_camera(imp_camera* cam, int ncam, int dir) {
     cam->fixedcamid = next;
 }
 
+/* The next (previous) actuator, wrapping around. */
 int imp_viewer_next_actuator(int current, int nu, int dir) {
   if (nu <= 0) return -1;
   int next = current + (dir > 0 ? 1 : -1);
   return ((next % nu) + nu) % nu;
 }
 
+/* One twentieth of the control range per press, or 0.1 when unlimited. */
 double imp_viewer_nudge_ctrl(double ctrl, int limited, const double range[2], int dir) {
   int sign = dir > 0 ? 1 : -1;
   if (!limited || !(range[1] > range[0])) return ctrl + 0.1 * sign;
@@ -130,6 +137,7 @@ static int toggle_group(int mask, int g) {
   return g >= 0 && g <= 5 ? mask ^ (1 << g) : mask;
 }
 
+/* The pure commands change ui or cam here; the rest return 0 for the window. */
 int imp_viewer_apply(imp_viewer_ui* ui, imp_camera* cam, int ncam, imp_viewer_cmd c) {
   switch (c.action) {
     case IMP_ACT_RUN_TOGGLE: ui->running = !ui->running; return 1;
@@ -151,6 +159,7 @@ int imp_viewer_apply(imp_viewer_ui* ui, imp_camera* cam, int ncam, imp_viewer_cm
 
 /* ---- mouse ---- */
 
+/* MuJoCo's mouse: left orbits, right pans, middle zooms, ctrl perturbs a selection. */
 int imp_viewer_drag_mode(int button, int mods, int selected_body) {
   int ctrl = (mods & GLFW_MOD_CONTROL) != 0;
   if (ctrl && selected_body > 0) {
@@ -165,6 +174,7 @@ int imp_viewer_drag_mode(int button, int mods, int selected_body) {
   }
 }
 
+/* The camera.h action of a drag, -1 when the drag is not the camera's. */
 int imp_viewer_camera_action(int drag) {
   switch (drag) {
     case IMP_DRAG_ORBIT: return IMP_CAMERA_ORBIT;
@@ -175,6 +185,7 @@ int imp_viewer_camera_action(int drag) {
   }
 }
 
+/* Double left selects, double right centres, ctrl + double right tracks. */
 int imp_viewer_click_action(int button, int mods) {
   if (button == GLFW_MOUSE_BUTTON_LEFT) return IMP_CLICK_SELECT;
   if (button == GLFW_MOUSE_BUTTON_RIGHT)
@@ -216,6 +227,7 @@ static int strip_modifiers(const char** name) {
   }
 }
 
+/* A key name of the script (or the help) -> GLFW key code and modifiers. */
 int imp_viewer_parse_key(const char* name, int* key, int* mods) {
   *mods = strip_modifiers(&name);
   if (name[0] && !name[1]) { /* one letter or digit: GLFW codes are their upper-case ASCII */
@@ -285,6 +297,7 @@ static int parse_event(const char* s, size_t n, imp_viewer_event* e, char* err, 
   return -1;
 }
 
+/* Split on ';' and parse each event, checking the frames never decrease. */
 int imp_viewer_parse_script(const char* text, imp_viewer_event* ev, int max, char* err, int errsz) {
   int n = 0;
   for (const char* s = text; *s;) {

@@ -17,6 +17,7 @@ int imp_viewer_steps_due(imp_viewer_pacer* p, double wall_dt, double speed, doub
   return (int)whole;
 }
 
+/* Accumulate a frame; publish FPS and real-time factor every half second. */
 void imp_viewer_meter_frame(imp_viewer_meter* mt, double wall_dt, double sim_dt) {
   mt->wall += wall_dt;
   mt->sim += sim_dt;

@@ -28,10 +28,12 @@ static void row(imp_viewer_panel* p, const char* label, const char* fmt, ...) {
   append(p->right, sizeof p->right, "%s%s", sep, value);
 }
 
+/* Empty both columns. */
 static void clear(imp_viewer_panel* p) {
   p->left[0] = p->right[0] = '\0';
 }
 
+/* The bindings of input.c's key map and mouse, as the README's table. */
 void imp_viewer_help_panel(imp_viewer_panel* p, int replay) {
   clear(p);
   row(p, "Space", "run / pause");
@@ -157,6 +159,7 @@ void imp_viewer_state_panel(imp_viewer_panel* p, const imp_model* m, const imp_d
   for (int a = first; a < first + na - 1 && a < m->nu; a++) actuator_row(p, m, d, ui, a);
 }
 
+/* Greedy wrapping at spaces; a word longer than width is cut. */
 void imp_viewer_wrap(const char* msg, int width, char* out, size_t n) {
   if (!n) return;
   out[0] = '\0';

@@ -14,12 +14,14 @@
 
 #define IMP_VIEWER_PI 3.14159265358979323846
 
+/* r = a x b. */
 static void cross3(double r[3], const double a[3], const double b[3]) {
   r[0] = a[1] * b[2] - a[2] * b[1];
   r[1] = a[2] * b[0] - a[0] * b[2];
   r[2] = a[0] * b[1] - a[1] * b[0];
 }
 
+/* xpos + xmat localpos: the grabbed point where the body is now. */
 void imp_viewer_perturb_point(const imp_data* d, const imp_viewer_perturb* p, double out[3]) {
   const double* R = d->xmat + 9 * p->spring.bodyid;
   const double* x = d->xpos + 3 * p->spring.bodyid;
@@ -66,6 +68,7 @@ void imp_viewer_perturb_drag(imp_viewer_perturb* p, const imp_camera_pose* pose,
   for (int i = 0; i < 3; i++) p->spring.refpos[i] += span * (dx * pose->right[i] - dy * pose->up[i]);
 }
 
+/* Inactive: the next apply clears the force. */
 void imp_viewer_perturb_end(imp_viewer_perturb* p) {
   p->spring.active = 0;
 }
@@ -117,6 +120,7 @@ static void turn_torque(const imp_model* m, const imp_data* d, const imp_viewer_
   for (int i = 0; i < 3; i++) xfrc[3 + i] = inertia * (w * w * e[i] - 2 * w * omega[i]);
 }
 
+/* Clear every body's applied force, then set the pulled body's. */
 void imp_viewer_perturb_apply(const imp_model* m, imp_data* d, const imp_viewer_perturb* p) {
   memset(d->xfrc_applied, 0, sizeof(double) * 6 * (size_t)m->nbody);
   int b = p->spring.bodyid;

@@ -11,6 +11,7 @@
 
 #include "viewer_internal.h"
 
+/* Show a message in the window and echo it to stdout (errors to stderr). */
 void imp_viewer_say(imp_viewer* v, int error, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -28,6 +29,7 @@ static int file_mtime(const char* path, struct timespec* t) {
   return 0;
 }
 
+/* Close the recording (the file appears complete) and say where it is. */
 static void stop_recording(imp_viewer* v) {
   if (!v->rec) return;
   char err[1200] = "";
@@ -38,6 +40,7 @@ static void stop_recording(imp_viewer* v) {
   v->rec = NULL;
 }
 
+/* Free everything of the current model; the window and GL context stay. */
 void imp_viewer_unload(imp_viewer* v) {
   stop_recording(v);
   imp_render_free(v->r);
@@ -107,6 +110,7 @@ static void set_title(imp_viewer* v) {
   if (v->win) glfwSetWindowTitle(v->win, title);
 }
 
+/* Data and renderer for the command's model, then the first state. */
 int imp_viewer_start(imp_viewer* v, imp_model* m) {
   struct timespec t = {0, 0};
   file_mtime(v->path, &t);
@@ -130,6 +134,7 @@ int imp_viewer_start(imp_viewer* v, imp_model* m) {
   return 0;
 }
 
+/* All or nothing: the old model runs on unless the new one loads completely. */
 int imp_viewer_load(imp_viewer* v, const char* path, int keep_camera) {
   struct timespec t = {0, 0};
   file_mtime(path, &t);
@@ -154,6 +159,7 @@ int imp_viewer_load(imp_viewer* v, const char* path, int keep_camera) {
   return 0;
 }
 
+/* Stat the model file twice a second; a new mtime reloads it. */
 void imp_viewer_poll_file(imp_viewer* v, double now) {
   if (now < v->next_poll || !v->path[0]) return;
   v->next_poll = now + 0.5;
@@ -163,6 +169,7 @@ void imp_viewer_poll_file(imp_viewer* v, double now) {
   if (imp_viewer_load(v, v->path, 1) == 0) imp_viewer_say(v, 0, "reloaded %s (changed on disk)", v->path);
 }
 
+/* Mouse spring, engine step, recorder row. */
 void imp_viewer_step(imp_viewer* v) {
   imp_viewer_perturb_apply(v->m, v->d, &v->pert);
   imp_step(v->m, v->d);
@@ -173,6 +180,7 @@ void imp_viewer_step(imp_viewer* v) {
   }
 }
 
+/* The trajectory's row i becomes the data's state. */
 void imp_viewer_show_row(imp_viewer* v, int i) {
   const imp_trajectory* t = v->o->traj;
   v->row = i < 0 ? 0 : i >= t->nrow ? t->nrow - 1 : i;
@@ -192,6 +200,7 @@ static void stamped_path(const imp_viewer* v, const char* ext, char* out, size_t
   snprintf(out, n, "%.*s_%s%s", (int)stem, base, when, ext);
 }
 
+/* R: open a recorder with the state now as its first row, or close it. */
 static void toggle_recording(imp_viewer* v) {
   if (v->o->traj) { imp_viewer_say(v, 0, "replaying: nothing new to record"); return; }
   if (v->rec) { stop_recording(v); return; }
@@ -207,6 +216,7 @@ static void toggle_recording(imp_viewer* v) {
   imp_viewer_say(v, 0, "recording to %s (R stops)", v->rec_path);
 }
 
+/* Read the window's framebuffer and write it as PNG. */
 int imp_viewer_screenshot(imp_viewer* v, const char* path) {
   int w, h;
   glfwGetFramebufferSize(v->win, &w, &h);
@@ -223,12 +233,14 @@ int imp_viewer_screenshot(imp_viewer* v, const char* path) {
   return st;
 }
 
+/* Ctrl+P: a screenshot named after the model and the time. */
 void imp_viewer_screenshot_stamped(imp_viewer* v) {
   char path[4200];
   stamped_path(v, ".png", path, sizeof path);
   if (imp_viewer_screenshot(v, path) == 0) imp_viewer_say(v, 0, "screenshot %s", path);
 }
 
+/* PageDown / PageUp: the next or previous keyframe, wrapping. */
 static void load_keyframe(imp_viewer* v, int dir) {
   int n = v->m->nkey;
   if (n == 0) { imp_viewer_say(v, 0, "the model has no keyframes"); return; }
@@ -238,6 +250,7 @@ static void load_keyframe(imp_viewer* v, int dir) {
   imp_viewer_say(v, 0, "keyframe %d/%d %s", v->ui.key + 1, n, name ? name : "");
 }
 
+/* S: the next registered contact solver, from the next step on. */
 static void next_solver(imp_viewer* v) {
   int next = (v->d->solver + 1) % imp_solver_count();
   imp_set_solver(v->m, v->d, imp_solver_name(next));
@@ -271,6 +284,7 @@ static void step_or_scrub(imp_viewer* v, imp_viewer_cmd c) {
   v->replay_clock = imp_trajectory_clock(v->o->traj, v->row);
 }
 
+/* The commands that need the engine, the files or the window. */
 void imp_viewer_command(imp_viewer* v, imp_viewer_cmd c) {
   switch (c.action) {
     case IMP_ACT_STEP:

@@ -98,6 +98,7 @@ static int make_clock(imp_trajectory* t) {
   return 0;
 }
 
+/* Every line after the header into t, growing its storage. */
 static int read_rows(FILE* f, const char* path, imp_trajectory* t, char* err, int errsz) {
   char* line = NULL;
   size_t n = 0;
@@ -126,6 +127,7 @@ static int read_rows(FILE* f, const char* path, imp_trajectory* t, char* err, in
   return status;
 }
 
+/* Header checked against m, then the rows, then the playback clock. */
 imp_trajectory* imp_trajectory_load(const char* path, const imp_model* m, char* err, int errsz) {
   FILE* f = fopen(path, "r");
   if (!f) {
@@ -154,6 +156,7 @@ imp_trajectory* imp_trajectory_load(const char* path, const imp_model* m, char* 
   return t;
 }
 
+/* Free t and its rows; NULL is allowed. */
 void imp_trajectory_free(imp_trajectory* t) {
   if (!t) return;
   free(t->data);
@@ -161,14 +164,17 @@ void imp_trajectory_free(imp_trajectory* t) {
   free(t);
 }
 
+/* Column 0 of row i. */
 double imp_trajectory_time(const imp_trajectory* t, int i) {
   return t->data[(size_t)i * t->ncol];
 }
 
+/* The playback clock of row i (make_clock). */
 double imp_trajectory_clock(const imp_trajectory* t, int i) {
   return t->clock[i];
 }
 
+/* The last row whose clock is not after clock. */
 int imp_trajectory_row_at(const imp_trajectory* t, double clock) {
   int lo = 0, hi = t->nrow - 1;
   if (clock <= t->clock[0]) return 0;
@@ -180,6 +186,7 @@ int imp_trajectory_row_at(const imp_trajectory* t, double clock) {
   return lo;
 }
 
+/* Copy row i into the state and recompute everything derived from it. */
 void imp_trajectory_apply(const imp_trajectory* t, int i, const imp_model* m, imp_data* d) {
   if (i < 0) i = 0;
   if (i >= t->nrow) i = t->nrow - 1;

@@ -28,6 +28,7 @@
 #define IMP_VIEWER_STEP_BUDGET (1.0 / 30.0) /* wall seconds of stepping per frame at most */
 #define IMP_VIEWER_SCRIPT_DT (1.0 / 60.0)   /* wall time a scripted frame stands for */
 
+/* The viewer a GLFW callback belongs to. */
 static imp_viewer* from(GLFWwindow* w) {
   return (imp_viewer*)glfwGetWindowUserPointer(w);
 }
@@ -45,6 +46,7 @@ static void press_key(imp_viewer* v, int key, int mods, int repeat) {
   if (!imp_viewer_apply(&v->ui, &v->cam, v->m->ncam, c)) imp_viewer_command(v, c);
 }
 
+/* GLFW key callback: presses and repeats, not releases. */
 static void on_key(GLFWwindow* w, int key, int scancode, int action, int mods) {
   (void)scancode;
   if (action != GLFW_RELEASE) press_key(from(w), key, mods, action == GLFW_REPEAT);
@@ -66,6 +68,7 @@ static void to_local(const imp_data* d, int b, const double p[3], double out[3])
   for (int i = 0; i < 3; i++) out[i] = R[i] * r[0] + R[3 + i] * r[1] + R[6 + i] * r[2];
 }
 
+/* Pick what is under the mouse and select, centre on or track it. */
 static void double_click(imp_viewer* v, int button, int mods, double x, double y) {
   double px, py, point[3];
   int geom = -1;
@@ -136,6 +139,7 @@ static void mouse_button(imp_viewer* v, int button, int action, int mods, double
     begin_perturb(v, v->drag == IMP_DRAG_PERTURB_ROTATE);
 }
 
+/* GLFW mouse button callback, at the cursor's position. */
 static void on_button(GLFWwindow* w, int button, int action, int mods) {
   double x, y;
   glfwGetCursorPos(w, &x, &y);
@@ -163,21 +167,25 @@ static void mouse_move(imp_viewer* v, double x, double y) {
     imp_viewer_perturb_drag(&v->pert, pose, dx, dy);
 }
 
+/* GLFW cursor callback. */
 static void on_cursor(GLFWwindow* w, double x, double y) {
   mouse_move(from(w), x, y);
 }
 
+/* Scroll zooms, 0.05 of the distance per notch (camera.h). */
 static void on_scroll(GLFWwindow* w, double xoff, double yoff) {
   (void)xoff;
   imp_viewer* v = from(w);
   imp_camera_move(&v->cam, IMP_CAMERA_ZOOM, 0, 0.05 * yoff, imp_render_pose(v->r));
 }
 
+/* GLFW drop callback: remember the first file for the frame loop. */
 static void on_drop(GLFWwindow* w, int count, const char** paths) {
   /* loading makes GL objects: done by the frame loop, not inside the callback */
   if (count > 0) snprintf(from(w)->drop, sizeof from(w)->drop, "%s", paths[0]);
 }
 
+/* An OpenGL 3.3 core window, 4x multisampled, its context current. */
 static GLFWwindow* open_window(const imp_viewer_opt* o) {
   if (!glfwInit()) {
     fprintf(stderr, "impetus: cannot open a window: no display (is DISPLAY set?)\n");
@@ -199,6 +207,7 @@ static GLFWwindow* open_window(const imp_viewer_opt* o) {
   return w;
 }
 
+/* Route the window's input to v. */
 static void install_callbacks(imp_viewer* v) {
   glfwSetWindowUserPointer(v->win, v);
   glfwSetKeyCallback(v->win, on_key);
@@ -244,6 +253,7 @@ static void rewind_finished_replay(imp_viewer* v) {
   }
 }
 
+/* The renderer's options from the viewer's state. */
 static void sync_render_opt(imp_viewer* v) {
   v->opt.geomgroup = v->ui.geomgroup;
   v->opt.flags = v->ui.flags;
@@ -277,6 +287,7 @@ static int count_lines(const char* s) {
   return n;
 }
 
+/* Help (top left), info (bottom left), state (top right), messages. */
 static void draw_panels(imp_viewer* v, int h) {
   static imp_viewer_panel p;
   double lh = imp_render_line_height(v->r);
@@ -305,6 +316,7 @@ static void draw_panels(imp_viewer* v, int h) {
   }
 }
 
+/* Scene, panels, scrub bar, then a requested screenshot of exactly that. */
 static void draw(imp_viewer* v) {
   int w, h;
   glfwGetFramebufferSize(v->win, &w, &h);
@@ -383,6 +395,7 @@ static int finish_script(imp_viewer* v, long long frames, double seconds) {
   return st;
 }
 
+/* Window, model, the frame loop until closed or the script is done. */
 int imp_viewer_run(imp_model* m, const imp_viewer_opt* o) {
   static imp_viewer v; /* large (paths, messages): not on the stack */
   memset(&v, 0, sizeof v);
