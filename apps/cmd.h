@@ -16,6 +16,15 @@ int cmd_check(int argc, char** argv);
 int cmd_run(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
 int cmd_solvers(int argc, char** argv);
+/* cmd_render.c; without the renderer (IMP_BUILD_RENDER=OFF) it says so and exits 2 */
+int cmd_render(int argc, char** argv);
+extern const char* const cli_usage_render;
+/* cmd_view.c, cmd_replay.c: the interactive viewer (apps/viewer/); without
+   the renderer they say so and exit 2 (apps/viewer/missing.c) */
+int cmd_view(int argc, char** argv);
+int cmd_replay(int argc, char** argv);
+extern const char* const cli_usage_view;
+extern const char* const cli_usage_replay;
 
 /* Print the usage of command name (NULL: the program) to stdout (to_stderr
    0) or stderr (1). Returns 0 when name is a known command, else -1. */

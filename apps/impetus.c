@@ -22,6 +22,9 @@ static const char* const usage_main =
     "  run MODEL.xml --steps N [...]    simulate, optionally recording a trajectory\n"
     "  bench MODEL.xml [--steps N] ...  measure the speed of the time step\n"
     "  solvers [--compare ...]          list (or benchmark) the contact solvers\n"
+    "  render MODEL.xml --steps N --out DIR|FILE.png [...]  draw a headless run to PNG\n"
+    "  view MODEL.xml [...]             simulate in a window, interactively\n"
+    "  replay TRAJ.csv MODEL.xml [...]  play a recorded trajectory in a window\n"
     "  help [COMMAND]                   this text, or the options of COMMAND\n"
     "\n"
     "exit status: 0 success, 1 error (model, keyframe or file), 2 bad usage,\n"
@@ -133,6 +136,12 @@ int cli_usage(const char* name, int to_stderr) {
     text = usage_bench;
   else if (strcmp(name, "solvers") == 0)
     text = usage_solvers;
+  else if (strcmp(name, "render") == 0)
+    text = cli_usage_render;
+  else if (strcmp(name, "view") == 0)
+    text = cli_usage_view;
+  else if (strcmp(name, "replay") == 0)
+    text = cli_usage_replay;
   if (!text) return -1;
   fputs(text, out);
   return 0;
@@ -242,6 +251,9 @@ int main(int argc, char** argv) {
   if (strcmp(cmd, "run") == 0) return cmd_run(argc - 1, argv + 1);
   if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 1, argv + 1);
   if (strcmp(cmd, "solvers") == 0) return cmd_solvers(argc - 1, argv + 1);
+  if (strcmp(cmd, "render") == 0) return cmd_render(argc - 1, argv + 1);
+  if (strcmp(cmd, "view") == 0) return cmd_view(argc - 1, argv + 1);
+  if (strcmp(cmd, "replay") == 0) return cmd_replay(argc - 1, argv + 1);
   fprintf(stderr, "impetus: unknown command '%s'\n\n", cmd);
   cli_usage(NULL, 1);
   return CLI_EXIT_USAGE;

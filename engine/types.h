@@ -182,7 +182,8 @@ typedef struct imp_model {
 
   imp_option opt;
   imp_visual vis;
-  double extent;  /* model size, for the renderer */
+  double extent;    /* model size, for the renderer */
+  double center[3]; /* middle of the box extent measures, for the renderer's default camera */
 
   /* bodies: body 0 is the world */
   int* body_parentid;    /* nbody */

@@ -1033,7 +1033,9 @@ imp_model* ld_compile(ld_ctx* c) {
     }
   }
   m->extent = 2; /* nothing to measure */
+  m->center[0] = m->center[1] = m->center[2] = 0;
   if (lo[0] <= hi[0]) {
+    for (int i = 0; i < 3; i++) m->center[i] = 0.5 * (lo[i] + hi[i]);
     m->extent = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
     if (!(m->extent > 1e-6)) m->extent = 2;
   }

@@ -1,0 +1,199 @@
+/* Reading a recorded CSV trajectory (see trajectory.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trajectory.h"
+
+/* Count the header's columns named prefix + digits. */
+static int count_prefix(const char* header, const char* prefix) {
+  int n = 0;
+  size_t len = strlen(prefix);
+  for (const char* p = header; p; p = strchr(p, ',')) {
+    if (*p == ',') p++;
+    if (strncmp(p, prefix, len) == 0) n++;
+  }
+  return n;
+}
+
+/* Check the header names time, then nq qpos, nv qvel, nu ctrl columns, and
+   maybe the solver's four. Returns the column count, -1 with a message. */
+static int check_header(const char* path, char* header, const imp_model* m, int* solver_cols,
+                        char* err, int errsz) {
+  header[strcspn(header, "\r\n")] = '\0';
+  int ncol = 1;
+  for (const char* p = header; *p; p++) ncol += *p == ',';
+  int nq = count_prefix(header, "qpos_"), nv = count_prefix(header, "qvel_");
+  int nu = count_prefix(header, "ctrl_");
+  if (strncmp(header, "time,", 5) != 0 && strcmp(header, "time") != 0) {
+    snprintf(err, errsz, "%s:1: not a recorded trajectory (the header must start with 'time')", path);
+    return -1;
+  }
+  if (nq != m->nq || nv != m->nv || nu != m->nu) {
+    snprintf(err, errsz,
+             "%s:1: the trajectory has %d qpos, %d qvel, %d ctrl columns; the model needs %d, %d, %d",
+             path, nq, nv, nu, m->nq, m->nv, m->nu);
+    return -1;
+  }
+  *solver_cols = ncol == 1 + nq + nv + nu + 4;
+  if (ncol != 1 + nq + nv + nu && !*solver_cols) {
+    snprintf(err, errsz, "%s:1: %d columns, expected %d (or 4 more solver columns)", path, ncol,
+             1 + nq + nv + nu);
+    return -1;
+  }
+  return ncol;
+}
+
+/* Parse one data line into row[ncol]; 0, or -1 with "path:line: why". */
+static int parse_row(const char* path, int lineno, char* line, double* row, int ncol, char* err,
+                     int errsz) {
+  char* p = line;
+  for (int c = 0; c < ncol; c++) {
+    char* end = NULL;
+    errno = 0;
+    row[c] = strtod(p, &end);
+    if (end == p || errno == ERANGE || !isfinite(row[c])) {
+      snprintf(err, errsz, "%s:%d: column %d is not a finite number", path, lineno, c + 1);
+      return -1;
+    }
+    p = end;
+    if (c + 1 < ncol && *p++ != ',') {
+      snprintf(err, errsz, "%s:%d: %d values, expected %d", path, lineno, c + 1, ncol);
+      return -1;
+    }
+  }
+  if (*p != '\0' && *p != '\n' && *p != '\r') {
+    snprintf(err, errsz, "%s:%d: more than %d values", path, lineno, ncol);
+    return -1;
+  }
+  return 0;
+}
+
+/* Append a row slot, growing the array geometrically. */
+static double* grow(imp_trajectory* t, int* cap) {
+  if (t->nrow == *cap) {
+    int ncap = *cap ? 2 * *cap : 256;
+    double* nd = realloc(t->data, sizeof(double) * (size_t)ncap * t->ncol);
+    if (!nd) return NULL;
+    t->data = nd, *cap = ncap;
+  }
+  return t->data + (size_t)t->nrow++ * t->ncol;
+}
+
+/* The playback clock: recorded time, except that a step back in time (the
+   data was reset: Backspace while recording, a non-finite state in `impetus
+   run`) takes no time, so the clock never decreases and rows can be found
+   by a binary search. */
+static int make_clock(imp_trajectory* t) {
+  t->clock = malloc(sizeof(double) * (size_t)t->nrow);
+  if (!t->clock) return -1;
+  t->clock[0] = t->data[0];
+  for (int i = 1; i < t->nrow; i++) {
+    double dt = imp_trajectory_time(t, i) - imp_trajectory_time(t, i - 1);
+    t->clock[i] = t->clock[i - 1] + (dt > 0 ? dt : 0);
+  }
+  return 0;
+}
+
+/* Every line after the header into t, growing its storage. */
+static int read_rows(FILE* f, const char* path, imp_trajectory* t, char* err, int errsz) {
+  char* line = NULL;
+  size_t n = 0;
+  int lineno = 1, cap = 0, status = 0;
+  while (status == 0 && getline(&line, &n, f) > 0) {
+    lineno++;
+    if (line[strspn(line, " \r\n")] == '\0') continue; /* a blank last line */
+    double* row = grow(t, &cap);
+    if (!row) {
+      snprintf(err, errsz, "%s: out of memory", path);
+      status = -1;
+    } else {
+      status = parse_row(path, lineno, line, row, t->ncol, err, errsz);
+    }
+
+  }
+  free(line);
+  if (status == 0 && t->nrow > 0 && make_clock(t) != 0) {
+    snprintf(err, errsz, "%s: out of memory", path);
+    status = -1;
+  }
+  if (status == 0 && t->nrow == 0) {
+    snprintf(err, errsz, "%s:2: no rows after the header", path);
+    status = -1;
+  }
+  return status;
+}
+
+/* Header checked against m, then the rows, then the playback clock. */
+imp_trajectory* imp_trajectory_load(const char* path, const imp_model* m, char* err, int errsz) {
+  FILE* f = fopen(path, "r");
+  if (!f) {
+    snprintf(err, errsz, "%s: %s", path, strerror(errno));
+    return NULL;
+  }
+  imp_trajectory* t = calloc(1, sizeof *t);
+  char* header = NULL;
+  size_t n = 0;
+  int ok = t != NULL;
+  if (ok && getline(&header, &n, f) <= 0) {
+    snprintf(err, errsz, "%s:1: empty file", path);
+    ok = 0;
+  }
+  if (ok) {
+    t->ncol = check_header(path, header, m, &t->solver_cols, err, errsz);
+    t->nq = m->nq, t->nv = m->nv, t->nu = m->nu;
+    ok = t->ncol > 0 && read_rows(f, path, t, err, errsz) == 0;
+  }
+  free(header);
+  fclose(f);
+  if (!ok) {
+    imp_trajectory_free(t);
+    return NULL;
+  }
+  return t;
+}
+
+/* Free t and its rows; NULL is allowed. */
+void imp_trajectory_free(imp_trajectory* t) {
+  if (!t) return;
+  free(t->data);
+  free(t->clock);
+  free(t);
+}
+
+/* Column 0 of row i. */
+double imp_trajectory_time(const imp_trajectory* t, int i) {
+  return t->data[(size_t)i * t->ncol];
+}
+
+/* The playback clock of row i (make_clock). */
+double imp_trajectory_clock(const imp_trajectory* t, int i) {
+  return t->clock[i];
+}
+
+/* The last row whose clock is not after clock. */
+int imp_trajectory_row_at(const imp_trajectory* t, double clock) {
+  int lo = 0, hi = t->nrow - 1;
+  if (clock <= t->clock[0]) return 0;
+  while (lo < hi) { /* invariant: clock[lo] <= clock */
+    int mid = (lo + hi + 1) / 2;
+    if (t->clock[mid] <= clock) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/* Copy row i into the state and recompute everything derived from it. */
+void imp_trajectory_apply(const imp_trajectory* t, int i, const imp_model* m, imp_data* d) {
+  if (i < 0) i = 0;
+  if (i >= t->nrow) i = t->nrow - 1;
+  const double* row = t->data + (size_t)i * t->ncol;
+  d->time = row[0];
+  memcpy(d->qpos, row + 1, sizeof(double) * (size_t)t->nq);
+  memcpy(d->qvel, row + 1 + t->nq, sizeof(double) * (size_t)t->nv);
+  memcpy(d->ctrl, row + 1 + t->nq + t->nv, sizeof(double) * (size_t)t->nu);
+  imp_forward(m, d);
+}

@@ -1,0 +1,242 @@
+/* The OpenGL 3.3 core backend: the renderer object, its GL resources and a
+ * frame (background, shadow map, lit geoms, overlays), readback and picking.
+ * Draw passes are in gl_draw.c, shaders in gl_shader.c, text in text.c.
+ *
+ * Why 3.3 core: it is what Mesa's llvmpipe offers through EGL surfaceless
+ * (no compatibility profile there beyond 3.0 without a display), it is what
+ * GLFW asks for on every desktop, and shaders make per-fragment lighting and
+ * shadow maps simple. Functions come from libOpenGL (GLVND) directly with
+ * GL_GLEXT_PROTOTYPES: no loader library is needed under EGL or GLX. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gl_draw.h"
+#include "gl_internal.h"
+#include "texture.h"
+
+void imp_render_opt_default(imp_render_opt* opt) {
+  memset(opt, 0, sizeof *opt);
+  opt->geomgroup = opt->sitegroup = 0x7;
+  opt->flags = IMP_VIS_SHADOW | IMP_VIS_SKYBOX | IMP_VIS_PERTURB;
+  opt->selected_body = -1;
+  opt->alpha = 0.5f;
+}
+
+/* ---- resources made once ---- */
+
+/* Every unit shape and every mesh (flat-shaded triangles) in one buffer. */
+static int upload_vertices(imp_renderer* r, const imp_model* m, char* err, int errsz) {
+  int nv = imp_shapes_vertex_count();
+  for (int i = 0; i < m->nmesh; i++)
+    nv += 3 * m->mesh_facenum[i];
+  float* v = malloc((size_t)nv * IMP_SHAPE_FLOATS * sizeof(float));
+  r->nmesh = m->nmesh;
+  r->mesh = calloc((size_t)(m->nmesh > 0 ? m->nmesh : 1), sizeof *r->mesh);
+  if (!v || !r->mesh) {
+    free(v);
+    snprintf(err, (size_t)errsz, "renderer: out of memory");
+    return 0;
+  }
+  imp_shapes_build(v, r->shape);
+  int first = imp_shapes_vertex_count();
+  for (int i = 0; i < m->nmesh; i++) {
+    r->mesh[i].first = first;
+    r->mesh[i].count = 3 * m->mesh_facenum[i];
+    const double* vert = m->mesh_vert + 3 * m->mesh_vertadr[i];
+    for (int f = 0; f < m->mesh_facenum[i]; f++) {
+      const int* face = m->mesh_face + 3 * (m->mesh_faceadr[i] + f);
+      const double *a = vert + 3 * face[0], *b = vert + 3 * face[1], *c = vert + 3 * face[2];
+      double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]},
+             e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+      double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                     e1[0] * e2[1] - e1[1] * e2[0]};
+      double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+      if (nn > 0) n[0] /= nn, n[1] /= nn, n[2] /= nn;
+      for (int k = 0; k < 3; k++) {
+        const double* p = vert + 3 * face[k];
+        float* o = v + (size_t)(first + 3 * f + k) * IMP_SHAPE_FLOATS;
+        for (int j = 0; j < 3; j++)
+          o[j] = (float)p[j], o[3 + j] = (float)n[j];
+        o[6] = (float)p[0], o[7] = (float)p[1];
+      }
+    }
+    first += r->mesh[i].count;
+  }
+  glGenVertexArrays(1, &r->vao);
+  glGenBuffers(1, &r->vbo);
+  glBindVertexArray(r->vao);
+  glBindBuffer(GL_ARRAY_BUFFER, r->vbo);
+  glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((size_t)nv * IMP_SHAPE_FLOATS * sizeof(float)), v,
+               GL_STATIC_DRAW);
+  GLsizei stride = IMP_SHAPE_FLOATS * sizeof(float);
+  glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, stride, (void*)0);
+  glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, stride, (void*)(3 * sizeof(float)));
+  glVertexAttribPointer(2, 2, GL_FLOAT, GL_FALSE, stride, (void*)(6 * sizeof(float)));
+  for (int i = 0; i < 3; i++)
+    glEnableVertexAttribArray((GLuint)i);
+  free(v);
+  return 1;
+}
+
+/* 2D textures go to GL with mipmaps; cube textures are drawn as their
+   material's colour and skybox gradients as the background (not uploaded). */
+static int upload_textures(imp_renderer* r, const imp_model* m, char* err, int errsz) {
+  r->ntex = m->ntex;
+  r->tex = calloc((size_t)(m->ntex > 0 ? m->ntex : 1), sizeof(GLuint));
+  if (!r->tex) return snprintf(err, (size_t)errsz, "renderer: out of memory"), 0;
+  for (int t = 0; t < m->ntex; t++) {
+    if (m->tex_type[t] != 0) continue;
+    int w, h;
+    unsigned char* rgb = imp_texture_rgb(m, t, &w, &h, err, errsz);
+    if (!rgb) return 0;
+    glGenTextures(1, &r->tex[t]);
+    glBindTexture(GL_TEXTURE_2D, r->tex[t]);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGB8, w, h, 0, GL_RGB, GL_UNSIGNED_BYTE, rgb);
+    glGenerateMipmap(GL_TEXTURE_2D);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_REPEAT);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_REPEAT);
+    free(rgb);
+  }
+  return 1;
+}
+
+/* The skybox: the model's first skybox texture gives the gradient (rgb1 up,
+   rgb2 down); without one a neutral blue-grey. */
+static void choose_sky(imp_renderer* r, const imp_model* m) {
+  static const float top[3] = {0.45f, 0.55f, 0.65f}, bottom[3] = {0.1f, 0.1f, 0.12f};
+  memcpy(r->sky_top, top, sizeof top);
+  memcpy(r->sky_bottom, bottom, sizeof bottom);
+  memcpy(r->model_sky_top, top, sizeof top);
+  memcpy(r->model_sky_bottom, bottom, sizeof bottom);
+  for (int t = 0; t < m->ntex; t++)
+    if (m->tex_type[t] == 2) {
+      memcpy(r->model_sky_top, m->tex_rgb1 + 3 * t, sizeof top);
+      memcpy(r->model_sky_bottom, m->tex_rgb2 + 3 * t, sizeof bottom);
+      r->has_skybox = 1;
+      break;
+    }
+}
+
+static int make_shadow_map(imp_renderer* r, char* err, int errsz) {
+  glGenTextures(1, &r->shadow_tex);
+  glBindTexture(GL_TEXTURE_2D, r->shadow_tex);
+  glTexImage2D(GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT24, IMP_SHADOW_SIZE, IMP_SHADOW_SIZE, 0,
+               GL_DEPTH_COMPONENT, GL_FLOAT, NULL);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_REF_TO_TEXTURE);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_FUNC, GL_LEQUAL);
+  glGenFramebuffers(1, &r->shadow_fbo);
+  glBindFramebuffer(GL_FRAMEBUFFER, r->shadow_fbo);
+  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_TEXTURE_2D, r->shadow_tex, 0);
+  glDrawBuffer(GL_NONE);
+  glReadBuffer(GL_NONE);
+  int ok = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  if (!ok) snprintf(err, (size_t)errsz, "renderer: shadow framebuffer incomplete");
+  return ok;
+}
+
+/* For lights and cameras that track a body (modes track, trackcom): their
+   offset from the body's origin or subtree centre of mass, and their world
+   direction (lights) or orientation (cameras), at qpos0, from a state the
+   renderer makes once for this. */
+static void reference_offset(const imp_model* m, const imp_data* d, int mode, int b,
+                             const double* xpos, double* out) {
+  const double* origin = mode == 2 ? d->subtree_com + 3 * b : d->xpos + 3 * b;
+  for (int k = 0; k < 3; k++) out[k] = xpos[k] - origin[k];
+  (void)m;
+}
+
+static int tracking_references(imp_renderer* r, const imp_model* m, char* err, int errsz) {
+  if (m->nlight == 0 && m->ncam == 0) return 1;
+  imp_data* d = imp_make_data(m);
+  r->light_ref = malloc(6 * (size_t)(m->nlight > 0 ? m->nlight : 1) * sizeof(double));
+  r->cam_ref = malloc(12 * (size_t)(m->ncam > 0 ? m->ncam : 1) * sizeof(double));
+  if (!d || !r->light_ref || !r->cam_ref) {
+    imp_free_data(d);
+    return snprintf(err, (size_t)errsz, "renderer: out of memory"), 0;
+  }
+  imp_forward(m, d);
+  for (int i = 0; i < m->nlight; i++) {
+    reference_offset(m, d, m->light_mode[i], m->light_bodyid[i], d->light_xpos + 3 * i,
+                     r->light_ref + 6 * i);
+    memcpy(r->light_ref + 6 * i + 3, d->light_xdir + 3 * i, 3 * sizeof(double));
+  }
+  for (int i = 0; i < m->ncam; i++) {
+    reference_offset(m, d, m->cam_mode[i], m->cam_bodyid[i], d->cam_xpos + 3 * i,
+                     r->cam_ref + 12 * i);
+    memcpy(r->cam_ref + 12 * i + 3, d->cam_xmat + 9 * i, 9 * sizeof(double));
+  }
+  imp_free_data(d);
+  return 1;
+}
+
+/* The context must give us at least 3.3 before anything is compiled. */
+static int check_version(char* err, int errsz) {
+  GLint major = 0, minor = 0;
+  glGetIntegerv(GL_MAJOR_VERSION, &major);
+  glGetIntegerv(GL_MINOR_VERSION, &minor);
+  if (major * 10 + minor >= 33) return 1;
+  const char* v = (const char*)glGetString(GL_VERSION);
+  snprintf(err, (size_t)errsz, "renderer: OpenGL 3.3 core needed, the context has %s",
+           v ? v : "none (is a context current?)");
+  return 0;
+}
+
+imp_renderer* imp_render_make(const imp_model* m, char* err, int errsz) {
+  if (!check_version(err, errsz)) return NULL;
+  imp_renderer* r = calloc(1, sizeof *r);
+  if (!r) return snprintf(err, (size_t)errsz, "renderer: out of memory"), NULL;
+  r->extent = m->extent;
+  imp_render_opt_default(&r->opt);
+  r->scene = imp_scene_make(m);
+  int ok = r->scene != NULL;
+  if (!ok) snprintf(err, (size_t)errsz, "renderer: out of memory");
+  ok = ok && imp_gl_build_programs(r, err, errsz);
+  ok = ok && upload_vertices(r, m, err, errsz);
+  ok = ok && upload_textures(r, m, err, errsz);
+  ok = ok && make_shadow_map(r, err, errsz);
+  ok = ok && tracking_references(r, m, err, errsz);
+  if (!ok) {
+    imp_render_free(r);
+    return NULL;
+  }
+  choose_sky(r, m);
+  glGenVertexArrays(1, &r->sky_vao);
+  imp_font_make(&r->font);
+  return r;
+}
+
+void imp_render_free(imp_renderer* r) {
+  if (!r) return;
+  GLuint progs[5] = {r->prog_main, r->prog_depth, r->prog_flat, r->prog_sky, r->prog_text};
+  for (int i = 0; i < 5; i++)
+    if (progs[i]) glDeleteProgram(progs[i]);
+  if (r->vbo) glDeleteBuffers(1, &r->vbo);
+  if (r->vao) glDeleteVertexArrays(1, &r->vao);
+  if (r->sky_vao) glDeleteVertexArrays(1, &r->sky_vao);
+  if (r->tex) glDeleteTextures(r->ntex, r->tex);
+  if (r->shadow_tex) glDeleteTextures(1, &r->shadow_tex);
+  if (r->shadow_fbo) glDeleteFramebuffers(1, &r->shadow_fbo);
+  if (r->pick_fbo) glDeleteFramebuffers(1, &r->pick_fbo);
+  if (r->pick_color) glDeleteRenderbuffers(1, &r->pick_color);
+  if (r->pick_depth) glDeleteRenderbuffers(1, &r->pick_depth);
+  imp_font_free(&r->font);
+  imp_scene_free(r->scene);
+  free(r->tex);
+  free(r->mesh);
+  free(r->light_ref);
+  free(r->cam_ref);
+  free(r);
+}
+
+const imp_scene* imp_render_scene(const imp_renderer* r) { return r->scene; }
+const imp_camera_pose* imp_render_pose(const imp_renderer* r) { return &r->pose; }

@@ -1,0 +1,23 @@
+/* Texture images of a model, GL-free: MJCF's builtin textures (checker,
+   gradient, flat, with edge/cross marks) generated, and 2D texture files
+   (PNG and what else stb_image reads) loaded. The GL backend uploads them.
+   Promises: reads m only; the loader allocates (at renderer creation). */
+#ifndef IMPETUS_TEXTURE_H
+#define IMPETUS_TEXTURE_H
+
+#include "impetus.h"
+
+/* RGB pixels of texture texid (3 * width * height bytes, malloc'ed, top
+   row first) with its size; NULL with "file: why" in err when a texture
+   file does not load. Builtin textures without a size get 64 x 64. */
+unsigned char* imp_texture_rgb(const imp_model* m, int texid, int* width, int* height, char* err,
+                               int errsz);
+
+/* The colour of builtin texture texid at texel (i, j) of a w x h image,
+   MJCF's rules: checker 2 x 2 squares (rgb1 top-left and bottom-right),
+   gradient rgb1 at the centre to rgb2 at the rim, flat rgb1; marks in
+   markrgb on the edges (mark="edge") or the middle lines (mark="cross"). */
+void imp_texture_builtin_texel(const imp_model* m, int texid, int i, int j, int w, int h,
+                               float rgb[3]);
+
+#endif

@@ -1,0 +1,380 @@
+/* The renderer drawing headless (EGL surfaceless, or a hidden GLFW window
+   under Xvfb) and the image it makes: its size, the background where
+   nothing is, a lit sphere's colour where the camera math says it projects,
+   contact force arrows when asked for and only then, picking, text.
+   Expected colours follow from MJCF's definitions: a headlight with ambient
+   a and diffuse k lights a surface of colour c facing it at angle t as
+   c (a + k cos t); a skybox gradient runs from rgb2 (down) to rgb1 (up). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "render.h"
+#include "test_util.h"
+
+#define W 320
+#define H 240
+
+/* A sphere of known colour at x = 0.3, a gradient sky, only the headlight. */
+static const char* ball_xml =
+    "<mujoco><visual><headlight ambient='.3 .3 .3' diffuse='.7 .7 .7' specular='0 0 0'/></visual>"
+    "<asset><texture type='skybox' builtin='gradient' rgb1='.8 .8 1' rgb2='.2 .1 0' width='64' "
+    "height='64'/></asset>"
+    "<worldbody><body name='ball' pos='.3 0 0'><geom type='sphere' size='.2' rgba='.8 .3 .1 "
+    "1'/></body>"
+    "</worldbody></mujoco>";
+
+/* A sphere resting on a floor: one contact carrying its weight. */
+static const char* rest_xml =
+    "<mujoco><visual><headlight ambient='.3 .3 .3' diffuse='.7 .7 .7' specular='0 0 0'/></visual>"
+    "<worldbody><geom type='plane' size='2 2 .1' rgba='.5 .5 .5 1'/>"
+    "<body name='ball' pos='0 0 .1'><freejoint/><geom type='sphere' size='.1' rgba='.2 .6 .2 "
+    "1'/></body>"
+    "</worldbody></mujoco>";
+
+typedef struct fixture {
+  imp_model* m;
+  imp_data* d;
+  imp_offscreen* o;
+  imp_renderer* r;
+  imp_render_opt opt;
+  imp_camera cam;
+  unsigned char rgb[W * H * 3];
+} fixture;
+
+static fixture* setup(const char* xml) {
+  fixture* f = calloc(1, sizeof *f);
+  char err[1000] = "";
+  f->m = imp_test_load_string(xml);
+  f->d = imp_make_data(f->m);
+  imp_forward(f->m, f->d);
+  f->o = imp_offscreen_make(W, H, IMP_GL_AUTO, err, sizeof err);
+  ck_assert_msg(f->o != NULL, "no headless GL context: %s", err);
+  f->r = imp_render_make(f->m, err, sizeof err);
+  ck_assert_msg(f->r != NULL, "renderer: %s", err);
+  imp_render_opt_default(&f->opt);
+  f->cam = (imp_camera){IMP_CAMERA_FREE, -1, -1, {0, 0, 0}, 2, 90, 0};
+  return f;
+}
+
+static void teardown(fixture* f) {
+  imp_render_free(f->r);
+  imp_offscreen_free(f->o);
+  imp_free_data(f->d);
+  imp_free_model(f->m);
+  free(f);
+}
+
+static void draw(fixture* f) {
+  imp_offscreen_bind(f->o);
+  imp_render_frame(f->r, f->m, f->d, &f->cam, &f->opt, W, H);
+  imp_offscreen_read_rgb(f->o, f->rgb);
+}
+
+static const unsigned char* pixel(const fixture* f, int x, int y) {
+  return f->rgb + 3 * (y * W + x);
+}
+
+/* Each channel of pixel (x, y) within tol (0..1) of rgb. */
+static void assert_pixel(const fixture* f, int x, int y, const double rgb[3], double tol) {
+  const unsigned char* p = pixel(f, x, y);
+  for (int k = 0; k < 3; k++)
+    ck_assert_msg(fabs(p[k] / 255.0 - rgb[k]) <= tol,
+                  "pixel (%d, %d) = (%d %d %d), expected (%.0f %.0f %.0f)", x, y, p[0], p[1], p[2],
+                  255 * rgb[0], 255 * rgb[1], 255 * rgb[2]);
+}
+
+/* Pixels within 4 levels of the colour rgba (0..1). */
+static int count_colour(const fixture* f, const float rgba[4]) {
+  int n = 0;
+  for (int i = 0; i < W * H; i++) {
+    int close = 1;
+    for (int k = 0; k < 3; k++)
+      close &= abs(f->rgb[3 * i + k] - (int)lrintf(255 * rgba[k])) <= 4;
+    n += close;
+  }
+  return n;
+}
+
+START_TEST(background_is_the_skybox_gradient) {
+  fixture* f = setup(ball_xml);
+  draw(f);
+  /* corners: the ray's height z sets the mix of rgb2 (z = -1) and rgb1 (z = 1) */
+  int corners[4][2] = {{2, 2}, {W - 3, 2}, {2, H - 3}, {W - 3, H - 3}};
+  const imp_camera_pose* p = imp_render_pose(f->r);
+  for (int c = 0; c < 4; c++) {
+    double o[3], dir[3], t, rgb[3];
+    imp_camera_ray(p, W, H, corners[c][0] + 0.5, corners[c][1] + 0.5, o, dir);
+    t = 0.5 * (dir[2] + 1);
+    double lo[3] = {.2, .1, 0}, hi[3] = {.8, .8, 1};
+    for (int k = 0; k < 3; k++)
+      rgb[k] = lo[k] + t * (hi[k] - lo[k]);
+    assert_pixel(f, corners[c][0], corners[c][1], rgb, 3 / 255.0);
+  }
+  teardown(f);
+}
+END_TEST
+
+START_TEST(sphere_shows_its_lit_colour_where_it_projects) {
+  fixture* f = setup(ball_xml);
+  draw(f);
+  const imp_camera_pose* p = imp_render_pose(f->r);
+  double centre[3] = {.3, 0, 0}, px[2], o[3], dir[3];
+  ck_assert(imp_camera_project(p, W, H, centre, px, NULL));
+  int x = (int)px[0], y = (int)px[1];
+  ck_assert(x > W / 2 + 5); /* right of the image centre, as x = 0.3 must be */
+  /* the surface seen there faces back along the pixel's ray; the headlight
+     shines along the view axis */
+  imp_camera_ray(p, W, H, x + 0.5, y + 0.5, o, dir);
+  double cosang = dir[0] * p->forward[0] + dir[1] * p->forward[1] + dir[2] * p->forward[2];
+  double rgba[3] = {.8, .3, .1}, lit[3];
+  for (int k = 0; k < 3; k++)
+    lit[k] = rgba[k] * (0.3 + 0.7 * cosang);
+  assert_pixel(f, x, y, lit, 3 / 255.0);
+  /* and the image centre, left of the sphere's rim, is sky, not sphere */
+  const unsigned char* c = pixel(f, W / 2 - 20, H / 2);
+  ck_assert_msg(!(abs(c[0] - (int)(255 * lit[0])) < 20 && abs(c[1] - (int)(255 * lit[1])) < 20),
+                "the sphere spills over the image centre");
+  teardown(f);
+}
+END_TEST
+
+START_TEST(contact_force_arrows_only_when_asked) {
+  fixture* f = setup(rest_xml);
+  for (int i = 0; i < 20; i++)
+    imp_step(f->m, f->d);
+  ck_assert_int_ge(f->d->ncon, 1);
+  f->cam = (imp_camera){IMP_CAMERA_FREE, -1, -1, {0, 0, .1}, 0.8, 90, -35};
+  static const float arrow[4] = IMP_RGBA_CONTACT_FORCE, point[4] = IMP_RGBA_CONTACT_POINT;
+  draw(f);
+  ck_assert_int_eq(count_colour(f, arrow), 0);
+  ck_assert_int_eq(count_colour(f, point), 0);
+  f->opt.flags |= IMP_VIS_CONTACT_FORCE | IMP_VIS_CONTACT_POINT;
+  draw(f);
+  int n = count_colour(f, arrow);
+  ck_assert_msg(n > 15, "only %d arrow pixels", n);
+  ck_assert_int_gt(count_colour(f, point), 10);
+  /* the arrow points up from the contact (the floor pushes the ball up):
+     it appears above the contact point's pixel */
+  const imp_camera_pose* p = imp_render_pose(f->r);
+  double cp[2];
+  imp_camera_project(p, W, H, f->d->contact[0].pos, cp, NULL);
+  int above = 0, below = 0;
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      const unsigned char* q = pixel(f, x, y);
+      if (abs(q[0] - 255) <= 4 && abs(q[1] - 51) <= 4 && abs(q[2] - 255) <= 4) {
+        above += y < cp[1] - 2;
+        below += y > cp[1] + 2;
+      }
+    }
+  ck_assert_int_gt(above, 20);
+  ck_assert_int_eq(below, 0);
+  teardown(f);
+}
+END_TEST
+
+START_TEST(picking_finds_the_body_under_the_pixel) {
+  fixture* f = setup(ball_xml);
+  draw(f);
+  const imp_camera_pose* p = imp_render_pose(f->r);
+  double centre[3] = {.3, 0, 0}, px[2], hit[3];
+  imp_camera_project(p, W, H, centre, px, NULL);
+  int geom = -1;
+  int body = imp_render_select(f->r, f->m, f->d, px[0], px[1], &geom, hit);
+  ck_assert_int_eq(body, imp_test_id(f->m, IMP_OBJ_BODY, "ball"));
+  ck_assert_int_eq(geom, 0);
+  /* the point hit is on the sphere's near side: radius 0.2 from its centre,
+     toward the camera */
+  double r = sqrt((hit[0] - .3) * (hit[0] - .3) + hit[1] * hit[1] + hit[2] * hit[2]);
+  imp_assert_near(r, 0.2, 2e-3);
+  ck_assert(hit[1] < -0.15);
+  /* sky: nothing */
+  ck_assert_int_eq(imp_render_select(f->r, f->m, f->d, 3, 3, NULL, NULL), -1);
+  /* the frame drawn before is untouched by the id pass */
+  unsigned char before[3];
+  memcpy(before, pixel(f, (int)px[0], (int)px[1]), 3);
+  imp_offscreen_read_rgb(f->o, f->rgb);
+  ck_assert(memcmp(before, pixel(f, (int)px[0], (int)px[1]), 3) == 0);
+  teardown(f);
+}
+END_TEST
+
+START_TEST(overlay_text_is_drawn_in_its_corner) {
+  fixture* f = setup(ball_xml);
+  draw(f);
+  long sum_plain = 0;
+  for (int y = 0; y < 25; y++)
+    for (int x = 0; x < 60; x++)
+      sum_plain += pixel(f, x, y)[1];
+  imp_offscreen_bind(f->o);
+  imp_render_frame(f->r, f->m, f->d, &f->cam, &f->opt, W, H);
+  imp_render_overlay(f->r, IMP_CORNER_TOPLEFT, "time", "1.00");
+  imp_offscreen_read_rgb(f->o, f->rgb);
+  long sum = 0;
+  int white = 0;
+  for (int y = 0; y < 25; y++)
+    for (int x = 0; x < 60; x++) {
+      const unsigned char* q = pixel(f, x, y);
+      sum += q[1];
+      white += q[0] > 230 && q[1] > 230 && q[2] > 230;
+    }
+  ck_assert_msg(white > 5, "no white text pixels in the corner");
+  ck_assert(sum < sum_plain); /* the translucent panel darkens the corner */
+  /* the opposite corner is untouched */
+  const unsigned char* q = pixel(f, W - 3, H - 3);
+  ck_assert(q[0] < 230 || q[1] < 230);
+  teardown(f);
+}
+END_TEST
+
+/* One geom of every type in a row along x, all red, seen from the front. */
+static const char* shapes_xml =
+    "<mujoco><compiler meshdir='meshes'/>"
+    "<visual><headlight ambient='.3 .3 .3' diffuse='.7 .7 .7' specular='0 0 0'/></visual>"
+    "<asset><mesh name='wedge' file='wedge.obj'/></asset>"
+    "<default><geom rgba='1 0 0 1'/></default><worldbody>"
+    "<geom type='sphere' pos='-1.25 0 0' size='.15'/>"
+    "<geom type='capsule' pos='-.75 0 0' size='.1 .15'/>"
+    "<geom type='ellipsoid' pos='-.25 0 0' size='.15 .1 .2'/>"
+    "<geom type='cylinder' pos='.25 0 0' size='.15 .15'/>"
+    "<geom type='box' pos='.75 0 0' size='.15 .15 .15'/>"
+    "<geom type='mesh' mesh='wedge' pos='1.25 0 0'/>"
+    "</worldbody></mujoco>";
+
+START_TEST(every_geom_type_is_drawn_where_it_projects) {
+  fixture* f = setup(shapes_xml);
+  f->cam = (imp_camera){IMP_CAMERA_FREE, -1, -1, {0, 0, 0}, 4, 90, -10};
+  draw(f);
+  const imp_camera_pose* p = imp_render_pose(f->r);
+  for (int g = 0; g < f->m->ngeom; g++) {
+    double px[2];
+    ck_assert(imp_camera_project(p, W, H, f->d->geom_xpos + 3 * g, px, NULL));
+    const unsigned char* q = pixel(f, (int)px[0], (int)px[1]);
+    /* red and lit (at least the ambient 0.3), nothing of the bluish sky */
+    ck_assert_msg(q[0] > 70 && q[1] < 10 && q[2] < 10, "geom %d (type %d) not drawn: %d %d %d", g,
+                  f->m->geom_type[g], q[0], q[1], q[2]);
+  }
+  teardown(f);
+}
+END_TEST
+
+/* A floor with MJCF's builtin checker, 1 repeat per metre: squares of 0.5 m. */
+static const char* floor_xml =
+    "<mujoco><visual><headlight ambient='.3 .3 .3' diffuse='.7 .7 .7' specular='0 0 0'/></visual>"
+    "<asset><texture name='grid' type='2d' builtin='checker' width='64' height='64' rgb1='.9 .1 "
+    ".1' rgb2='.1 .1 .9'/>"
+    "<material name='grid' texture='grid' texrepeat='1 1' texuniform='true' specular='0'/></asset>"
+    "<worldbody><geom type='plane' size='3 3 .1' material='grid'/></worldbody></mujoco>";
+
+START_TEST(floor_shows_the_checker_texture) {
+  fixture* f = setup(floor_xml);
+  f->cam = (imp_camera){IMP_CAMERA_FREE, -1, -1, {.5, .5, 0}, 2, 90, -89};
+  draw(f);
+  const imp_camera_pose* p = imp_render_pose(f->r);
+  /* square centres: (.25, .25) rgb1, (.75, .25) rgb2, (.75, .75) rgb1 */
+  double pts[3][3] = {{.25, .25, 0}, {.75, .25, 0}, {.75, .75, 0}};
+  double cols[3][3] = {{.9, .1, .1}, {.1, .1, .9}, {.9, .1, .1}};
+  for (int k = 0; k < 3; k++) {
+    double px[2], lit[3];
+    ck_assert(imp_camera_project(p, W, H, pts[k], px, NULL));
+    /* the floor's normal is +z; the headlight shines along the view axis */
+    double cosang = fabs(p->forward[2]);
+    for (int c = 0; c < 3; c++)
+      lit[c] = cols[k][c] * (0.3 + 0.7 * cosang);
+    assert_pixel(f, (int)px[0], (int)px[1], lit, 4 / 255.0);
+  }
+  teardown(f);
+}
+END_TEST
+
+START_TEST(selection_glows_and_transparency_blends) {
+  fixture* f = setup(ball_xml);
+  draw(f);
+  const imp_camera_pose* p = imp_render_pose(f->r);
+  double centre[3] = {.3, 0, 0}, px[2];
+  imp_camera_project(p, W, H, centre, px, NULL);
+  int x = (int)px[0], y = (int)px[1];
+  unsigned char plain[3];
+  memcpy(plain, pixel(f, x, y), 3);
+  /* selected: brighter in every channel that is not saturated */
+  f->opt.selected_body = imp_test_id(f->m, IMP_OBJ_BODY, "ball");
+  draw(f);
+  const unsigned char* q = pixel(f, x, y);
+  ck_assert(q[0] > plain[0] + 20 && q[1] > plain[1] + 10);
+  /* transparent at alpha 0.5: half the lit colour over half the sky behind.
+     The sky there: the same pixel with the sphere hidden (group 3) */
+  f->opt.selected_body = -1;
+  f->opt.geomgroup = 0;
+  draw(f);
+  unsigned char sky[3];
+  memcpy(sky, pixel(f, x, y), 3);
+  f->opt.geomgroup = 0x7;
+  f->opt.flags |= IMP_VIS_TRANSPARENT;
+  f->opt.alpha = 0.5f;
+  draw(f);
+  double mix[3];
+  for (int k = 0; k < 3; k++)
+    mix[k] = (0.5 * plain[k] + 0.5 * sky[k]) / 255.0;
+  assert_pixel(f, x, y, mix, 3 / 255.0);
+  teardown(f);
+}
+END_TEST
+
+START_TEST(missing_texture_file_is_an_error_naming_it) {
+  char err[1000] = "";
+  imp_offscreen* o = imp_offscreen_make(16, 16, IMP_GL_AUTO, err, sizeof err);
+  ck_assert_msg(o != NULL, "%s", err);
+  imp_model* m = imp_test_load_string(
+      "<mujoco><asset><texture name='t' type='2d' file='no/such/texture.png'/>"
+      "<material name='m' texture='t'/></asset><worldbody><geom size='.1' "
+      "material='m'/></worldbody></mujoco>");
+  ck_assert_ptr_null(imp_render_make(m, err, sizeof err));
+  ck_assert_msg(strstr(err, "no/such/texture.png") != NULL, "message: %s", err);
+  imp_free_model(m);
+  imp_offscreen_free(o);
+}
+END_TEST
+
+/* MJCF camera modes: trackcom keeps its qpos0 orientation and its offset
+   from the centre of mass while the body falls and spins. */
+START_TEST(trackcom_camera_follows_without_turning) {
+  fixture* f = setup(
+      "<mujoco><option gravity='0 0 -9.81'/><worldbody><body name='b' pos='0 0 2'><freejoint/>"
+      "<geom type='box' size='.1 .2 .3'/>"
+      "<camera name='c' mode='trackcom' pos='0 -2 .5' xyaxes='1 0 0 0 0 1'/></body>"
+      "</worldbody></mujoco>");
+  f->cam.type = IMP_CAMERA_FIXED;
+  f->cam.fixedcamid = 0;
+  draw(f);
+  imp_camera_pose p0 = *imp_render_pose(f->r);
+  double fwd[3] = {0, 1, 0}, off0[3];
+  imp_assert_vec_near(p0.forward, fwd, 3, 1e-12);
+  for (int k = 0; k < 3; k++) off0[k] = p0.pos[k] - f->d->subtree_com[3 + k];
+  f->d->qvel[3] = 3, f->d->qvel[4] = 4, f->d->qvel[5] = 5; /* spin */
+  for (int i = 0; i < 100; i++) imp_step(f->m, f->d);
+  ck_assert(f->d->subtree_com[5] < 2 - 0.1); /* it fell */
+  draw(f);
+  const imp_camera_pose* p = imp_render_pose(f->r);
+  imp_assert_vec_near(p->forward, fwd, 3, 1e-12);
+  for (int k = 0; k < 3; k++) imp_assert_near(p->pos[k] - f->d->subtree_com[3 + k], off0[k], 1e-12);
+  teardown(f);
+}
+END_TEST
+
+int main(void) {
+  Suite* s = suite_create("render");
+  TCase* tc = tcase_create("render");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, background_is_the_skybox_gradient);
+  tcase_add_test(tc, sphere_shows_its_lit_colour_where_it_projects);
+  tcase_add_test(tc, contact_force_arrows_only_when_asked);
+  tcase_add_test(tc, picking_finds_the_body_under_the_pixel);
+  tcase_add_test(tc, overlay_text_is_drawn_in_its_corner);
+  tcase_add_test(tc, every_geom_type_is_drawn_where_it_projects);
+  tcase_add_test(tc, floor_shows_the_checker_texture);
+  tcase_add_test(tc, selection_glows_and_transparency_blends);
+  tcase_add_test(tc, missing_texture_file_is_an_error_naming_it);
+  tcase_add_test(tc, trackcom_camera_follows_without_turning);
+  suite_add_tcase(s, tc);
+  return imp_test_run_suite(s);
+}

@@ -1,0 +1,141 @@
+/* Trajectories for impetus replay: what the recorder writes reads back
+   exactly (with or without the solver columns), rows are found by time,
+   and a file that does not fit the model or is malformed is refused with
+   its file and line. */
+#define _POSIX_C_SOURCE 200809L
+#include "record.h"
+#include "test_util.h"
+#include "trajectory.h"
+
+static void tmp_path(char* out, size_t n, const char* name) {
+  snprintf(out, n, "%s/viewer_traj_%s", IMP_TEST_TMPDIR, name);
+}
+
+/* Record steps steps of model to path (flags: record.h); the final time. */
+static double record(const imp_model* m, const char* path, int steps, int flags, double* qpos_end) {
+  char err[1000] = "";
+  imp_data* d = imp_make_data(m);
+  imp_recorder* r = imp_recorder_open_flags(path, m, flags, err, sizeof err);
+  ck_assert_msg(r != NULL, "%s", err);
+  ck_assert_int_eq(imp_recorder_write(r, m, d), 0);
+  for (int i = 0; i < steps; i++) {
+    imp_step(m, d);
+    ck_assert_int_eq(imp_recorder_write(r, m, d), 0);
+  }
+  ck_assert_int_eq(imp_recorder_close(r, err, sizeof err), 0);
+  double t = d->time;
+  memcpy(qpos_end, d->qpos, sizeof(double) * m->nq);
+  imp_free_data(d);
+  return t;
+}
+
+static void write_file(const char* path, const char* text) {
+  FILE* f = fopen(path, "w");
+  ck_assert(f != NULL);
+  fputs(text, f);
+  fclose(f);
+}
+
+START_TEST(recorded_rows_read_back_exactly) {
+  imp_model* m = imp_test_load_model("double_pendulum.xml");
+  char path[1200], err[1000] = "";
+  double qend[16];
+  for (int flags = 0; flags <= IMP_RECORD_SOLVER; flags++) {
+    tmp_path(path, sizeof path, flags ? "solver.csv" : "plain.csv");
+    double tend = record(m, path, 50, flags, qend);
+    imp_trajectory* t = imp_trajectory_load(path, m, err, sizeof err);
+    ck_assert_msg(t != NULL, "%s", err);
+    ck_assert_int_eq(t->nrow, 51);
+    ck_assert_int_eq(t->solver_cols, flags);
+    imp_data* d = imp_make_data(m);
+    imp_trajectory_apply(t, 50, m, d);
+    ck_assert(d->time == tend); /* %.17g round-trips */
+    for (int i = 0; i < m->nq; i++) ck_assert(d->qpos[i] == qend[i]);
+    /* the row shown at a time is the last one not after it */
+    double h = m->opt.timestep;
+    ck_assert_int_eq(imp_trajectory_row_at(t, -1), 0);
+    ck_assert_int_eq(imp_trajectory_row_at(t, 10.5 * h), 10);
+    ck_assert_int_eq(imp_trajectory_row_at(t, 1e9), 50);
+    imp_free_data(d);
+    imp_trajectory_free(t);
+  }
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(a_trajectory_of_another_model_is_refused) {
+  imp_model* m = imp_test_load_model("double_pendulum.xml");
+  imp_model* other = imp_test_load_model("pendulum.xml");
+  char path[1200], err[1000] = "", want[1300];
+  double qend[16];
+  tmp_path(path, sizeof path, "other.csv");
+  record(other, path, 3, 0, qend);
+  ck_assert(imp_trajectory_load(path, m, err, sizeof err) == NULL);
+  snprintf(want, sizeof want, "%s:1: ", path);
+  ck_assert_msg(strncmp(err, want, strlen(want)) == 0 && strstr(err, "the model needs"), "%s", err);
+  imp_free_model(other);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(malformed_files_name_the_line) {
+  imp_model* m = imp_test_load_model("pendulum.xml");
+  ck_assert_int_eq(m->nq, 1);
+  char path[1200], err[1000] = "", want[1300];
+  tmp_path(path, sizeof path, "bad.csv");
+  struct { const char* text; const char* where; const char* what; } cases[] = {
+      {"time,qpos_0,qvel_0\n0,0.1,0\n0.001,x,0\n", ":3: ", "not a finite number"},
+      {"time,qpos_0,qvel_0\n0,0.1\n", ":2: ", "2 values, expected 3"},
+      {"time,qpos_0,qvel_0\n0,0.1,0,7\n", ":2: ", "more than 3 values"},
+      {"time,qpos_0,qvel_0\n", ":2: ", "no rows"},
+      {"", ":1: ", "empty"},
+      {"a,b,c\n1,2,3\n", ":1: ", "header must start with 'time'"},
+      {"time,qpos_0,qvel_0\n0,nan,0\n", ":2: ", "not a finite number"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    write_file(path, cases[i].text);
+    ck_assert(imp_trajectory_load(path, m, err, sizeof err) == NULL);
+    snprintf(want, sizeof want, "%s%s", path, cases[i].where);
+    ck_assert_msg(strncmp(err, want, strlen(want)) == 0 && strstr(err, cases[i].what),
+                  "case %zu: %s", i, err);
+  }
+  tmp_path(path, sizeof path, "missing.csv");
+  remove(path);
+  ck_assert(imp_trajectory_load(path, m, err, sizeof err) == NULL);
+  ck_assert(strstr(err, path) != NULL);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(a_reset_in_the_recording_takes_no_playback_time) {
+  imp_model* m = imp_test_load_model("pendulum.xml");
+  char path[1200], err[1000] = "";
+  tmp_path(path, sizeof path, "reset.csv");
+  write_file(path, "time,qpos_0,qvel_0\n0,0,0\n0.5,1,0\n1,2,0\n0,3,0\n0.5,4,0\n");
+  imp_trajectory* t = imp_trajectory_load(path, m, err, sizeof err);
+  ck_assert_msg(t != NULL, "%s", err);
+  /* the clock runs 0, 0.5, 1, 1, 1.5: rows are found in order */
+  imp_assert_near(imp_trajectory_clock(t, 3), 1.0, 0);
+  imp_assert_near(imp_trajectory_clock(t, 4), 1.5, 0);
+  ck_assert_int_eq(imp_trajectory_row_at(t, 0.7), 1);
+  ck_assert_int_eq(imp_trajectory_row_at(t, 1.2), 3);
+  ck_assert_int_eq(imp_trajectory_row_at(t, 1.5), 4);
+  imp_data* d = imp_make_data(m);
+  imp_trajectory_apply(t, 3, m, d);
+  ck_assert(d->time == 0 && d->qpos[0] == 3); /* the state shown is as recorded */
+  imp_free_data(d);
+  imp_trajectory_free(t);
+  imp_free_model(m);
+}
+END_TEST
+
+int main(void) {
+  Suite* s = suite_create("viewer_trajectory");
+  TCase* tc = tcase_create("viewer_trajectory");
+  tcase_add_test(tc, recorded_rows_read_back_exactly);
+  tcase_add_test(tc, a_trajectory_of_another_model_is_refused);
+  tcase_add_test(tc, malformed_files_name_the_line);
+  tcase_add_test(tc, a_reset_in_the_recording_takes_no_playback_time);
+  suite_add_tcase(s, tc);
+  return imp_test_run_suite(s);
+}
