@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "fclib_io.h"
+#include "cproblem_block.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -419,24 +420,19 @@ static double timestep_of(const struct fclib_local* lp) {
   return isfinite(h) && h > 0 ? h : 0;
 }
 
-/* lp as an imp_cproblem in one allocation (layout as the comparison's
-   recorder: mu, A, v0, b, then adr, dim, type). */
+/* lp as an imp_cproblem in one allocation (cproblem_block.h, as the
+   comparison's recorder keeps its problems). */
 static int local_to_cproblem(const struct fclib_local* lp, imp_cproblem* out, void** mem,
                              const char* path, char* err, size_t nerr) {
   size_t n = (size_t)lp->W->m, nb = n / 3;
-  size_t bytes = sizeof(double) * (nb + n * n + 2 * n) + sizeof(int) * 3 * nb;
-  char* blk = calloc(1, bytes);
+  cproblem_arrays a;
+  char* blk = cproblem_block_alloc(n, nb, &a);
   if (!blk) {
     set_err(err, nerr, path, "out of memory for %zu rows", n);
     return -1;
   }
-  double* mu = (double*)blk;
-  double* A = mu + nb;
-  double* v0 = A + n * n;
-  double* b = v0 + n;
-  int* adr = (int*)(b + n);
-  int* dim = adr + nb;
-  int* type = dim + nb;
+  double *mu = a.mu, *A = a.A, *v0 = a.v0, *b = a.b;
+  int *adr = a.adr, *dim = a.dim, *type = a.type;
   const char* why = NULL;
   if (sparse_to_dense(lp->W, A)) why = "W has an index out of range";
   else if (!all_finite(A, n * n)) why = "W has a non-finite entry";

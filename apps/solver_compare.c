@@ -42,6 +42,7 @@
 
 #include "cmd.h"
 #include "contact.h"
+#include "cproblem_block.h"
 #include "fclib_io.h"
 #include "plot.h"
 #include "scenes.h"
@@ -73,26 +74,19 @@ static void record_hook(void* ctx, const imp_cproblem* p, const double* warm) {
     r->list = l, r->cap = cap;
   }
   size_t n = (size_t)p->n, nb = (size_t)p->nblock;
-  size_t bytes = sizeof(double) * (nb + n * n + 2 * n) + sizeof(int) * 3 * nb;
-  char* mem = malloc(bytes);
+  cproblem_arrays a;
+  void* mem = cproblem_block_alloc(n, nb, &a);
   if (!mem) return;
-  double* mu = (double*)mem;
-  double* A = mu + nb;
-  double* v0 = A + n * n;
-  double* b = v0 + n;
-  int* adr = (int*)(b + n);
-  int* dim = adr + nb;
-  int* type = dim + nb;
-  memcpy(mu, p->mu, sizeof(double) * nb);
-  memcpy(A, p->A, sizeof(double) * n * n);
-  memcpy(v0, p->v0, sizeof(double) * n);
-  memcpy(b, p->b, sizeof(double) * n);
-  memcpy(adr, p->blk_adr, sizeof(int) * nb);
-  memcpy(dim, p->blk_dim, sizeof(int) * nb);
-  memcpy(type, p->blk_type, sizeof(int) * nb);
+  memcpy(a.mu, p->mu, sizeof(double) * nb);
+  memcpy(a.A, p->A, sizeof(double) * n * n);
+  memcpy(a.v0, p->v0, sizeof(double) * n);
+  memcpy(a.b, p->b, sizeof(double) * n);
+  memcpy(a.adr, p->blk_adr, sizeof(int) * nb);
+  memcpy(a.dim, p->blk_dim, sizeof(int) * nb);
+  memcpy(a.type, p->blk_type, sizeof(int) * nb);
   rec_problem* q = &r->list[r->n++];
   q->mem = mem;
-  q->p = (imp_cproblem){p->n, p->nblock, adr, dim, type, mu, A, v0, b, p->h};
+  q->p = (imp_cproblem){p->n, p->nblock, a.adr, a.dim, a.type, a.mu, a.A, a.v0, a.b, p->h};
 }
 
 static void recorder_free(recorder* r) {
