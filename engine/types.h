@@ -148,6 +148,9 @@ typedef struct imp_visual {
   int headlight_active;
   int offwidth, offheight; /* offscreen buffer size */
   float haze[4];           /* fog colour */
+  /* <scale>, in units of the model's meansize as in MJCF: contact discs'
+     radius and half height, force arrows' width */
+  double contactwidth, contactheight, forcewidth;
 } imp_visual;
 
 typedef struct imp_model {
@@ -183,6 +186,7 @@ typedef struct imp_model {
   imp_option opt;
   imp_visual vis;
   double extent;    /* model size, for the renderer */
+  double meansize;  /* mean body size (MuJoCo's statistic), the unit of contact marks */
   double center[3]; /* middle of the box extent measures, for the renderer's default camera */
 
   /* bodies: body 0 is the world */

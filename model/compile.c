@@ -1039,6 +1039,7 @@ imp_model* ld_compile(ld_ctx* c) {
     m->extent = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
     if (!(m->extent > 1e-6)) m->extent = 2;
   }
+  m->meansize = ld_mean_body_size(m);
 
   /* ---- warnings: their own allocation, freed with the model ---- */
   m->nwarning = c->nwarning;

@@ -327,6 +327,12 @@ void ld_body_from_geoms(ld_ctx* c, const int* gi, int n, double* mass, double ip
    Errors name the mesh file and the <mesh> element's file:line. */
 void ld_mesh_load(ld_ctx* c, ld_mesh* mesh);
 
+/* ---- statistic.c ---- */
+
+/* MuJoCo's meansize of a compiled model (its extent set): the mean over bodies
+   of how far joint anchors and geoms reach from the centre of mass. */
+double ld_mean_body_size(const imp_model* m);
+
 /* ---- compile.c ---- */
 
 imp_model* ld_compile(ld_ctx* c);

@@ -542,6 +542,10 @@ static void parse_visual(ld_ctx* c, ld_node* n) {
       ld_attr_int(c, ch, "active", &v->headlight_active);
     } else if (!strcmp(ch->name, "rgba")) {
       ld_attr_float(c, ch, "haze", v->haze, 4, 4);
+    } else if (!strcmp(ch->name, "scale")) {
+      ld_attr_nums(c, ch, "contactwidth", &v->contactwidth, 1, 1);
+      ld_attr_nums(c, ch, "contactheight", &v->contactheight, 1, 1);
+      ld_attr_nums(c, ch, "forcewidth", &v->forcewidth, 1, 1);
     }
     mark_all_used(ch);
   }
@@ -895,6 +899,7 @@ static void init_ctx(ld_ctx* c, char* err, int errsz) {
   v->haze[1] = 0.25f;
   v->haze[2] = 0.35f;
   v->haze[3] = 1;
+  v->contactwidth = v->contactheight = v->forcewidth = 0.1; /* MJCF's defaults */
   c->bodies.elsz = sizeof(ld_body);
   c->joints.elsz = sizeof(ld_joint);
   c->geoms.elsz = sizeof(ld_geom);

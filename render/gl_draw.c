@@ -233,7 +233,7 @@ void imp_gl_draw_decor(imp_renderer* r) {
     for (int k = 0; k < 3; k++)
       mid[k] = 0.5f * (dc->from[k] + dc->to[k]);
     float rr = dc->radius, ball[3] = {rr, rr, rr};
-    float seg[3] = {rr, rr, 0.5f * len}, disc[3] = {rr, rr, 0.1f * rr};
+    float seg[3] = {rr, rr, 0.5f * len}, disc[3] = {rr, rr, len};
     switch (dc->kind) {
       case IMP_DECOR_ARROW:
         draw_arrow(r, u_model, dc, R, len);

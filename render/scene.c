@@ -102,13 +102,21 @@ static double force_scale(const imp_model* m, const imp_decor_opt* o) {
   return 0.3 * m->extent / (weight > 1e-9 ? weight : 1);
 }
 
-/* The size unit of a contact's marks: a hundredth of the model, but no more
-   than a tenth of the smaller geom (planes have no bounding radius), so
-   marks on small bodies in a large scene do not hide them. */
-static double contact_mark_size(const imp_model* m, const imp_contact* c) {
-  double r = 0.01 * m->extent, b1 = m->geom_rbound[c->geom1], b2 = m->geom_rbound[c->geom2];
-  double b = b1 > 0 && (b2 <= 0 || b1 < b2) ? b1 : b2;
-  return b > 0 && 0.1 * b < r ? 0.1 * b : r;
+/* Contact marks are sized as MuJoCo sizes them, in units of the mean body
+   size (not the extent, which a floor inflates): a disc contactwidth wide
+   across and contactheight thick, but at least as thick as the penetration
+   so it shows through both surfaces; arrows forcewidth wide. */
+static double contact_disc_radius(const imp_model* m) {
+  return m->vis.contactwidth * m->meansize;
+}
+
+static double contact_disc_half_height(const imp_model* m, const imp_contact* c) {
+  double h = m->vis.contactheight * m->meansize;
+  return -0.5 * c->dist > h ? -0.5 * c->dist : h;
+}
+
+static double force_arrow_radius(const imp_model* m) {
+  return 0.5 * m->vis.forcewidth * m->meansize;
 }
 
 static void decorate_contacts(const imp_model* m, const imp_data* d, const imp_decor_opt* o,
@@ -118,17 +126,18 @@ static void decorate_contacts(const imp_model* m, const imp_data* d, const imp_d
   /* arrows first, then the points on top, so a point is not hidden by its arrow's base */
   for (int i = 0; i < d->ncon && (o->flags & IMP_VIS_CONTACT_FORCE); i++) {
     const imp_contact* c = &d->contact[i];
-    double f[3], t[3], tip[3], r = contact_mark_size(m, c);
+    double f[3], t[3], tip[3];
     imp_contact_force_world(m, d, i, f, t);
     along(tip, c->pos, f, scale);
     double len = sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]) * scale;
-    if (len > 1e-6 * m->extent) add_decor(s, IMP_DECOR_ARROW, c->pos, tip, 1.5 * r, force_rgba);
+    if (len > 1e-6 * m->extent)
+      add_decor(s, IMP_DECOR_ARROW, c->pos, tip, force_arrow_radius(m), force_rgba);
   }
   for (int i = 0; i < d->ncon && (o->flags & IMP_VIS_CONTACT_POINT); i++) {
     const imp_contact* c = &d->contact[i];
-    double tip[3], r = contact_mark_size(m, c);
-    along(tip, c->pos, c->frame, 1);
-    add_decor(s, IMP_DECOR_DISC, c->pos, tip, 3 * r, point_rgba);
+    double tip[3];
+    along(tip, c->pos, c->frame, contact_disc_half_height(m, c));
+    add_decor(s, IMP_DECOR_DISC, c->pos, tip, contact_disc_radius(m), point_rgba);
   }
 }
 

@@ -29,7 +29,7 @@ typedef enum imp_decor_kind {
   IMP_DECOR_ARROW = 0,   /* shaft from -> to with a cone head, radius of the shaft */
   IMP_DECOR_SEGMENT = 1, /* a thin cylinder from -> to */
   IMP_DECOR_SPHERE = 2,  /* centre from, radius */
-  IMP_DECOR_DISC = 3,    /* a flat cylinder centred at from, axis towards to, radius */
+  IMP_DECOR_DISC = 3,    /* a cylinder centred at from, radius; to - from: axis, half height */
 } imp_decor_kind;
 
 typedef struct imp_decor {
