@@ -216,6 +216,28 @@ START_TEST(double_click_selects_and_ctrl_right_drag_pulls) {
 }
 END_TEST
 
+START_TEST(paused_ctrl_right_drag_moves_the_box) {
+  SKIP_WITHOUT_DISPLAY(prefix);
+  char dir[1100], args[4096], text[8192], cmd[2400];
+  fresh_dir(dir, sizeof dir, "paused_drag");
+  /* paused from the start: select the box, drag it up while holding, and
+     record one row (R writes the state at once) while it is held */
+  snprintf(args, sizeof args, "view '%s/box_rest.xml' --frames 12 --size 320x240 --script "
+           "'0:key space;1:dclick left 160 120;3:press ctrl+right 160 120;4:move 160 60;"
+           "6:key r;7:key r;8:release right'",
+           IMP_MODELS_DIR);
+  double t = scripted(prefix, dir, args, text, sizeof text);
+  ck_assert_msg(strstr(text, "selected: box\n") != NULL, "%s", text);
+  imp_assert_near(t, 0, 0); /* no step was taken */
+  snprintf(cmd, sizeof cmd, "cd '%s' && awk -F, 'NR==2{print $4}' *.csv", dir);
+  FILE* p = popen(cmd, "r");
+  double z = 0;
+  ck_assert(p && fscanf(p, "%lf", &z) == 1);
+  pclose(p);
+  ck_assert_msg(z > 0.1 + 0.05, "the paused box was not lifted: z = %g", z);
+}
+END_TEST
+
 START_TEST(replay_keys_step_and_jump) {
   SKIP_WITHOUT_DISPLAY(prefix);
   char dir[1100], args[4096], text[8192], cmd[2400];
@@ -284,6 +306,7 @@ int main(void) {
   tcase_add_test(tc, a_bad_dropped_model_keeps_the_old_one_running);
   tcase_add_test(tc, keys_pause_record_and_screenshot);
   tcase_add_test(tc, double_click_selects_and_ctrl_right_drag_pulls);
+  tcase_add_test(tc, paused_ctrl_right_drag_moves_the_box);
   tcase_add_test(tc, replay_keys_step_and_jump);
   tcase_add_test(tc, a_bad_model_is_an_error_before_any_window);
   tcase_add_test(tc, bad_usage_exits_2);

@@ -109,6 +109,55 @@ START_TEST(turning_rotates_towards_the_held_orientation) {
 }
 END_TEST
 
+/* Paused: the grabbed point goes where the mouse holds it, at once, the
+   body at rest, and a turn sets the held orientation. */
+START_TEST(paused_pull_places_the_body_at_the_mouse) {
+  imp_model* m = imp_test_load_string(xml);
+  imp_data* d = imp_make_data(m);
+  d->qvel[2] = 3; /* moving when grabbed */
+  imp_forward(m, d);
+  double grab[3] = {0.1, 0, 1};
+  imp_viewer_perturb p;
+  imp_viewer_perturb_begin(m, d, 1, grab, 0, &p);
+  p.spring.refpos[0] += 0.3;
+  p.spring.refpos[2] += 0.2;
+  ck_assert_int_eq(imp_viewer_perturb_place(m, d, &p), 1);
+  double pt[3];
+  imp_viewer_perturb_point(d, &p, pt);
+  for (int i = 0; i < 3; i++) imp_assert_near(pt[i], p.spring.refpos[i], 1e-12);
+  imp_assert_near(d->xpos[3 * 1 + 2], 1.2, 1e-12); /* imp_forward ran: xpos follows qpos */
+  for (int i = 0; i < 6; i++) imp_assert_near(d->qvel[i], 0, 0);
+  /* turning: the body takes the held orientation */
+  imp_viewer_perturb_begin(m, d, 1, NULL, 1, &p);
+  double q[4] = {cos(0.3), 0, 0, sin(0.3)}; /* 0.6 rad about z */
+  memcpy(p.refquat, q, sizeof q);
+  ck_assert_int_eq(imp_viewer_perturb_place(m, d, &p), 1);
+  for (int i = 0; i < 4; i++) imp_assert_near(d->xquat[4 + i], q[i], 1e-12);
+  /* let go: nothing moves */
+  imp_viewer_perturb_end(&p);
+  ck_assert_int_eq(imp_viewer_perturb_place(m, d, &p), 0);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
+/* A body on a hinge cannot be placed without breaking its joint. */
+START_TEST(paused_pull_leaves_jointed_bodies_alone) {
+  imp_model* m = imp_test_load_string(
+      "<mujoco><worldbody><body pos='0 0 1'><joint type='hinge' axis='0 1 0'/>"
+      "<geom type='capsule' fromto='0 0 0 .3 0 0' size='.02'/></body></worldbody></mujoco>");
+  imp_data* d = imp_make_data(m);
+  imp_forward(m, d);
+  imp_viewer_perturb p;
+  imp_viewer_perturb_begin(m, d, 1, NULL, 0, &p);
+  p.spring.refpos[2] += 0.2;
+  ck_assert_int_eq(imp_viewer_perturb_place(m, d, &p), 0);
+  imp_assert_near(d->qpos[0], 0, 0);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
 START_TEST(dragging_moves_the_hold_in_the_image_plane) {
   imp_model* m = imp_test_load_string(xml);
   imp_data* d = imp_make_data(m);
@@ -138,6 +187,8 @@ int main(void) {
   tcase_add_test(tc, a_pulled_body_follows_the_mouse_whatever_its_mass);
   tcase_add_test(tc, turning_rotates_towards_the_held_orientation);
   tcase_add_test(tc, dragging_moves_the_hold_in_the_image_plane);
+  tcase_add_test(tc, paused_pull_places_the_body_at_the_mouse);
+  tcase_add_test(tc, paused_pull_leaves_jointed_bodies_alone);
   suite_add_tcase(s, tc);
   return imp_test_run_suite(s);
 }

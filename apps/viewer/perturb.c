@@ -130,3 +130,33 @@ void imp_viewer_perturb_apply(const imp_model* m, imp_data* d, const imp_viewer_
   else
     pull_force(m, d, p, d->xfrc_applied + 6 * b);
 }
+
+/* The free joint that carries body b (its root's, when that is the root's
+   only joint), or -1: only such a body can be placed without violating a
+   joint. */
+static int carrying_free_joint(const imp_model* m, int b) {
+  int root = m->body_rootid[b], j = m->body_jntadr[root];
+  if (j < 0 || m->body_jntnum[root] != 1 || m->jnt_type[j] != IMP_JNT_FREE) return -1;
+  return j;
+}
+
+int imp_viewer_perturb_place(const imp_model* m, imp_data* d, const imp_viewer_perturb* p) {
+  int b = p->spring.bodyid;
+  if (!p->spring.active || b <= 0 || b >= m->nbody) return 0;
+  int j = carrying_free_joint(m, b);
+  if (j < 0) return 0;
+  double* q = d->qpos + m->jnt_qposadr[j];
+  if (p->rotate) {
+    if (m->body_rootid[b] != b) return 0; /* turning a child would swing it about the root */
+    memcpy(q + 3, p->refquat, 4 * sizeof(double));
+  } else {
+    /* translating the root moves the grabbed point by the same amount */
+    double pt[3];
+    imp_viewer_perturb_point(d, p, pt);
+    for (int i = 0; i < 3; i++) q[i] += p->spring.refpos[i] - pt[i];
+  }
+  /* a body put down by hand starts from rest when the simulation resumes */
+  memset(d->qvel + m->jnt_dofadr[j], 0, 6 * sizeof(double));
+  imp_forward(m, d);
+  return 1;
+}

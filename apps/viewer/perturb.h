@@ -9,7 +9,8 @@
  * with omega * h well below 1.
  *
  * Promises: pure functions of m, d and the mouse; imp_viewer_perturb_apply
- * writes xfrc_applied only (all bodies zero except the pulled one). */
+ * writes xfrc_applied only (all bodies zero except the pulled one);
+ * imp_viewer_perturb_place (paused) writes one free joint's qpos and qvel. */
 #ifndef IMPETUS_VIEWER_PERTURB_H
 #define IMPETUS_VIEWER_PERTURB_H
 
@@ -43,5 +44,13 @@ void imp_viewer_perturb_point(const imp_data* d, const imp_viewer_perturb* p, do
 /* Write the spring's force and torque into d->xfrc_applied (zero for every
    body when the perturbation is inactive). */
 void imp_viewer_perturb_apply(const imp_model* m, imp_data* d, const imp_viewer_perturb* p);
+
+/* Paused, there is no step for a force to act in: as MuJoCo does, move the
+   body kinematically instead. Pulling translates the free joint of the
+   body's tree so the grabbed point is at the mouse's hold; turning sets a
+   free root body's orientation to the held one. The joint's velocity is
+   zeroed and imp_forward recomputes d. Returns 1 when d changed, 0 when
+   inactive or the body is not carried by a free joint. */
+int imp_viewer_perturb_place(const imp_model* m, imp_data* d, const imp_viewer_perturb* p);
 
 #endif

@@ -372,6 +372,8 @@ static void frame(imp_viewer* v, long long n, double* last) {
   if (v->ui.running) {
     rewind_finished_replay(v);
     sim_dt = v->o->traj ? advance_replay(v, wall_dt) : advance_simulation(v, wall_dt);
+  } else if (!v->o->traj) {
+    imp_viewer_perturb_place(v->m, v->d, &v->pert); /* paused: the mouse moves the body itself */
   }
   draw(v);
   glfwSwapBuffers(v->win);
