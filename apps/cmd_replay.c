@@ -1,4 +1,4 @@
-/* impetus replay TRAJ.csv MODEL.xml: play a recorded trajectory (impetus
+/* impetus replay TRAJ.csv|TRAJ.npy MODEL.xml: play a recorded trajectory (impetus
    run --record, or R in the viewer) in the viewer, with its controls:
    space pauses, arrows scrub, +/- set the speed, the bar on top jumps. */
 #include <stdio.h>
@@ -7,11 +7,13 @@
 #include "viewer/cli_args.h"
 
 const char* const cli_usage_replay =
-    "usage: impetus replay TRAJ.csv MODEL.xml [--size WxH] [--frames N [--screenshot FILE.png]]\n"
+    "usage: impetus replay TRAJ.csv|TRAJ.npy MODEL.xml [--size WxH]\n"
+    "                      [--frames N [--screenshot FILE.png]]\n"
     "                      [--script EVENTS]\n"
     "\n"
-    "Play TRAJ.csv, recorded from MODEL.xml by `impetus run --record` (CSV;\n"
-    "with or without --record-solver) or by the viewer's R key, in real time.\n"
+    "Play TRAJ, recorded from MODEL.xml by `impetus run --record` (CSV, or\n"
+    "NPY with its TRAJ.npy.json sidecar; with or without --record-solver) or\n"
+    "by the viewer's R key, in real time.\n"
     "Space pauses, Right/Left move one row, Up/Down one second, +/- slow it\n"
     "down, Backspace rewinds; a click on the bar at the top jumps there.\n"
     "The trajectory must have the model's nq qpos, nv qvel and nu ctrl\n"

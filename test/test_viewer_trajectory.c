@@ -3,6 +3,8 @@
    and a file that does not fit the model or is malformed is refused with
    its file and line. */
 #define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+
 #include "record.h"
 #include "test_util.h"
 #include "trajectory.h"
@@ -107,6 +109,61 @@ START_TEST(malformed_files_name_the_line) {
 }
 END_TEST
 
+/* The NPY a run records reads back as the very same rows as its CSV, with
+   or without the solver columns. */
+START_TEST(npy_recordings_read_back_like_csv) {
+  imp_model* m = imp_test_load_model("double_pendulum.xml");
+  char csv[1200], npy[1200], err[1000] = "";
+  double qend[16];
+  for (int flags = 0; flags <= IMP_RECORD_SOLVER; flags++) {
+    tmp_path(csv, sizeof csv, flags ? "same_solver.csv" : "same.csv");
+    tmp_path(npy, sizeof npy, flags ? "same_solver.npy" : "same.npy");
+    record(m, csv, 40, flags, qend);
+    double tend = record(m, npy, 40, flags, qend);
+    imp_trajectory* a = imp_trajectory_load(csv, m, err, sizeof err);
+    ck_assert_msg(a != NULL, "%s", err);
+    imp_trajectory* b = imp_trajectory_load(npy, m, err, sizeof err);
+    ck_assert_msg(b != NULL, "%s", err);
+    ck_assert_int_eq(b->nrow, 41);
+    ck_assert_int_eq(b->ncol, a->ncol);
+    ck_assert_int_eq(b->solver_cols, flags);
+    ck_assert(memcmp(a->data, b->data, sizeof(double) * (size_t)a->nrow * a->ncol) == 0);
+    imp_data* d = imp_make_data(m);
+    imp_trajectory_apply(b, 40, m, d);
+    ck_assert(d->time == tend);
+    for (int i = 0; i < m->nq; i++) ck_assert(d->qpos[i] == qend[i]);
+    imp_free_data(d);
+    imp_trajectory_free(a);
+    imp_trajectory_free(b);
+  }
+  imp_free_model(m);
+}
+END_TEST
+
+/* An NPY without its sidecar, of another model, or cut short is refused,
+   naming the file at fault. */
+START_TEST(bad_npy_recordings_are_refused) {
+  imp_model* m = imp_test_load_model("double_pendulum.xml");
+  imp_model* other = imp_test_load_model("pendulum.xml");
+  char npy[1200], json[1300], cmd[4000], err[1000] = "";
+  double qend[16];
+  tmp_path(npy, sizeof npy, "bad.npy");
+  snprintf(json, sizeof json, "%s.json", npy);
+  record(m, npy, 10, 0, qend);
+  ck_assert(imp_trajectory_load(npy, other, err, sizeof err) == NULL);
+  ck_assert_msg(strstr(err, json) && strstr(err, "the model needs"), "%s", err);
+  snprintf(cmd, sizeof cmd, "truncate -s -8 '%s'", npy); /* the last value gone */
+  ck_assert_int_eq(system(cmd), 0);
+  ck_assert(imp_trajectory_load(npy, m, err, sizeof err) == NULL);
+  ck_assert_msg(strstr(err, "fewer values"), "%s", err);
+  remove(json);
+  ck_assert(imp_trajectory_load(npy, m, err, sizeof err) == NULL);
+  ck_assert_msg(strstr(err, json) && strstr(err, "cannot be read"), "%s", err);
+  imp_free_model(other);
+  imp_free_model(m);
+}
+END_TEST
+
 START_TEST(a_reset_in_the_recording_takes_no_playback_time) {
   imp_model* m = imp_test_load_model("pendulum.xml");
   char path[1200], err[1000] = "";
@@ -136,6 +193,8 @@ int main(void) {
   tcase_add_test(tc, a_trajectory_of_another_model_is_refused);
   tcase_add_test(tc, malformed_files_name_the_line);
   tcase_add_test(tc, a_reset_in_the_recording_takes_no_playback_time);
+  tcase_add_test(tc, npy_recordings_read_back_like_csv);
+  tcase_add_test(tc, bad_npy_recordings_are_refused);
   suite_add_tcase(s, tc);
   return imp_test_run_suite(s);
 }

@@ -1,4 +1,4 @@
-/* Reading a recorded CSV trajectory (see trajectory.h). */
+/* Reading a recorded CSV or NPY trajectory (see trajectory.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "trajectory.h"
+#include "trajectory_npy.h"
 
 /* Count the header's columns named prefix + digits. */
 static int count_prefix(const char* header, const char* prefix) {
@@ -127,12 +128,66 @@ static int read_rows(FILE* f, const char* path, imp_trajectory* t, char* err, in
   return status;
 }
 
+/* Every value finite, as the CSV reader demands of each number it parses. */
+static int check_finite(const char* path, const imp_trajectory* t, char* err, int errsz) {
+  for (int i = 0; i < t->nrow; i++)
+    for (int c = 0; c < t->ncol; c++)
+      if (!isfinite(t->data[(size_t)i * t->ncol + c])) {
+        snprintf(err, errsz, "%s: row %d, column %d is not a finite number", path, i + 1, c + 1);
+        return -1;
+      }
+  return 0;
+}
+
+/* An NPY recording: the sidecar's column names checked against m as a CSV
+   header would be, then the matrix, as wide as the names say. */
+static int read_npy(const char* path, const imp_model* m, imp_trajectory* t, char* err,
+                    int errsz) {
+  char *header = NULL, sidecar[4200];
+  snprintf(sidecar, sizeof sidecar, "%s.json", path);
+  if (imp_npy_sidecar_header(path, &header, err, errsz) != 0) return -1;
+  t->ncol = check_header(sidecar, header, m, &t->solver_cols, err, errsz);
+  free(header);
+  if (t->ncol <= 0) return -1;
+  int cols = 0;
+  if (imp_npy_read_f8_matrix(path, &t->data, &t->nrow, &cols, err, errsz) != 0) return -1;
+  if (cols != t->ncol) {
+    snprintf(err, errsz, "%s: %d columns, but %s names %d", path, cols, sidecar, t->ncol);
+    return -1;
+  }
+  if (check_finite(path, t, err, errsz) != 0) return -1;
+  if (make_clock(t) != 0) {
+    snprintf(err, errsz, "%s: out of memory", path);
+    return -1;
+  }
+  return 0;
+}
+
+/* The recording format is told by content: NPY's magic, else CSV text. */
+static imp_trajectory* load_npy(const char* path, const imp_model* m, char* err, int errsz) {
+  imp_trajectory* t = calloc(1, sizeof *t);
+  if (!t) {
+    snprintf(err, errsz, "%s: out of memory", path);
+    return NULL;
+  }
+  t->nq = m->nq, t->nv = m->nv, t->nu = m->nu;
+  if (read_npy(path, m, t, err, errsz) != 0) {
+    imp_trajectory_free(t);
+    return NULL;
+  }
+  return t;
+}
+
 /* Header checked against m, then the rows, then the playback clock. */
 imp_trajectory* imp_trajectory_load(const char* path, const imp_model* m, char* err, int errsz) {
   FILE* f = fopen(path, "r");
   if (!f) {
     snprintf(err, errsz, "%s: %s", path, strerror(errno));
     return NULL;
+  }
+  if (imp_npy_is_npy(f)) {
+    fclose(f);
+    return load_npy(path, m, err, errsz);
   }
   imp_trajectory* t = calloc(1, sizeof *t);
   char* header = NULL;

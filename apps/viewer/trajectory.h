@@ -1,7 +1,9 @@
 /* A recorded trajectory read back for `impetus replay`: the CSV that
- * `impetus run --record` and the viewer's R key write (engine/record.h:
- * time, qpos_*, qvel_*, ctrl_*, optionally ncon, nefc, solver_iter,
- * solver_residual).
+ * `impetus run --record` and the viewer's R key write, or the NPY that
+ * `impetus run --record F.npy` writes with its F.npy.json sidecar naming
+ * the columns (engine/record.h: time, qpos_*, qvel_*, ctrl_*, optionally
+ * ncon, nefc, solver_iter, solver_residual). The format is told by the
+ * file's first bytes.
  *
  * Promises: a trajectory that loads matches the model it was checked
  * against (as many qpos, qvel and ctrl columns as nq, nv, nu), has at least
