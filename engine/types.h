@@ -342,6 +342,9 @@ typedef struct imp_model {
   float* tex_markrgb;    /* ntex x 3 */
   int* tex_mark;         /* ntex: 0 none, 1 edge, 2 cross, 3 random */
   float* tex_random;     /* ntex */
+  int* tex_gridsize;     /* ntex x 2: rows, columns of a cube or skybox file's grid */
+  char* tex_gridlayout;  /* ntex x 13: which face each grid cell holds, row-major:
+                            R L U D F B, '.' none (MJCF gridlayout) */
 
   /* actuators */
   int* actuator_trntype;    /* nu: imp_trn_type */

@@ -93,6 +93,7 @@
   X(int, tex_builtin, ntex) X(int, tex_width, ntex) X(int, tex_height, ntex)               \
   X(int, tex_fileadr, ntex) X(float, tex_rgb1, 3 * ntex) X(float, tex_rgb2, 3 * ntex)      \
   X(float, tex_markrgb, 3 * ntex) X(int, tex_mark, ntex) X(float, tex_random, ntex)        \
+  X(int, tex_gridsize, 2 * ntex) X(char, tex_gridlayout, 13 * ntex)                       \
   X(int, actuator_trntype, nu) X(int, actuator_trnid, nu) X(int, actuator_dyntype, nu)     \
   X(int, actuator_gaintype, nu) X(int, actuator_biastype, nu)                              \
   X(int, actuator_ctrllimited, nu) X(int, actuator_forcelimited, nu)                       \
@@ -904,6 +905,8 @@ imp_model* ld_compile(ld_ctx* c) {
     memcpy(m->tex_markrgb + 3 * i, s->markrgb, sizeof s->markrgb);
     m->tex_mark[i] = s->mark;
     m->tex_random[i] = s->random;
+    memcpy(m->tex_gridsize + 2 * i, s->gridsize, sizeof s->gridsize);
+    memcpy(m->tex_gridlayout + 13 * i, s->gridlayout, 13);
   }
 
   /* ---- meshes ---- */

@@ -117,6 +117,8 @@ typedef struct ld_texture {
   int line;
   int type, builtin, mark, width, height;
   float rgb1[3], rgb2[3], markrgb[3], random;
+  int gridsize[2];      /* rows, columns */
+  char gridlayout[13];  /* NUL-terminated */
   const char* path; /* resolved file path, NULL for builtin */
 } ld_texture;
 

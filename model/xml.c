@@ -637,15 +637,28 @@ static void parse_equality(ld_ctx* c, ld_node* n) {
   }
 }
 
+/* gridsize and gridlayout: how a cube or skybox file's faces are laid out
+   in one image; 1 x 1 (the default) repeats the image on every face. */
+static void parse_texture_grid(ld_ctx* c, ld_node* n, ld_texture* t) {
+  double g[2] = {1, 1};
+  ld_attr_nums(c, n, "gridsize", g, 2, 2);
+  if (!(g[0] >= 1 && g[1] >= 1 && g[0] * g[1] <= 12))
+    ld_error(c, n->file, n->line, "gridsize must be two positive integers, at most 12 cells");
+  t->gridsize[0] = (int)g[0], t->gridsize[1] = (int)g[1];
+  const char* s = ld_attr_str(n, "gridlayout");
+  if (s && (strlen(s) != (size_t)(t->gridsize[0] * t->gridsize[1]) || s[strspn(s, "RLUDFB.")]))
+    ld_error(c, n->file, n->line, "gridlayout must have one of R L U D F B . per grid cell");
+  snprintf(t->gridlayout, sizeof t->gridlayout, "%s", s ? s : "");
+}
+
 static void parse_asset(ld_ctx* c, ld_node* n) {
   for (ld_node* ch = n->child; ch; ch = ch->next) {
     if (!strcmp(ch->name, "texture")) {
       static const char* const types[] = {"2d", "cube", "skybox", NULL};
       static const char* const builtin[] = {"none", "gradient", "checker", "flat", NULL};
       static const char* const marks[] = {"none", "edge", "cross", "random", NULL};
-      static const char* const ok[] = {"content_type", "gridsize", "gridlayout", "fileright",
-                                       "fileleft", "fileup", "filedown", "filefront", "fileback",
-                                       "hflip", "vflip", NULL};
+      static const char* const ok[] = {"content_type", "fileright", "fileleft", "fileup",
+                                       "filedown", "filefront", "fileback", "hflip", "vflip", NULL};
       ld_texture* t = ld_push(c, &c->textures);
       t->file = ch->file;
       t->line = ch->line;
@@ -663,6 +676,7 @@ static void parse_asset(ld_ctx* c, ld_node* n) {
       ld_attr_float(c, ch, "random", &t->random, 1, 1);
       ld_attr_int(c, ch, "width", &t->width);
       ld_attr_int(c, ch, "height", &t->height);
+      parse_texture_grid(c, ch, t);
       const char* f = ld_attr_str(ch, "file");
       if (f) t->path = join_path(c, c->texturedir ? c->texturedir : c->dir, f);
       ld_accept(ch, ok);

@@ -80,14 +80,48 @@ static int upload_vertices(imp_renderer* r, const imp_model* m, char* err, int e
   return 1;
 }
 
-/* 2D textures go to GL with mipmaps; cube textures are drawn as their
-   material's colour and skybox gradients as the background (not uploaded). */
+/* A cube or skybox texture as a GL cube map; 0 on failure (err set). */
+static GLuint upload_cube(const imp_model* m, int t, char* err, int errsz) {
+  int size;
+  unsigned char* faces = imp_texture_cube_faces(m, t, &size, err, errsz);
+  if (!faces) return 0;
+  GLuint id;
+  glGenTextures(1, &id);
+  glBindTexture(GL_TEXTURE_CUBE_MAP, id);
+  glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+  for (int f = 0; f < 6; f++) /* right left up down front back: +X -X +Y -Y +Z -Z */
+    glTexImage2D(GL_TEXTURE_CUBE_MAP_POSITIVE_X + (GLenum)f, 0, GL_RGB8, size, size, 0, GL_RGB,
+                 GL_UNSIGNED_BYTE, faces + (size_t)f * 3 * size * size);
+  glGenerateMipmap(GL_TEXTURE_CUBE_MAP);
+  glTexParameteri(GL_TEXTURE_CUBE_MAP, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
+  glTexParameteri(GL_TEXTURE_CUBE_MAP, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+  /* clamped, so filtering at a face's edge does not bleed in the opposite edge */
+  glTexParameteri(GL_TEXTURE_CUBE_MAP, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  glTexParameteri(GL_TEXTURE_CUBE_MAP, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  glTexParameteri(GL_TEXTURE_CUBE_MAP, GL_TEXTURE_WRAP_R, GL_CLAMP_TO_EDGE);
+  free(faces);
+  return id;
+}
+
+/* A gradient skybox is drawn by the sky shader from its two colours, which
+   needs no texture and has no seams; any other skybox is a cube map. */
+static int is_gradient_sky(const imp_model* m, int t) {
+  return m->tex_type[t] == 2 && m->tex_fileadr[t] < 0 && m->tex_builtin[t] == 1;
+}
+
+/* 2D textures go to GL with mipmaps, cube and skybox textures as cube maps. */
 static int upload_textures(imp_renderer* r, const imp_model* m, char* err, int errsz) {
   r->ntex = m->ntex;
   r->tex = calloc((size_t)(m->ntex > 0 ? m->ntex : 1), sizeof(GLuint));
   if (!r->tex) return snprintf(err, (size_t)errsz, "renderer: out of memory"), 0;
   for (int t = 0; t < m->ntex; t++) {
-    if (m->tex_type[t] != 0) continue;
+    if (is_gradient_sky(m, t)) continue;
+    /* six separate files are not read yet: no image, so the material's colour */
+    if (m->tex_type[t] != 0 && m->tex_fileadr[t] < 0 && m->tex_builtin[t] == 0) continue;
+    if (m->tex_type[t] != 0) {
+      if (!(r->tex[t] = upload_cube(m, t, err, errsz))) return 0;
+      continue;
+    }
     int w, h;
     unsigned char* rgb = imp_texture_rgb(m, t, &w, &h, err, errsz);
     if (!rgb) return 0;
@@ -105,8 +139,8 @@ static int upload_textures(imp_renderer* r, const imp_model* m, char* err, int e
   return 1;
 }
 
-/* The skybox: the model's first skybox texture gives the gradient (rgb1 up,
-   rgb2 down); without one a neutral blue-grey. */
+/* The skybox: the model's first skybox texture, a cube map or the gradient
+   rgb1 up, rgb2 down (a builtin gradient); without one a neutral blue-grey. */
 static void choose_sky(imp_renderer* r, const imp_model* m) {
   static const float top[3] = {0.45f, 0.55f, 0.65f}, bottom[3] = {0.1f, 0.1f, 0.12f};
   memcpy(r->sky_top, top, sizeof top);
@@ -118,6 +152,7 @@ static void choose_sky(imp_renderer* r, const imp_model* m) {
       memcpy(r->model_sky_top, m->tex_rgb1 + 3 * t, sizeof top);
       memcpy(r->model_sky_bottom, m->tex_rgb2 + 3 * t, sizeof bottom);
       r->has_skybox = 1;
+      r->sky_cube = r->tex[t];
       break;
     }
 }

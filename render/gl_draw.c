@@ -127,8 +127,13 @@ static void set_material(imp_renderer* r, const imp_model* m, const imp_drawable
   glUniform1f(u->shininess, mat >= 0 ? m->mat_shininess[mat] : 0.5f);
   glUniform1f(u->emission, (mat >= 0 ? m->mat_emission[mat] : 0.0f) + (selected ? 0.5f : 0.0f));
   int use = tex >= 0 && tex < r->ntex && r->tex[tex] != 0;
-  glUniform1i(u->use_tex, use);
-  if (use) {
+  int cube = use && m->tex_type[tex] != 0;
+  glUniform1i(u->use_tex, cube ? 2 : use);
+  if (cube) {
+    glActiveTexture(GL_TEXTURE2);
+    glBindTexture(GL_TEXTURE_CUBE_MAP, r->tex[tex]);
+    glActiveTexture(GL_TEXTURE0);
+  } else if (use) {
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, r->tex[tex]);
     glUniform2fv(u->texrepeat, 1, m->mat_texrepeat + 2 * mat);

@@ -168,6 +168,7 @@ static void upload_lights(imp_renderer* r, const light_set* L, int shadowed) {
   glBindTexture(GL_TEXTURE_2D, r->shadow_tex);
   glUniform1i(u->shadow, 1);
   glUniform1i(u->tex, 0);
+  glUniform1i(u->cube, 2); /* samplers of different types may not share a unit */
   glActiveTexture(GL_TEXTURE0);
 }
 
@@ -188,6 +189,13 @@ static void draw_sky(imp_renderer* r) {
                model_sky ? r->model_sky_top : r->sky_top);
   glUniform3fv(glGetUniformLocation(r->prog_sky, "u_bottom"), 1,
                model_sky ? r->model_sky_bottom : r->sky_bottom);
+  int cube = model_sky && r->sky_cube != 0;
+  glUniform1i(glGetUniformLocation(r->prog_sky, "u_use_cube"), cube);
+  glUniform1i(glGetUniformLocation(r->prog_sky, "u_sky"), 0);
+  if (cube) {
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_CUBE_MAP, r->sky_cube);
+  }
   glDisable(GL_DEPTH_TEST);
   glDepthMask(GL_FALSE);
   glBindVertexArray(r->sky_vao);

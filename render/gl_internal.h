@@ -18,7 +18,7 @@
 /* The main shader's uniform locations, looked up once. */
 typedef struct imp_main_uniforms {
   GLint model, nmat, scale, view, proj, light_vp, eye;
-  GLint rgba, specular, shininess, emission, use_tex, tex, texrepeat, texuniform;
+  GLint rgba, specular, shininess, emission, use_tex, tex, cube, texrepeat, texuniform;
   GLint nlight, lpos, ldir, lamb, ldif, lspec, latt, ldirectional, lcutoff, lexp;
   GLint shadow, shadow_light, use_shadow;
 } imp_main_uniforms;
@@ -40,13 +40,14 @@ struct imp_renderer {
   int nmesh;
   imp_shape_range* mesh; /* nmesh: vertex range of each mesh in vbo */
   int ntex;
-  GLuint* tex; /* ntex: 2D textures, 0 for cube and skybox textures */
+  GLuint* tex; /* ntex: 2D or cube map (by tex_type); 0 for gradient skyboxes */
   GLuint shadow_fbo, shadow_tex;
   GLuint pick_fbo, pick_color, pick_depth;
   int pick_w, pick_h;
   GLuint sky_vao;
   float sky_top[3], sky_bottom[3], model_sky_top[3], model_sky_bottom[3];
   int has_skybox;
+  GLuint sky_cube; /* the skybox as a cube map (a file, checker, flat), or 0: the gradient */
   double* light_ref; /* nlight x 6: offset from the tracked point and world direction at qpos0 */
   double* cam_ref; /* ncam x 12: offset from the tracked point and world xmat at qpos0 */
   imp_font font;

@@ -39,6 +39,7 @@ static const char* main_fs =
     "uniform float u_specular, u_shininess, u_emission;\n"
     "uniform int u_use_tex, u_texuniform;\n"
     "uniform sampler2D u_tex;\n"
+    "uniform samplerCube u_cube;\n"
     "uniform vec2 u_texrepeat;\n"
     "uniform vec3 u_eye;\n"
     "uniform int u_nlight;\n"
@@ -62,7 +63,10 @@ static const char* main_fs =
     "  vec3 n = normalize(v_nrm), e = normalize(u_eye - v_world);\n"
     "  if (dot(n, e) < 0.0) n = -n;\n" /* two-sided: a plane seen from below */
     "  vec3 base = u_rgba.rgb;\n"
-    "  if (u_use_tex != 0) {\n"
+    /* cube textures by the direction from the object's centre, z up (the
+       up face on top, as in the world), where GL's cube maps are y up */
+    "  if (u_use_tex == 2) base *= texture(u_cube, vec3(v_local.x, v_local.z, -v_local.y)).rgb;\n"
+    "  if (u_use_tex == 1) {\n"
     "    vec2 uv = u_texuniform != 0 ? v_local.xy * u_texrepeat : v_uv * u_texrepeat;\n"
     "    base *= texture(u_tex, uv).rgb;\n"
     "  }\n"
@@ -110,7 +114,8 @@ static const char* flat_fs =
     "void main() { o_color = u_rgba; }\n";
 
 /* Background: the ray through each pixel, coloured by its height z as a
-   gradient from u_bottom (z = -1) to u_top (z = 1); see sky_colour in gl.c. */
+   gradient from u_bottom (z = -1) to u_top (z = 1), or looked up in the
+   model's skybox cube map (z up, as for cube-textured geoms). */
 static const char* sky_vs =
     "#version 330 core\n"
     "out vec2 v_ndc;\n"
@@ -124,10 +129,13 @@ static const char* sky_fs =
     "in vec2 v_ndc;\n"
     "uniform vec3 u_fwd, u_right, u_up, u_top, u_bottom;\n"
     "uniform vec2 u_tan;\n"
+    "uniform int u_use_cube;\n"
+    "uniform samplerCube u_sky;\n"
     "out vec4 o_color;\n"
     "void main() {\n"
     "  vec3 d = normalize(u_fwd + v_ndc.x * u_tan.x * u_right + v_ndc.y * u_tan.y * u_up);\n"
-    "  o_color = vec4(mix(u_bottom, u_top, 0.5 * (d.z + 1.0)), 1.0);\n"
+    "  o_color = u_use_cube != 0 ? vec4(texture(u_sky, vec3(d.x, d.z, -d.y)).rgb, 1.0)\n"
+    "                            : vec4(mix(u_bottom, u_top, 0.5 * (d.z + 1.0)), 1.0);\n"
     "}\n";
 
 /* Text and panels in pixel coordinates (y down); u_solid: a plain panel. */
@@ -210,6 +218,7 @@ static void main_uniforms(GLuint p, imp_main_uniforms* u) {
   u->emission = glGetUniformLocation(p, "u_emission");
   u->use_tex = glGetUniformLocation(p, "u_use_tex");
   u->tex = glGetUniformLocation(p, "u_tex");
+  u->cube = glGetUniformLocation(p, "u_cube");
   u->texrepeat = glGetUniformLocation(p, "u_texrepeat");
   u->texuniform = glGetUniformLocation(p, "u_texuniform");
   u->nlight = glGetUniformLocation(p, "u_nlight");

@@ -83,3 +83,65 @@ unsigned char* imp_texture_rgb(const imp_model* m, int texid, int* width, int* h
   if (!rgb) snprintf(err, (size_t)errsz, "texture %d: out of memory", texid);
   return rgb;
 }
+
+/* Which grid cell (row-major) of texid's layout holds face f (0..5, R L U
+   D F B); -1 when none. A 1 x 1 grid holds every face. */
+static int face_cell(const imp_model* m, int texid, int f) {
+  const int* g = m->tex_gridsize + 2 * texid;
+  const char* layout = m->tex_gridlayout + 13 * texid;
+  if (g[0] * g[1] == 1) return 0;
+  const char* at = strchr(layout, "RLUDFB"[f]);
+  return at ? (int)(at - layout) : -1;
+}
+
+/* Cut the six faces out of an image laid out as texid's grid, each resampled
+   (nearest texel) to a size x size square, as a cube map's faces must be. */
+static void cut_faces(const imp_model* m, int texid, const unsigned char* img, int w, int h,
+                      int size, unsigned char* faces) {
+  const int* g = m->tex_gridsize + 2 * texid;
+  int cw = w / g[1], ch = h / g[0];
+  for (int f = 0; f < 6; f++) {
+    unsigned char* out = faces + (size_t)f * 3 * size * size;
+    int cell = face_cell(m, texid, f);
+    if (cell < 0) {
+      memset(out, 0, (size_t)3 * size * size);
+      continue;
+    }
+    int x0 = (cell % g[1]) * cw, y0 = (cell / g[1]) * ch;
+    for (int j = 0; j < size; j++)
+      for (int i = 0; i < size; i++) {
+        int x = x0 + i * cw / size, y = y0 + j * ch / size;
+        memcpy(out + 3 * ((size_t)j * size + i), img + 3 * ((size_t)y * w + x), 3);
+      }
+  }
+}
+
+static unsigned char* file_faces(const imp_model* m, int texid, int* size, char* err, int errsz) {
+  int w, h;
+  const char* path = m->paths + m->tex_fileadr[texid];
+  unsigned char* img = file_rgb(path, &w, &h, err, errsz);
+  if (!img) return NULL;
+  const int* g = m->tex_gridsize + 2 * texid;
+  int cw = w / g[1], ch = h / g[0];
+  *size = cw < ch ? cw : ch;
+  unsigned char* faces = *size > 0 ? malloc((size_t)18 * *size * *size) : NULL;
+  if (faces) cut_faces(m, texid, img, w, h, *size, faces);
+  else snprintf(err, (size_t)errsz, "%s: %dx%d cannot be cut into a %dx%d grid of faces", path, w,
+                h, g[0], g[1]);
+  free(img);
+  return faces;
+}
+
+unsigned char* imp_texture_cube_faces(const imp_model* m, int texid, int* size, char* err,
+                                      int errsz) {
+  if (m->tex_fileadr[texid] >= 0) return file_faces(m, texid, size, err, errsz);
+  int w = m->tex_width[texid];
+  *size = w > 0 ? (w < 512 ? w : 512) : 64;
+  unsigned char* face = builtin_rgb(m, texid, *size, *size);
+  unsigned char* faces = face ? malloc((size_t)18 * *size * *size) : NULL;
+  for (int f = 0; faces && f < 6; f++)
+    memcpy(faces + (size_t)f * 3 * *size * *size, face, (size_t)3 * *size * *size);
+  free(face);
+  if (!faces) snprintf(err, (size_t)errsz, "texture %d: out of memory", texid);
+  return faces;
+}

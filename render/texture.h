@@ -13,6 +13,16 @@
 unsigned char* imp_texture_rgb(const imp_model* m, int texid, int* width, int* height, char* err,
                                int errsz);
 
+/* The six square faces of a cube or skybox texture, each size x size RGB
+   (6 * 3 * size * size bytes, malloc'ed, top row first), in the order
+   right, left, up, down, front, back (GL's +X -X +Y -Y +Z -Z). Builtins
+   draw their pattern on every face (width texels wide, default 64); a file
+   is cut by gridsize / gridlayout (MJCF) into faces, and with a 1 x 1 grid
+   the whole image is every face. A face the layout omits is black. NULL
+   with "file: why" in err. */
+unsigned char* imp_texture_cube_faces(const imp_model* m, int texid, int* size, char* err,
+                                      int errsz);
+
 /* The colour of builtin texture texid at texel (i, j) of a w x h image,
    MJCF's rules: checker 2 x 2 squares (rgb1 top-left and bottom-right),
    gradient rgb1 at the centre to rgb2 at the rim, flat rgb1; marks in

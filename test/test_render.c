@@ -287,6 +287,75 @@ START_TEST(floor_shows_the_checker_texture) {
 }
 END_TEST
 
+/* A PNG laid out as MJCF's cross (gridsize 3 4, gridlayout .U..LFRB.D..),
+   each face a 2 x 2 square of its own colour: face_rgb[k] for "RLUDFB"[k]. */
+static const unsigned char face_rgb[6][3] = {
+    {200, 40, 40}, {40, 200, 40}, {230, 230, 60}, {40, 40, 200}, {200, 40, 200}, {40, 200, 200}};
+
+static void write_cross_png(const char* path) {
+  static const char layout[] = ".U..LFRB.D..";
+  unsigned char img[6 * 8 * 3] = {0};
+  for (int y = 0; y < 6; y++)
+    for (int x = 0; x < 8; x++) {
+      const char* at = strchr("RLUDFB", layout[(y / 2) * 4 + x / 2]);
+      if (layout[(y / 2) * 4 + x / 2] != '.' && at) memcpy(img + 3 * (y * 8 + x), face_rgb[at - "RLUDFB"], 3);
+    }
+  char err[1200] = "";
+  ck_assert_msg(imp_image_write_png(path, img, 8, 6, err, sizeof err) == 0, "%s", err);
+}
+
+/* A white-material box textured with the cross: seen from straight above it
+   shows the up face's colour lit head on (ambient .3 + diffuse .7), from
+   straight below the down face's; the material colour alone would be grey. */
+START_TEST(cube_texture_puts_its_faces_on_a_box) {
+  char png[1024], xml[2048];
+  snprintf(png, sizeof png, "%s/render_cube_cross.png", IMP_TEST_TMPDIR);
+  write_cross_png(png);
+  snprintf(xml, sizeof xml,
+           "<mujoco><visual><headlight ambient='.3 .3 .3' diffuse='.7 .7 .7' specular='0 0 0'/>"
+           "</visual><asset><texture name='c' type='cube' file='%s' gridsize='3 4' "
+           "gridlayout='.U..LFRB.D..'/><material name='c' texture='c' specular='0'/></asset>"
+           "<worldbody><geom type='box' size='.3 .3 .3' material='c'/></worldbody></mujoco>",
+           png);
+  fixture* f = setup(xml);
+  f->opt.flags &= ~(unsigned)IMP_VIS_SHADOW;
+  double elevation[2] = {-89.9, 89.9};
+  int face[2] = {2, 3}; /* up, down */
+  for (int k = 0; k < 2; k++) {
+    f->cam = (imp_camera){IMP_CAMERA_FREE, -1, -1, {0, 0, 0}, 2, 90, elevation[k]};
+    draw(f);
+    double lit[3];
+    for (int c = 0; c < 3; c++) lit[c] = face_rgb[face[k]][c] / 255.0;
+    assert_pixel(f, W / 2, H / 2, lit, 4 / 255.0);
+  }
+  teardown(f);
+}
+END_TEST
+
+/* A skybox from the same file: looking straight up the background is the
+   up face's colour, straight down the down face's, unlit. */
+START_TEST(skybox_file_is_the_background) {
+  char png[1024], xml[2048];
+  snprintf(png, sizeof png, "%s/render_sky_cross.png", IMP_TEST_TMPDIR);
+  write_cross_png(png);
+  snprintf(xml, sizeof xml,
+           "<mujoco><asset><texture type='skybox' file='%s' gridsize='3 4' "
+           "gridlayout='.U..LFRB.D..'/></asset><worldbody/></mujoco>",
+           png);
+  fixture* f = setup(xml);
+  double elevation[2] = {89.9, -89.9};
+  int face[2] = {2, 3};
+  for (int k = 0; k < 2; k++) {
+    f->cam = (imp_camera){IMP_CAMERA_FREE, -1, -1, {0, 0, 0}, 2, 90, elevation[k]};
+    draw(f);
+    double rgb[3];
+    for (int c = 0; c < 3; c++) rgb[c] = face_rgb[face[k]][c] / 255.0;
+    assert_pixel(f, W / 2, H / 2, rgb, 2 / 255.0);
+  }
+  teardown(f);
+}
+END_TEST
+
 START_TEST(selection_glows_and_transparency_blends) {
   fixture* f = setup(ball_xml);
   draw(f);
@@ -375,6 +444,8 @@ int main(void) {
   tcase_add_test(tc, selection_glows_and_transparency_blends);
   tcase_add_test(tc, missing_texture_file_is_an_error_naming_it);
   tcase_add_test(tc, trackcom_camera_follows_without_turning);
+  tcase_add_test(tc, cube_texture_puts_its_faces_on_a_box);
+  tcase_add_test(tc, skybox_file_is_the_background);
   suite_add_tcase(s, tc);
   return imp_test_run_suite(s);
 }

@@ -77,11 +77,51 @@ START_TEST(png_texture_file_is_read_as_written) {
 }
 END_TEST
 
+/* Cube faces, GL-free: a builtin's pattern on all six; a 2 x 3 grid file
+   (gridlayout RLU DFB) cut into its cells in the order R L U D F B; a 1 x 1
+   file on every face; a layout that does not fit the grid is refused. */
+START_TEST(cube_faces_from_builtins_and_grids) {
+  char path[1024], xml[2048], err[1200] = "";
+  snprintf(path, sizeof path, "%s/render_texture_grid.png", IMP_TEST_TMPDIR);
+  unsigned char img[2 * 3 * 3];
+  for (int k = 0; k < 6; k++) img[3 * k] = img[3 * k + 1] = img[3 * k + 2] = (unsigned char)(40 * k);
+  ck_assert_int_eq(imp_image_write_png(path, img, 3, 2, err, sizeof err), 0);
+  snprintf(xml, sizeof xml,
+           "<mujoco><asset><texture type='cube' builtin='flat' width='4' rgb1='0 1 0'/>"
+           "<texture type='cube' file='%s' gridsize='2 3' gridlayout='RLUDFB'/>"
+           "<texture type='skybox' file='%s'/></asset><worldbody/></mujoco>",
+           path, path);
+  imp_model* m = imp_test_load_string(xml);
+  int size;
+  unsigned char* f = imp_texture_cube_faces(m, 0, &size, err, sizeof err);
+  ck_assert_msg(f != NULL, "%s", err);
+  ck_assert_int_eq(size, 4);
+  for (int k = 0; k < 6 * 16; k++) assert_texel(f, 1, k, 0, 0, 255, 0);
+  free(f);
+  f = imp_texture_cube_faces(m, 1, &size, err, sizeof err);
+  ck_assert_msg(f != NULL, "%s", err);
+  ck_assert_int_eq(size, 1);
+  for (int k = 0; k < 6; k++) assert_texel(f, 1, k, 0, 40 * k, 40 * k, 40 * k);
+  free(f);
+  f = imp_texture_cube_faces(m, 2, &size, err, sizeof err);
+  ck_assert_msg(f != NULL, "%s", err);
+  ck_assert_int_eq(size, 2); /* the whole 3 x 2 image, squared to its height */
+  for (int k = 0; k < 6; k++) ck_assert(memcmp(f + 12 * k, f, 12) == 0);
+  free(f);
+  imp_free_model(m);
+  char bad[] = "<mujoco><asset><texture type='cube' builtin='flat' gridsize='2 3' "
+               "gridlayout='RLUD'/></asset><worldbody/></mujoco>";
+  ck_assert_ptr_null(imp_load_xml_string(bad, ".", "bad", err, sizeof err));
+  ck_assert_msg(strstr(err, "gridlayout") != NULL, "%s", err);
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("render_texture");
   TCase* tc = tcase_create("render_texture");
   tcase_add_test(tc, builtin_checker_and_flat_with_marks);
   tcase_add_test(tc, png_texture_file_is_read_as_written);
+  tcase_add_test(tc, cube_faces_from_builtins_and_grids);
   suite_add_tcase(s, tc);
   return imp_test_run_suite(s);
 }
