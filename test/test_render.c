@@ -297,8 +297,9 @@ static void write_cross_png(const char* path) {
   unsigned char img[6 * 8 * 3] = {0};
   for (int y = 0; y < 6; y++)
     for (int x = 0; x < 8; x++) {
-      const char* at = strchr("RLUDFB", layout[(y / 2) * 4 + x / 2]);
-      if (layout[(y / 2) * 4 + x / 2] != '.' && at) memcpy(img + 3 * (y * 8 + x), face_rgb[at - "RLUDFB"], 3);
+      char cell = layout[(y / 2) * 4 + x / 2];
+      const char* at = cell != '.' ? strchr("RLUDFB", cell) : NULL;
+      if (at) memcpy(img + 3 * (y * 8 + x), face_rgb[at - "RLUDFB"], 3);
     }
   char err[1200] = "";
   ck_assert_msg(imp_image_write_png(path, img, 8, 6, err, sizeof err) == 0, "%s", err);

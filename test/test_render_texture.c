@@ -84,7 +84,8 @@ START_TEST(cube_faces_from_builtins_and_grids) {
   char path[1024], xml[2048], err[1200] = "";
   snprintf(path, sizeof path, "%s/render_texture_grid.png", IMP_TEST_TMPDIR);
   unsigned char img[2 * 3 * 3];
-  for (int k = 0; k < 6; k++) img[3 * k] = img[3 * k + 1] = img[3 * k + 2] = (unsigned char)(40 * k);
+  for (int k = 0; k < 6; k++) /* cell k grey level 40 k */
+    img[3 * k] = img[3 * k + 1] = img[3 * k + 2] = (unsigned char)(40 * k);
   ck_assert_int_eq(imp_image_write_png(path, img, 3, 2, err, sizeof err), 0);
   snprintf(xml, sizeof xml,
            "<mujoco><asset><texture type='cube' builtin='flat' width='4' rgb1='0 1 0'/>"
