@@ -38,6 +38,10 @@ double imp_timer_now(void);
 void imp_kinematics(const imp_model* m, imp_data* d);
 /* Subtree centres of mass, com-frame inertias cinert and motion axes cdof. */
 void imp_com_pos(const imp_model* m, imp_data* d);
+/* Cameras and lights moved by their mode (track, trackcom, targetbody,
+   targetbodycom) from the body-fixed frames of imp_kinematics; needs
+   imp_com_pos's subtree centres of mass. */
+void imp_camlight(const imp_model* m, imp_data* d);
 /* Body velocities cvel and the time derivatives cdof_dot, from qvel. */
 void imp_com_vel(const imp_model* m, imp_data* d);
 

@@ -204,3 +204,65 @@ void imp_com_vel(const imp_model* m, imp_data* d) {
     imp_copy(d->cvel + 6 * b, v, 6);
   }
 }
+
+/* The point a tracking or aiming mode refers to: a body's origin, or the
+   centre of mass of the subtree it roots. */
+static const double* mode_point(const imp_data* d, int body, int com) {
+  return com ? d->subtree_com + 3 * body : d->xpos + 3 * body;
+}
+
+static int is_target_mode(int mode) {
+  return mode == IMP_CAMLIGHT_TARGETBODY || mode == IMP_CAMLIGHT_TARGETBODYCOM;
+}
+
+/* Camera c looking at target: its -z axis points there, and its x axis is
+   horizontal (orthogonal to world z), so the horizon stays level. Left
+   body-fixed when the target is on the camera or straight above/below it,
+   where no level frame exists. */
+static void aim_camera(imp_data* d, int c, const double target[3]) {
+  double x[3], y[3], z[3], up[3] = {0, 0, 1};
+  for (int i = 0; i < 3; i++) z[i] = d->cam_xpos[3 * c + i] - target[i];
+  if (imp_normalize3(z) < IMP_MINVAL) return;
+  imp_cross(x, up, z);
+  if (imp_normalize3(x) < IMP_MINVAL) return;
+  imp_cross(y, z, x);
+  double* R = d->cam_xmat + 9 * c; /* row-major: the axes are its columns */
+  for (int i = 0; i < 3; i++) R[3 * i] = x[i], R[3 * i + 1] = y[i], R[3 * i + 2] = z[i];
+}
+
+static void camera_mode(const imp_model* m, imp_data* d, int c) {
+  int mode = m->cam_mode[c], b = m->cam_bodyid[c], t = m->cam_targetbodyid[c];
+  double* xpos = d->cam_xpos + 3 * c;
+  if (mode == IMP_CAMLIGHT_TRACK || mode == IMP_CAMLIGHT_TRACKCOM) {
+    int com = mode == IMP_CAMLIGHT_TRACKCOM;
+    const double* off = (com ? m->cam_poscom0 : m->cam_pos0) + 3 * c;
+    const double* p = mode_point(d, b, com);
+    for (int i = 0; i < 3; i++) xpos[i] = p[i] + off[i];
+    imp_copy(d->cam_xmat + 9 * c, m->cam_mat0 + 9 * c, 9);
+  } else if (is_target_mode(mode) && t >= 0) {
+    aim_camera(d, c, mode_point(d, t, mode == IMP_CAMLIGHT_TARGETBODYCOM));
+  }
+}
+
+static void light_mode(const imp_model* m, imp_data* d, int l) {
+  int mode = m->light_mode[l], b = m->light_bodyid[l], t = m->light_targetbodyid[l];
+  double* xpos = d->light_xpos + 3 * l;
+  double* xdir = d->light_xdir + 3 * l;
+  if (mode == IMP_CAMLIGHT_TRACK || mode == IMP_CAMLIGHT_TRACKCOM) {
+    int com = mode == IMP_CAMLIGHT_TRACKCOM;
+    const double* off = (com ? m->light_poscom0 : m->light_pos0) + 3 * l;
+    const double* p = mode_point(d, b, com);
+    for (int i = 0; i < 3; i++) xpos[i] = p[i] + off[i];
+    imp_copy(xdir, m->light_dir0 + 3 * l, 3);
+  } else if (is_target_mode(mode) && t >= 0) {
+    const double* p = mode_point(d, t, mode == IMP_CAMLIGHT_TARGETBODYCOM);
+    double v[3] = {p[0] - xpos[0], p[1] - xpos[1], p[2] - xpos[2]};
+    /* a light on its target keeps the body-fixed direction */
+    if (imp_normalize3(v) >= IMP_MINVAL) imp_copy(xdir, v, 3);
+  }
+}
+
+void imp_camlight(const imp_model* m, imp_data* d) {
+  for (int c = 0; c < m->ncam; c++) camera_mode(m, d, c);
+  for (int l = 0; l < m->nlight; l++) light_mode(m, d, l);
+}

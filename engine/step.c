@@ -24,6 +24,7 @@ void imp_forward(const imp_model* m, imp_data* d) {
   /* position-dependent */
   imp_kinematics(m, d);
   imp_com_pos(m, d);
+  imp_camlight(m, d);
   imp_crb(m, d);
   imp_factor_m(m, d);
   /* velocity-dependent */

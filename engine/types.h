@@ -62,6 +62,15 @@ typedef enum imp_dyn_type { IMP_DYN_NONE = 0 } imp_dyn_type;
 typedef enum imp_gain_type { IMP_GAIN_FIXED = 0 } imp_gain_type;
 typedef enum imp_bias_type { IMP_BIAS_NONE = 0, IMP_BIAS_AFFINE = 1 } imp_bias_type;
 
+/* How a camera or light moves (MJCF's mode attribute), cam_mode/light_mode. */
+typedef enum imp_camlight_mode {
+  IMP_CAMLIGHT_FIXED = 0,        /* rigidly with its body */
+  IMP_CAMLIGHT_TRACK = 1,        /* body origin + qpos0's world offset, qpos0's orientation */
+  IMP_CAMLIGHT_TRACKCOM = 2,     /* the same about the body's subtree centre of mass */
+  IMP_CAMLIGHT_TARGETBODY = 3,   /* body-fixed position, aimed at the target body's origin */
+  IMP_CAMLIGHT_TARGETBODYCOM = 4 /* body-fixed position, aimed at the target's subtree com */
+} imp_camlight_mode;
+
 typedef enum imp_obj_type {
   IMP_OBJ_BODY = 0,
   IMP_OBJ_JOINT,
@@ -304,6 +313,9 @@ typedef struct imp_model {
   double* cam_pos;       /* ncam x 3 */
   double* cam_quat;      /* ncam x 4: camera looks along its -z, y up */
   double* cam_fovy;      /* ncam: degrees */
+  double* cam_pos0;      /* ncam x 3: world offset from the body origin at qpos0 (track) */
+  double* cam_poscom0;   /* ncam x 3: world offset from the body's subtree com at qpos0 (trackcom) */
+  double* cam_mat0;      /* ncam x 9: world orientation at qpos0 (track, trackcom) */
 
   /* lights */
   int* light_bodyid;       /* nlight */
@@ -314,6 +326,9 @@ typedef struct imp_model {
   int* light_active;       /* nlight */
   double* light_pos;       /* nlight x 3 */
   double* light_dir;       /* nlight x 3 */
+  double* light_pos0;      /* nlight x 3: as cam_pos0 */
+  double* light_poscom0;   /* nlight x 3: as cam_poscom0 */
+  double* light_dir0;      /* nlight x 3: world direction at qpos0 (track, trackcom) */
   float* light_attenuation;/* nlight x 3 */
   float* light_cutoff;     /* nlight */
   float* light_exponent;   /* nlight */

@@ -40,6 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine.h"
+#include "impetus.h"
 #include "loader.h"
 #include "mathx.h"
 #include "quat.h"
@@ -80,6 +82,9 @@
   X(double, site_quat, 4 * nsite) X(float, site_rgba, 4 * nsite) X(int, cam_bodyid, ncam)  \
   X(int, cam_mode, ncam) X(int, cam_targetbodyid, ncam) X(double, cam_pos, 3 * ncam)       \
   X(double, cam_quat, 4 * ncam) X(double, cam_fovy, ncam) X(int, light_bodyid, nlight)     \
+  X(double, cam_pos0, 3 * ncam) X(double, cam_poscom0, 3 * ncam) X(double, cam_mat0, 9 * ncam) \
+  X(double, light_pos0, 3 * nlight) X(double, light_poscom0, 3 * nlight)                   \
+  X(double, light_dir0, 3 * nlight)                                                        \
   X(int, light_mode, nlight) X(int, light_targetbodyid, nlight)                            \
   X(int, light_directional, nlight) X(int, light_castshadow, nlight)                       \
   X(int, light_active, nlight) X(double, light_pos, 3 * nlight)                            \
@@ -451,6 +456,34 @@ static int longest_dof_chain(const imp_model* m) {
     if (n > best) best = n;
   }
   return best;
+}
+
+/* References of the track and trackcom modes: the world offsets of each
+   camera and light from its body's origin and subtree centre of mass, and
+   its world orientation, in the body-fixed frames of qpos0 (so a tracking
+   camera starts where a fixed one would). Computed by the engine's own
+   kinematics so the two cannot disagree. */
+static void camlight_references(ld_ctx* c, imp_model* m) {
+  if (m->ncam == 0 && m->nlight == 0) return;
+  imp_data* d = imp_make_data(m);
+  if (!d) ld_error(c, "", 0, "out of memory");
+  imp_kinematics(m, d); /* make_data starts at qpos0 */
+  imp_com_pos(m, d);
+  for (int i = 0; i < m->ncam; i++) {
+    const double *x = d->cam_xpos + 3 * i, *o = d->xpos + 3 * m->cam_bodyid[i],
+                 *com = d->subtree_com + 3 * m->cam_bodyid[i];
+    for (int k = 0; k < 3; k++)
+      m->cam_pos0[3 * i + k] = x[k] - o[k], m->cam_poscom0[3 * i + k] = x[k] - com[k];
+    imp_copy(m->cam_mat0 + 9 * i, d->cam_xmat + 9 * i, 9);
+  }
+  for (int i = 0; i < m->nlight; i++) {
+    const double *x = d->light_xpos + 3 * i, *o = d->xpos + 3 * m->light_bodyid[i],
+                 *com = d->subtree_com + 3 * m->light_bodyid[i];
+    for (int k = 0; k < 3; k++)
+      m->light_pos0[3 * i + k] = x[k] - o[k], m->light_poscom0[3 * i + k] = x[k] - com[k];
+    imp_copy(m->light_dir0 + 3 * i, d->light_xdir + 3 * i, 3);
+  }
+  imp_free_data(d);
 }
 
 imp_model* ld_compile(ld_ctx* c) {
@@ -1043,6 +1076,7 @@ imp_model* ld_compile(ld_ctx* c) {
     if (!(m->extent > 1e-6)) m->extent = 2;
   }
   m->meansize = ld_mean_body_size(m);
+  camlight_references(c, m);
 
   /* ---- warnings: their own allocation, freed with the model ---- */
   m->nwarning = c->nwarning;

@@ -63,8 +63,8 @@ typedef enum imp_camera_action {
 void imp_camera_default(const imp_model* m, imp_camera* cam);
 
 /* Resolve cam for state d (after imp_forward/imp_step). A model camera is
-   taken as the kinematics placed it (body-fixed); imp_render_frame applies
-   MJCF's track/trackcom/targetbody modes on top. A tracking camera's
+   taken as the engine placed it (cam_xpos/cam_xmat, which follow MJCF's
+   track/trackcom/targetbody modes already). A tracking camera's
    lookat is written back, so switching to free keeps the view. An out of
    range camera or body id falls back to the free camera. */
 void imp_camera_pose_compute(const imp_model* m, const imp_data* d, imp_camera* cam,

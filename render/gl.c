@@ -179,41 +179,6 @@ static int make_shadow_map(imp_renderer* r, char* err, int errsz) {
   return ok;
 }
 
-/* For lights and cameras that track a body (modes track, trackcom): their
-   offset from the body's origin or subtree centre of mass, and their world
-   direction (lights) or orientation (cameras), at qpos0, from a state the
-   renderer makes once for this. */
-static void reference_offset(const imp_model* m, const imp_data* d, int mode, int b,
-                             const double* xpos, double* out) {
-  const double* origin = mode == 2 ? d->subtree_com + 3 * b : d->xpos + 3 * b;
-  for (int k = 0; k < 3; k++) out[k] = xpos[k] - origin[k];
-  (void)m;
-}
-
-static int tracking_references(imp_renderer* r, const imp_model* m, char* err, int errsz) {
-  if (m->nlight == 0 && m->ncam == 0) return 1;
-  imp_data* d = imp_make_data(m);
-  r->light_ref = malloc(6 * (size_t)(m->nlight > 0 ? m->nlight : 1) * sizeof(double));
-  r->cam_ref = malloc(12 * (size_t)(m->ncam > 0 ? m->ncam : 1) * sizeof(double));
-  if (!d || !r->light_ref || !r->cam_ref) {
-    imp_free_data(d);
-    return snprintf(err, (size_t)errsz, "renderer: out of memory"), 0;
-  }
-  imp_forward(m, d);
-  for (int i = 0; i < m->nlight; i++) {
-    reference_offset(m, d, m->light_mode[i], m->light_bodyid[i], d->light_xpos + 3 * i,
-                     r->light_ref + 6 * i);
-    memcpy(r->light_ref + 6 * i + 3, d->light_xdir + 3 * i, 3 * sizeof(double));
-  }
-  for (int i = 0; i < m->ncam; i++) {
-    reference_offset(m, d, m->cam_mode[i], m->cam_bodyid[i], d->cam_xpos + 3 * i,
-                     r->cam_ref + 12 * i);
-    memcpy(r->cam_ref + 12 * i + 3, d->cam_xmat + 9 * i, 9 * sizeof(double));
-  }
-  imp_free_data(d);
-  return 1;
-}
-
 /* The context must give us at least 3.3 before anything is compiled. */
 static int check_version(char* err, int errsz) {
   GLint major = 0, minor = 0;
@@ -239,7 +204,6 @@ imp_renderer* imp_render_make(const imp_model* m, char* err, int errsz) {
   ok = ok && upload_vertices(r, m, err, errsz);
   ok = ok && upload_textures(r, m, err, errsz);
   ok = ok && make_shadow_map(r, err, errsz);
-  ok = ok && tracking_references(r, m, err, errsz);
   if (!ok) {
     imp_render_free(r);
     return NULL;
@@ -268,8 +232,6 @@ void imp_render_free(imp_renderer* r) {
   imp_scene_free(r->scene);
   free(r->tex);
   free(r->mesh);
-  free(r->light_ref);
-  free(r->cam_ref);
   free(r);
 }
 

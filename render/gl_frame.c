@@ -44,33 +44,11 @@ static void set3(float* d, const double* s) {
   d[0] = (float)s[0], d[1] = (float)s[1], d[2] = (float)s[2];
 }
 
-/* A light's pose by its MJCF mode: track and trackcom keep the world
-   direction of qpos0 and follow the body (or its subtree's centre of mass)
-   at the offset of qpos0; targetbody and targetbodycom aim at the target's
-   origin (or centre of mass); fixed lights move with their body. The
-   kinematics computes body-fixed frames only, so the modes are applied here
-   from the references imp_render_make took at qpos0. */
-static void light_pose(const imp_renderer* r, const imp_model* m, const imp_data* d, int i,
-                       double pos[3], double dir[3]) {
-  int mode = m->light_mode[i], t = m->light_targetbodyid[i], b = m->light_bodyid[i];
+/* A light's world pose: the engine's light_xpos/light_xdir, which already
+   follow the light's MJCF mode (imp_camlight). */
+static void light_pose(const imp_data* d, int i, double pos[3], double dir[3]) {
   memcpy(pos, d->light_xpos + 3 * i, 3 * sizeof(double));
   memcpy(dir, d->light_xdir + 3 * i, 3 * sizeof(double));
-  if ((mode == 1 || mode == 2) && r->light_ref) {
-    const double* origin = mode == 1 ? d->xpos + 3 * b : d->subtree_com + 3 * b;
-    for (int k = 0; k < 3; k++) {
-      pos[k] = origin[k] + r->light_ref[6 * i + k];
-      dir[k] = r->light_ref[6 * i + 3 + k];
-    }
-  }
-  if ((mode != 3 && mode != 4) || t < 0 || t >= m->nbody) return;
-  const double* target = mode == 3 ? d->xpos + 3 * t : d->subtree_com + 3 * t;
-  double v[3], n = 0;
-  for (int k = 0; k < 3; k++)
-    v[k] = target[k] - pos[k], n += v[k] * v[k];
-  n = sqrt(n);
-  if (n > 1e-12)
-    for (int k = 0; k < 3; k++)
-      dir[k] = v[k] / n;
 }
 
 /* The headlight (a directional light along the view, as MuJoCo's) and the
@@ -92,7 +70,7 @@ static void collect_lights(const imp_renderer* r, const imp_model* m, const imp_
     if (!m->light_active[i]) continue;
     int k = L->n++;
     double pos[3], dir[3];
-    light_pose(r, m, d, i, pos, dir);
+    light_pose(d, i, pos, dir);
     set3(L->pos[k], pos);
     set3(L->dir[k], dir);
     memcpy(L->amb[k], m->light_ambient + 3 * i, 3 * sizeof(float));
@@ -116,7 +94,7 @@ static void shadow_matrix(const imp_renderer* r, const imp_model* m, const imp_d
                           float* vp) {
   imp_camera_pose lp;
   double lpos[3], dir[3];
-  light_pose(r, m, d, id, lpos, dir);
+  light_pose(d, id, lpos, dir);
   double ext = m->extent;
   if (m->light_directional[id]) {
     for (int i = 0; i < 3; i++)
@@ -215,40 +193,9 @@ static void update_scene(imp_renderer* r, const imp_model* m, const imp_data* d)
   imp_scene_decorate(m, d, &dec, r->scene);
 }
 
-/* A model camera by its MJCF mode (the kinematics moves cameras rigidly
-   with their body): track and trackcom keep qpos0's orientation and follow
-   the body's origin or subtree centre of mass at qpos0's offset;
-   targetbody and targetbodycom turn to look at the target, horizon level. */
-static void apply_camera_mode(const imp_renderer* r, const imp_model* m, const imp_data* d,
-                              int id, imp_camera_pose* p) {
-  int mode = m->cam_mode[id], b = m->cam_bodyid[id], t = m->cam_targetbodyid[id];
-  if ((mode == 1 || mode == 2) && r->cam_ref) {
-    const double *ref = r->cam_ref + 12 * id, *R = ref + 3;
-    const double* origin = mode == 1 ? d->xpos + 3 * b : d->subtree_com + 3 * b;
-    for (int k = 0; k < 3; k++) {
-      p->pos[k] = origin[k] + ref[k];
-      p->right[k] = R[3 * k], p->up[k] = R[3 * k + 1], p->forward[k] = -R[3 * k + 2];
-    }
-  } else if ((mode == 3 || mode == 4) && t >= 0 && t < m->nbody) {
-    const double* target = mode == 3 ? d->xpos + 3 * t : d->subtree_com + 3 * t;
-    double f[3], n = 0;
-    for (int k = 0; k < 3; k++) f[k] = target[k] - p->pos[k], n += f[k] * f[k];
-    n = sqrt(n);
-    double rn = sqrt(f[0] * f[0] + f[1] * f[1]);
-    if (n < 1e-12 || rn < 1e-9 * n) return; /* on the target or straight above it */
-    for (int k = 0; k < 3; k++) p->forward[k] = f[k] / n;
-    p->right[0] = f[1] / rn, p->right[1] = -f[0] / rn, p->right[2] = 0; /* f x z */
-    p->up[0] = p->right[1] * p->forward[2] - p->right[2] * p->forward[1];
-    p->up[1] = p->right[2] * p->forward[0] - p->right[0] * p->forward[2];
-    p->up[2] = p->right[0] * p->forward[1] - p->right[1] * p->forward[0];
-  }
-}
-
 static void set_camera(imp_renderer* r, const imp_model* m, const imp_data* d, imp_camera* cam,
                        int width, int height) {
-  imp_camera_pose_compute(m, d, cam, &r->pose);
-  if (cam->type == IMP_CAMERA_FIXED && cam->fixedcamid >= 0 && cam->fixedcamid < m->ncam)
-    apply_camera_mode(r, m, d, cam->fixedcamid, &r->pose);
+  imp_camera_pose_compute(m, d, cam, &r->pose); /* model cameras: the engine's modes */
   imp_camera_view_matrix(&r->pose, r->view);
   imp_camera_projection_matrix(&r->pose, (double)width / height, r->proj);
   r->width = width;

@@ -48,8 +48,6 @@ struct imp_renderer {
   float sky_top[3], sky_bottom[3], model_sky_top[3], model_sky_bottom[3];
   int has_skybox;
   GLuint sky_cube; /* the skybox as a cube map (a file, checker, flat), or 0: the gradient */
-  double* light_ref; /* nlight x 6: offset from the tracked point and world direction at qpos0 */
-  double* cam_ref; /* ncam x 12: offset from the tracked point and world xmat at qpos0 */
   imp_font font;
   imp_scene* scene;
   imp_camera_pose pose;
