@@ -412,6 +412,71 @@ START_TEST(test_subtree_com_and_cdof_axes) {
 }
 END_TEST
 
+/* A free box with a camera and a light in each moving mode; at qpos0 the
+   box is unrotated, so qpos0's world offsets are the file's positions. */
+static const char* const k_camlight =
+    "<mujoco><worldbody>"
+    "  <body name='target' pos='3 0 0'><joint axis='0 0 1'/>"
+    "    <geom type='sphere' size='.1' pos='.5 0 0'/></body>"
+    "  <body name='box' pos='0 0 1'><freejoint/><geom type='box' size='.2 .1 .1'/>"
+    "    <body pos='.4 0 0'><geom type='sphere' size='.1' mass='3'/></body>"
+    "    <camera pos='0 -1 0' euler='90 0 0' mode='track'/>"
+    "    <camera pos='0 -1 .5' euler='90 0 0' mode='trackcom'/>"
+    "    <camera pos='0 .5 .5' mode='targetbody' target='target'/>"
+    "    <light pos='0 0 2' dir='0 0 -1' mode='track'/>"
+    "    <light pos='0 0 2' mode='targetbodycom' target='target'/>"
+    "  </body></worldbody></mujoco>";
+
+/* Column k of a row-major 3x3 matrix. */
+static void column(double v[3], const double* R, int k) {
+  for (int i = 0; i < 3; i++) v[i] = R[3 * i + k];
+}
+
+START_TEST(test_camera_and_light_modes) {
+  imp_model* m = imp_test_load_string_nowarn(k_camlight);
+  imp_data* d0 = imp_make_data(m);
+  imp_data* d = imp_make_data(m);
+  position_stages(m, d0);
+  imp_camlight(m, d0);
+  imp_test_random_state(m, d);
+  position_stages(m, d);
+  imp_camlight(m, d);
+  int box = imp_test_id(m, IMP_OBJ_BODY, "box"), tgt = imp_test_id(m, IMP_OBJ_BODY, "target");
+  double R0[9], q[4], ex[3] = {1, 0, 0};
+  imp_axisangle2quat(q, ex, IMP_PI / 2);
+  imp_quat2mat(R0, q); /* the file's euler='90 0 0' */
+  for (int c = 0; c < 2; c++) { /* track, trackcom: qpos0's orientation, world offset */
+    const double* o = c == 0 ? d->xpos + 3 * box : d->subtree_com + 3 * box;
+    const double* o0 = c == 0 ? d0->xpos + 3 * box : d0->subtree_com + 3 * box;
+    double off[3], off0[3];
+    for (int i = 0; i < 3; i++)
+      off[i] = d->cam_xpos[3 * c + i] - o[i], off0[i] = d0->cam_xpos[3 * c + i] - o0[i];
+    imp_assert_vec_near(off, off0, 3, 1e-12);
+    imp_assert_vec_near(d->cam_xmat + 9 * c, R0, 9, 1e-12);
+  }
+  /* qpos0's offset: the file's position, the box unrotated */
+  double want[3] = {0, -1, 1};
+  imp_assert_vec_near(d0->cam_xpos, want, 3, 1e-12);
+  /* targetbody: -z looks at the target's origin, x level */
+  double x[3], z[3], v[3];
+  column(x, d->cam_xmat + 18, 0);
+  column(z, d->cam_xmat + 18, 2);
+  for (int i = 0; i < 3; i++) v[i] = d->xpos[3 * tgt + i] - d->cam_xpos[6 + i];
+  imp_normalize3(v);
+  imp_scl(z, z, -1, 3);
+  imp_assert_vec_near(z, v, 3, 1e-12);
+  imp_assert_near(x[2], 0, 1e-12);
+  /* lights: track keeps qpos0's direction; targetbodycom aims at the com */
+  imp_assert_vec_near(d->light_xdir, d0->light_xdir, 3, 1e-12);
+  for (int i = 0; i < 3; i++) v[i] = d->subtree_com[3 * tgt + i] - d->light_xpos[3 + i];
+  imp_normalize3(v);
+  imp_assert_vec_near(d->light_xdir + 3, v, 3, 1e-12);
+  imp_free_data(d0);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
 int main(void) {
   imp_test_rng = 0x2545f4914f6cdd1dull;
   Suite* s = suite_create("kinematics");
@@ -421,6 +486,7 @@ int main(void) {
   tcase_add_test(tc, test_hinges_in_file_order_and_fixed_anchor);
   tcase_add_test(tc, test_free_and_ball_joints);
   tcase_add_test(tc, test_subtree_com_and_cdof_axes);
+  tcase_add_test(tc, test_camera_and_light_modes);
   suite_add_tcase(s, tc);
   tc = tcase_create("velocities");
   tcase_add_test(tc, test_cvel_matches_finite_differences);
