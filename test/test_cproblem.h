@@ -1,11 +1,17 @@
 /* Hand-made contact-space problems for the solver tests (test_residual.c,
  * test_solver_pgs.c, test_solvers.c): storage for up to MAXN rows in MAXB
- * blocks, a block appender that follows contact.h's conventions, and the
- * imp_cproblem view a solver reads. */
+ * blocks, a block appender that follows contact.h's conventions, the
+ * imp_cproblem view a solver reads, and tp_solve: one solve on poisoned
+ * scratch with the monitor counted. */
 #ifndef IMPETUS_TEST_CPROBLEM_H
 #define IMPETUS_TEST_CPROBLEM_H
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
 
 #include "contact.h"
 
@@ -39,6 +45,37 @@ static inline imp_cproblem view(const tprob* t) {
 }
 
 /* Relative common residual (imp_cresidual) of f for t. */
+/* counts monitor calls, so a test can hold a solver to one call per iteration */
+typedef struct tp_calls {
+  int calls;
+} tp_calls;
+
+static inline void tp_count_call(void* ctx, int iter, const double* f) {
+  (void)iter;
+  (void)f;
+  ((tp_calls*)ctx)->calls++;
+}
+
+/* Solve t with sv on scratch poisoned with 0xff bytes (a solver must not
+   read scratch it did not write); f holds the warm start when warm. Checks
+   that the monitor ran once per reported iteration; *calls gets the count
+   when calls is not NULL. */
+static inline imp_csolver_stat tp_solve(const imp_csolver* sv, const tprob* t, double* f,
+                                        int maxiter, double tol, int warm, int* calls) {
+  imp_cproblem p = view(t);
+  tp_calls c = {0};
+  imp_csolver_opt o = {maxiter, tol, warm, tp_count_call, &c};
+  imp_csolver_stat s = {-1, -1, NAN, -1};
+  size_t bytes = (sv->work_size(t->n, t->nblock) + 15) / 16 * 16;
+  void* work = aligned_alloc(16, bytes ? bytes : 16);
+  memset(work, 0xff, bytes ? bytes : 16);
+  sv->solve(&p, &o, f, &s, work);
+  free(work);
+  ck_assert_int_eq(c.calls, s.iterations);
+  if (calls) *calls = c.calls;
+  return s;
+}
+
 static inline double relative_residual(const tprob* t, const double* f) {
   double work[2 * MAXN], rel;
   imp_cproblem p = view(t);

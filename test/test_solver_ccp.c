@@ -16,35 +16,9 @@
 #include "test_cproblem.h"
 #include "test_util.h"
 
-typedef struct count {
-  int calls;
-} count;
-
-static void count_calls(void* ctx, int iter, const double* f) {
-  (void)iter;
-  (void)f;
-  ((count*)ctx)->calls++;
-}
-
-/* run a solver on t with poisoned scratch; f holds the warm start when warm */
-static imp_csolver_stat run_solver(const imp_csolver* sv, const tprob* t, double* f,
-                                   int maxiter, double tol, int warm, int* calls) {
-  imp_cproblem p = view(t);
-  count c = {0};
-  imp_csolver_opt o = {maxiter, tol, warm, count_calls, &c};
-  imp_csolver_stat s = {-1, -1, NAN, -1};
-  size_t bytes = (sv->work_size(t->n, t->nblock) + 15) / 16 * 16;
-  void* work = bytes ? aligned_alloc(16, bytes) : NULL;
-  if (work) memset(work, 0xff, bytes);
-  sv->solve(&p, &o, f, &s, work);
-  free(work);
-  ck_assert_int_eq(c.calls, s.iterations);
-  if (calls) *calls = c.calls;
-  return s;
-}
 
 static imp_csolver_stat run_ccp(const tprob* t, double* f, int maxiter, double tol, int warm) {
-  return run_solver(&imp_solver_ccp, t, f, maxiter, tol, warm, NULL);
+  return tp_solve(&imp_solver_ccp, t, f, maxiter, tol, warm, NULL);
 }
 
 /* w = A f + v0 - b */
@@ -94,7 +68,7 @@ START_TEST(test_sliding_contact_lifts_off) {
   ck_assert_double_eq_tol(w[0], 0.5 * hypot(w[1], w[2]), 1e-12);
   /* the exact law on the same contact */
   double fe[3], we[3];
-  imp_csolver_stat se = run_solver(&imp_solver_pgs, &t, fe, 100, 1e-14, 0, NULL);
+  imp_csolver_stat se = tp_solve(&imp_solver_pgs, &t, fe, 100, 1e-14, 0, NULL);
   ck_assert_int_eq(se.exit, IMP_EXIT_CONVERGED);
   imp_assert_vec_near(fe, ((double[]){1, -0.5, 0}), 3, 1e-12);
   velocity(&t, fe, we);
@@ -153,7 +127,7 @@ START_TEST(test_box_sliding_lifts_off) {
   ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
   velocity(&t, f, w);
   double vx = (vx0 - mu * g * h) / (1 + mu * mu);
-  imp_csolver_stat se = run_solver(&imp_solver_pgs, &t, fe, 5000, 1e-13, 0, NULL);
+  imp_csolver_stat se = tp_solve(&imp_solver_pgs, &t, fe, 5000, 1e-13, 0, NULL);
   ck_assert_int_eq(se.exit, IMP_EXIT_CONVERGED);
   velocity(&t, fe, we);
   for (int c = 0; c < 4; c++) {
@@ -253,7 +227,7 @@ START_TEST(test_warm_start_and_maxiter) {
   ck_assert_int_gt(cold.iterations, 3);
   /* from its own answer: converged before any iteration */
   int calls = -1;
-  imp_csolver_stat warm = run_solver(&imp_solver_ccp, &t, f, 20000, 1e-10, 1, &calls);
+  imp_csolver_stat warm = tp_solve(&imp_solver_ccp, &t, f, 20000, 1e-10, 1, &calls);
   ck_assert_int_eq(warm.exit, IMP_EXIT_CONVERGED);
   ck_assert_int_eq(warm.iterations, 0);
   ck_assert_int_eq(calls, 0);

@@ -17,28 +17,9 @@
 #include "test_cproblem.h"
 #include "test_util.h"
 
-typedef struct calls {
-  int n;
-} calls;
-
-static void count(void* ctx, int iter, const double* f) {
-  (void)iter;
-  (void)f;
-  ((calls*)ctx)->n++;
-}
-
 /* run lemke on poisoned scratch; f holds the warm start when warm */
 static imp_csolver_stat run_lemke(const tprob* t, double* f, int maxiter, int warm) {
-  imp_cproblem p = view(t);
-  calls c = {0};
-  imp_csolver_opt o = {maxiter, 1e-12, warm, count, &c};
-  imp_csolver_stat s = {-1, -1, NAN, -1};
-  size_t bytes = (imp_solver_lemke.work_size(t->n, t->nblock) + 15) / 16 * 16;
-  void* work = aligned_alloc(16, bytes);
-  memset(work, 0xff, bytes);
-  imp_solver_lemke.solve(&p, &o, f, &s, work);
-  free(work);
-  ck_assert_int_eq(c.n, s.iterations);
+  imp_csolver_stat s = tp_solve(&imp_solver_lemke, t, f, maxiter, 1e-12, warm, NULL);
   for (int i = 0; i < t->n; i++) ck_assert(isfinite(f[i]));
   return s;
 }

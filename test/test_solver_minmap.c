@@ -17,28 +17,9 @@
 #include "test_cproblem.h"
 #include "test_util.h"
 
-typedef struct counter {
-  int calls;
-} counter;
-
-static void count(void* ctx, int iter, const double* f) {
-  (void)iter;
-  (void)f;
-  ((counter*)ctx)->calls++;
-}
-
 /* run minmap with poisoned scratch; f holds the warm start when warm */
 static imp_csolver_stat run_mm(const tprob* t, double* f, int maxiter, double tol, int warm) {
-  imp_cproblem p = view(t);
-  counter c = {0};
-  imp_csolver_opt o = {maxiter, tol, warm, count, &c};
-  imp_csolver_stat s = {-1, -1, NAN, -1};
-  size_t bytes = (imp_solver_minmap.work_size(t->n, t->nblock) + 15) / 16 * 16;
-  void* work = aligned_alloc(16, bytes);
-  memset(work, 0xff, bytes);
-  imp_solver_minmap.solve(&p, &o, f, &s, work);
-  free(work);
-  ck_assert_int_eq(c.calls, s.iterations);
+  imp_csolver_stat s = tp_solve(&imp_solver_minmap, t, f, maxiter, tol, warm, NULL);
   for (int i = 0; i < t->n; i++) ck_assert(isfinite(f[i]));
   return s;
 }
