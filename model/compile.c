@@ -494,7 +494,7 @@ imp_model* ld_compile(ld_ctx* c) {
   /* ---- geoms: drop hfield geoms, resolve shapes and meshes, order by body ---- */
   int* keep = ld_alloc(c, sizeof(int) * (size_t)(c->geoms.n + 1));
   int nkeep = 0;
-  check_unique(c, &c->meshes, "mesh");
+  ld_check_asset_names(c);
   for (int i = 0; i < c->geoms.n; i++) {
     ld_geom* g = LD_AT(c->geoms, ld_geom, i);
     if (g->type == IMP_GEOM_HFIELD) {
@@ -538,7 +538,6 @@ imp_model* ld_compile(ld_ctx* c) {
   check_unique(c, &c->cameras, "camera");
   check_unique(c, &c->lights, "light");
   check_unique(c, &c->materials, "material");
-  check_unique(c, &c->textures, "texture");
   check_unique(c, &c->actuators, "actuator");
   check_unique(c, &c->keys, "key");
   check_unique(c, &c->pairs, "pair");
@@ -591,7 +590,7 @@ imp_model* ld_compile(ld_ctx* c) {
     ld_material* mt = LD_AT(c->materials, ld_material, i);
     mattex[i] = -1;
     if (!mt->texture) continue;
-    for (int t = 0; t < c->textures.n; t++) {
+    for (int t = 0; t < c->textures.n && mattex[i] < 0; t++) {
       const char* s = LD_AT(c->textures, ld_texture, t)->name;
       if (s && !strcmp(s, mt->texture)) mattex[i] = t;
     }

@@ -3,7 +3,8 @@
  * Loading has three stages:
  *   xml.c       libxml2 DOM -> a light node tree (ld_node, includes spliced
  *               in, every node knows its file and line) -> the "spec": plain
- *               C structs for bodies, joints, geoms ... with defaults applied;
+ *               C structs for bodies, joints, geoms ... with defaults applied
+ *               (asset.c reads <asset>, mesh.c the mesh files);
  *   defaults.c  the built-in MJCF defaults, default classes, and the readers
  *               that apply an element's attributes onto a struct (shared by
  *               <default> children and real elements);
@@ -120,6 +121,7 @@ typedef struct ld_texture {
   int gridsize[2];      /* rows, columns */
   char gridlayout[13];  /* NUL-terminated */
   const char* path; /* resolved file path, NULL for builtin */
+  int autoname;     /* named after its file: may repeat */
 } ld_texture;
 
 enum { LD_ACT_GENERAL = 0, LD_ACT_MOTOR, LD_ACT_POSITION, LD_ACT_VELOCITY };
@@ -163,6 +165,7 @@ typedef struct ld_mesh {
   const char* file; /* XML file and line of the <mesh> element */
   int line;
   const char* path; /* resolved mesh file path */
+  int autoname;     /* named after its file: may repeat */
   double scale[3];
   int nvert, nface, nhull;
   double* vert;  /* nvert x 3: in the mesh frame once loaded */
@@ -289,6 +292,9 @@ int ld_attr_limited(ld_ctx* c, ld_node* n, const char* name, int* out); /* true/
 int ld_attr_keyword(ld_ctx* c, ld_node* n, const char* name, const char* const* words, int* out);
 void ld_accept(ld_node* n, const char* const* names); /* NULL-terminated, no warnings */
 void ld_warn_unused(ld_ctx* c, ld_node* n);
+void ld_warn_element(ld_ctx* c, ld_node* n); /* "element ... not supported yet" */
+/* file relative to dir ("" or NULL: as given); absolute paths unchanged */
+const char* ld_join_path(ld_ctx* c, const char* dir, const char* file);
 /* reads pos/quat/axisangle/euler/xyaxes/zaxis; 1 when an orientation was given */
 int ld_read_frame(ld_ctx* c, ld_node* n, double pos[3], double quat[4]);
 
@@ -311,6 +317,14 @@ void ld_read_pair(ld_ctx* c, ld_node* n, ld_pair* p);
    and polycoef */
 void ld_read_equality(ld_ctx* c, ld_node* n, ld_equality* e, int type);
 int ld_actuator_kind(const char* elem); /* -1 when not an actuator shortcut */
+
+/* ---- asset.c ---- */
+
+/* <asset>: textures, materials, meshes (read at once, mesh.c); hfields are
+   skipped with a warning */
+void ld_parse_asset(ld_ctx* c, ld_node* n);
+/* repeated names among textures and meshes (file-derived ones may repeat) */
+void ld_check_asset_names(ld_ctx* c);
 
 /* ---- inertia_from_geom.c ---- */
 

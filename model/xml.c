@@ -7,9 +7,8 @@
  * children replace the <include> element), paths relative to the main file's
  * directory as MJCF defines. The sections of <mujoco> are then read in
  * MuJoCo's order (compiler, option, size, visual, default, asset, worldbody,
- * contact, equality, actuator, keyframe), whatever their order in the file. Mesh
- * assets are read as their <mesh> element is parsed (mesh.c), so their
- * errors carry that element's file and line. */
+ * contact, equality, actuator, keyframe), whatever their order in the file;
+ * <asset> is read by asset.c. */
 #define _POSIX_C_SOURCE 200809L
 #include <libxml/globals.h>
 #include <libxml/parser.h>
@@ -109,7 +108,7 @@ void ld_warning(ld_ctx* c, const char* key, const char* file, int line, const ch
   c->nwarning++;
 }
 
-static void warn_element(ld_ctx* c, ld_node* n) {
+void ld_warn_element(ld_ctx* c, ld_node* n) {
   char key[160];
   snprintf(key, sizeof key, "e:%s", n->name);
   ld_warning(c, key, n->file, n->line, "element '%s' is not supported yet (ignored)", n->name);
@@ -353,7 +352,7 @@ static ld_node* read_xml(ld_ctx* c, const char* file, const char* xml, const cha
   return n;
 }
 
-static const char* join_path(ld_ctx* c, const char* dir, const char* file) {
+const char* ld_join_path(ld_ctx* c, const char* dir, const char* file) {
   if (file[0] == '/' || !dir || !dir[0]) return ld_strdup(c, file);
   size_t a = strlen(dir), b = strlen(file);
   char* p = ld_alloc(c, a + b + 2);
@@ -377,7 +376,7 @@ static void expand_includes(ld_ctx* c, ld_node* n, int depth) {
     if (!f) ld_error(c, ch->file, ch->line, "include without a file attribute");
     if (depth > 20) ld_error(c, ch->file, ch->line, "includes nested too deeply (a cycle?)");
     ld_warn_unused(c, ch);
-    ld_node* root = read_xml(c, join_path(c, c->dir, f), NULL, ch->file, ch->line);
+    ld_node* root = read_xml(c, ld_join_path(c, c->dir, f), NULL, ch->file, ch->line);
     expand_includes(c, root, depth + 1);
     if (!root->child) {
       *link = ch->next;
@@ -411,9 +410,9 @@ static void parse_compiler(ld_ctx* c, ld_node* n) {
     memcpy(c->eulerseq, s, 4);
   }
   /* assetdir sets both directories; meshdir and texturedir override it */
-  if ((s = ld_attr_str(n, "assetdir"))) c->meshdir = c->texturedir = join_path(c, c->dir, s);
-  if ((s = ld_attr_str(n, "meshdir"))) c->meshdir = join_path(c, c->dir, s);
-  if ((s = ld_attr_str(n, "texturedir"))) c->texturedir = join_path(c, c->dir, s);
+  if ((s = ld_attr_str(n, "assetdir"))) c->meshdir = c->texturedir = ld_join_path(c, c->dir, s);
+  if ((s = ld_attr_str(n, "meshdir"))) c->meshdir = ld_join_path(c, c->dir, s);
+  if ((s = ld_attr_str(n, "texturedir"))) c->texturedir = ld_join_path(c, c->dir, s);
   int co = 0;
   if (ld_attr_keyword(c, n, "coordinate", coord, &co) && co == 1)
     ld_error(c, n->file, n->line, "compiler coordinate='global' is not supported");
@@ -428,7 +427,7 @@ static void parse_compiler(ld_ctx* c, ld_node* n) {
   }
   ld_accept(n, ok);
   ld_warn_unused(c, n);
-  for (ld_node* ch = n->child; ch; ch = ch->next) warn_element(c, ch);
+  for (ld_node* ch = n->child; ch; ch = ch->next) ld_warn_element(c, ch);
 }
 
 /* The contact solver named by option solver="...": our registry's names
@@ -493,7 +492,7 @@ static void parse_option(ld_ctx* c, ld_node* n) {
   ld_warn_unused(c, n);
   for (ld_node* ch = n->child; ch; ch = ch->next) {
     if (strcmp(ch->name, "flag")) {
-      warn_element(c, ch);
+      ld_warn_element(c, ch);
       continue;
     }
     static const char* const flags[] = {"contact",   "gravity",   "limit",      "passive",
@@ -553,38 +552,6 @@ static void parse_visual(ld_ctx* c, ld_node* n) {
 
 static int element_class(ld_ctx* c, ld_node* n, int childclass);
 
-/* the file name without directory and extension: a mesh's default name */
-static const char* file_stem(ld_ctx* c, const char* path) {
-  const char* slash = strrchr(path, '/');
-  const char* base = slash ? slash + 1 : path;
-  char* s = (char*)ld_strdup(c, base);
-  char* dot = strrchr(s, '.');
-  if (dot && dot != s) *dot = 0;
-  return s;
-}
-
-static void parse_mesh(ld_ctx* c, ld_node* n) {
-  static const char* const ok[] = {"smoothnormal", "content_type", NULL};
-  const char* cls = ld_attr_str(n, "class");
-  ld_class* cl = LD_AT(c->classes, ld_class, cls ? ld_find_class(c, n, cls) : 0);
-  ld_mesh* me = ld_push(c, &c->meshes);
-  me->file = n->file;
-  me->line = n->line;
-  imp_copy(me->scale, cl->mesh_scale, 3);
-  ld_attr_nums(c, n, "scale", me->scale, 3, 3);
-  const char* f = ld_attr_str(n, "file");
-  me->name = ld_attr_str(n, "name");
-  ld_accept(n, ok);
-  ld_warn_unused(c, n);
-  if (!f) ld_error(c, n->file, n->line, "mesh without a file (inline vertex data is not supported yet)");
-  if (!me->name) me->name = file_stem(c, f);
-  me->path = join_path(c, c->meshdir ? c->meshdir : c->dir, f);
-  for (int i = 0; i < 3; i++)
-    if (!isfinite(me->scale[i]) || me->scale[i] == 0)
-      ld_error(c, n->file, n->line, "mesh '%s': scale must be finite and non-zero", me->name);
-  ld_mesh_load(c, me);
-}
-
 static void parse_contact(ld_ctx* c, ld_node* n) {
   for (ld_node* ch = n->child; ch; ch = ch->next) {
     if (!strcmp(ch->name, "pair")) {
@@ -610,7 +577,7 @@ static void parse_contact(ld_ctx* c, ld_node* n) {
         ld_error(c, ch->file, ch->line, "exclude needs body1 and body2");
       ld_warn_unused(c, ch);
     } else {
-      warn_element(c, ch);
+      ld_warn_element(c, ch);
     }
   }
 }
@@ -624,7 +591,7 @@ static void parse_equality(ld_ctx* c, ld_node* n) {
     for (int i = 0; types[i]; i++)
       if (!strcmp(ch->name, types[i])) type = i;
     if (type < 0) {
-      warn_element(c, ch);
+      ld_warn_element(c, ch);
       continue;
     }
     ld_equality* e = ld_push(c, &c->equalities);
@@ -634,72 +601,6 @@ static void parse_equality(ld_ctx* c, ld_node* n) {
     e->line = ch->line;
     ld_read_equality(c, ch, e, type);
     ld_warn_unused(c, ch);
-  }
-}
-
-/* gridsize and gridlayout: how a cube or skybox file's faces are laid out
-   in one image; 1 x 1 (the default) repeats the image on every face. */
-static void parse_texture_grid(ld_ctx* c, ld_node* n, ld_texture* t) {
-  double g[2] = {1, 1};
-  ld_attr_nums(c, n, "gridsize", g, 2, 2);
-  if (!(g[0] >= 1 && g[1] >= 1 && g[0] * g[1] <= 12))
-    ld_error(c, n->file, n->line, "gridsize must be two positive integers, at most 12 cells");
-  t->gridsize[0] = (int)g[0], t->gridsize[1] = (int)g[1];
-  const char* s = ld_attr_str(n, "gridlayout");
-  if (s && (strlen(s) != (size_t)(t->gridsize[0] * t->gridsize[1]) || s[strspn(s, "RLUDFB.")]))
-    ld_error(c, n->file, n->line, "gridlayout must have one of R L U D F B . per grid cell");
-  snprintf(t->gridlayout, sizeof t->gridlayout, "%s", s ? s : "");
-}
-
-static void parse_asset(ld_ctx* c, ld_node* n) {
-  for (ld_node* ch = n->child; ch; ch = ch->next) {
-    if (!strcmp(ch->name, "texture")) {
-      static const char* const types[] = {"2d", "cube", "skybox", NULL};
-      static const char* const builtin[] = {"none", "gradient", "checker", "flat", NULL};
-      static const char* const marks[] = {"none", "edge", "cross", "random", NULL};
-      static const char* const ok[] = {"content_type", "fileright", "fileleft", "fileup",
-                                       "filedown", "filefront", "fileback", "hflip", "vflip", NULL};
-      ld_texture* t = ld_push(c, &c->textures);
-      t->file = ch->file;
-      t->line = ch->line;
-      t->name = ld_attr_str(ch, "name");
-      t->type = 1;
-      t->rgb1[0] = t->rgb1[1] = t->rgb1[2] = 0.8f;
-      t->rgb2[0] = t->rgb2[1] = t->rgb2[2] = 0.5f;
-      t->random = 0.01f;
-      ld_attr_keyword(c, ch, "type", types, &t->type);
-      ld_attr_keyword(c, ch, "builtin", builtin, &t->builtin);
-      ld_attr_keyword(c, ch, "mark", marks, &t->mark);
-      ld_attr_float(c, ch, "rgb1", t->rgb1, 3, 3);
-      ld_attr_float(c, ch, "rgb2", t->rgb2, 3, 3);
-      ld_attr_float(c, ch, "markrgb", t->markrgb, 3, 3);
-      ld_attr_float(c, ch, "random", &t->random, 1, 1);
-      ld_attr_int(c, ch, "width", &t->width);
-      ld_attr_int(c, ch, "height", &t->height);
-      parse_texture_grid(c, ch, t);
-      const char* f = ld_attr_str(ch, "file");
-      if (f) t->path = join_path(c, c->texturedir ? c->texturedir : c->dir, f);
-      ld_accept(ch, ok);
-      ld_warn_unused(c, ch);
-    } else if (!strcmp(ch->name, "material")) {
-      const char* cls = ld_attr_str(ch, "class");
-      int ci = cls ? ld_find_class(c, ch, cls) : 0;
-      ld_material* m = ld_push(c, &c->materials);
-      *m = LD_AT(c->classes, ld_class, ci)->material;
-      m->file = ch->file;
-      m->line = ch->line;
-      m->name = ld_attr_str(ch, "name");
-      ld_read_material(c, ch, m);
-      ld_warn_unused(c, ch);
-    } else if (!strcmp(ch->name, "mesh")) {
-      parse_mesh(c, ch);
-    } else if (!strcmp(ch->name, "hfield")) {
-      char key[64];
-      snprintf(key, sizeof key, "e:%s", ch->name);
-      ld_warning(c, key, ch->file, ch->line, "%s assets are not supported yet (ignored)", ch->name);
-    } else {
-      warn_element(c, ch);
-    }
   }
 }
 
@@ -810,7 +711,7 @@ static void parse_body(ld_ctx* c, ld_node* n, int body, int childclass) {
       l->body = body;
       ld_warn_unused(c, ch);
     } else {
-      warn_element(c, ch);
+      ld_warn_element(c, ch);
     }
   }
 }
@@ -819,7 +720,7 @@ static void parse_actuators(ld_ctx* c, ld_node* n) {
   for (ld_node* ch = n->child; ch; ch = ch->next) {
     int kind = ld_actuator_kind(ch->name);
     if (kind < 0) {
-      warn_element(c, ch);
+      ld_warn_element(c, ch);
       continue;
     }
     ld_actuator a = LD_AT(c->classes, ld_class, element_class(c, ch, 0))->actuator;
@@ -860,7 +761,7 @@ static double* read_key_vector(ld_ctx* c, ld_node* n, const char* name, int* cou
 static void parse_keyframe(ld_ctx* c, ld_node* n) {
   for (ld_node* ch = n->child; ch; ch = ch->next) {
     if (strcmp(ch->name, "key")) {
-      warn_element(c, ch);
+      ld_warn_element(c, ch);
       continue;
     }
     ld_key* k = ld_push(c, &c->keys);
@@ -968,7 +869,7 @@ static void parse_root(ld_ctx* c, ld_node* root) {
   for (ld_node* ch = root->child; ch; ch = ch->next) {
     int known = 0;
     for (int i = 0; order[i]; i++) known |= !strcmp(ch->name, order[i]);
-    if (!known) warn_element(c, ch);
+    if (!known) ld_warn_element(c, ch);
   }
   for (int s = 0; order[s]; s++)
     for (ld_node* ch = root->child; ch; ch = ch->next) {
@@ -990,13 +891,13 @@ static void parse_root(ld_ctx* c, ld_node* root) {
         case 4: mark_all_used(ch); break;
         case 3: parse_visual(c, ch); ld_warn_unused(c, ch); break;
         case 5: ld_parse_defaults(c, ch, -1); break;
-        case 7: ld_warn_unused(c, ch); parse_asset(c, ch); break;
+        case 7: ld_warn_unused(c, ch); ld_parse_asset(c, ch); break;
         case 8: ld_warn_unused(c, ch); parse_body(c, ch, 0, 0); break;
         case 9: ld_warn_unused(c, ch); parse_contact(c, ch); break;
         case 10: ld_warn_unused(c, ch); parse_equality(c, ch); break;
         case 12: ld_warn_unused(c, ch); parse_actuators(c, ch); break;
         case 14: ld_warn_unused(c, ch); parse_keyframe(c, ch); break;
-        default: warn_element(c, ch); break;
+        default: ld_warn_element(c, ch); break;
       }
     }
 }

@@ -1,0 +1,151 @@
+/* <asset>: textures, materials, meshes (hfields are skipped with a warning).
+ *
+ * Naming as the MJCF reference says: a mesh, an hfield or a texture read
+ * from one file may go without a name and is then named after that file,
+ * without directory and extension ("assets/wood.grain.png" -> "wood.grain").
+ * Measured on MuJoCo 2.2.2 and copied: names given in the file must be
+ * unique, names taken from file names are not checked (two skyboxes of one
+ * image load), and a reference finds the first asset of a name. MuJoCo
+ * refuses a texture left without any name unless it is a skybox; we load it
+ * with a warning, since nothing is lost but the means to refer to it.
+ * Meshes are read as their element is parsed (mesh.c), so their errors
+ * carry its file and line. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "loader.h"
+#include "mathx.h"
+
+/* the file name without directory and extension: the default asset name */
+static const char* file_stem(ld_ctx* c, const char* path) {
+  const char* slash = strrchr(path, '/');
+  const char* base = slash ? slash + 1 : path;
+  char* s = (char*)ld_strdup(c, base);
+  char* dot = strrchr(s, '.');
+  if (dot && dot != s) *dot = 0;
+  return s;
+}
+
+/* name="" counts as no name, as in MuJoCo */
+static const char* asset_name(ld_node* n) {
+  const char* s = ld_attr_str(n, "name");
+  return s && s[0] ? s : NULL;
+}
+
+static void parse_mesh(ld_ctx* c, ld_node* n) {
+  static const char* const ok[] = {"smoothnormal", "content_type", NULL};
+  const char* cls = ld_attr_str(n, "class");
+  ld_class* cl = LD_AT(c->classes, ld_class, cls ? ld_find_class(c, n, cls) : 0);
+  ld_mesh* me = ld_push(c, &c->meshes);
+  me->file = n->file;
+  me->line = n->line;
+  imp_copy(me->scale, cl->mesh_scale, 3);
+  ld_attr_nums(c, n, "scale", me->scale, 3, 3);
+  const char* f = ld_attr_str(n, "file");
+  me->name = asset_name(n);
+  ld_accept(n, ok);
+  ld_warn_unused(c, n);
+  if (!f) ld_error(c, n->file, n->line, "mesh without a file (inline vertex data is not supported yet)");
+  if (!me->name) me->name = file_stem(c, f), me->autoname = 1;
+  me->path = ld_join_path(c, c->meshdir ? c->meshdir : c->dir, f);
+  for (int i = 0; i < 3; i++)
+    if (!isfinite(me->scale[i]) || me->scale[i] == 0)
+      ld_error(c, n->file, n->line, "mesh '%s': scale must be finite and non-zero", me->name);
+  ld_mesh_load(c, me);
+}
+
+/* gridsize and gridlayout: how a cube or skybox file's faces are laid out
+   in one image; 1 x 1 (the default) repeats the image on every face. */
+static void parse_texture_grid(ld_ctx* c, ld_node* n, ld_texture* t) {
+  double g[2] = {1, 1};
+  ld_attr_nums(c, n, "gridsize", g, 2, 2);
+  if (!(g[0] >= 1 && g[1] >= 1 && g[0] * g[1] <= 12))
+    ld_error(c, n->file, n->line, "gridsize must be two positive integers, at most 12 cells");
+  t->gridsize[0] = (int)g[0], t->gridsize[1] = (int)g[1];
+  const char* s = ld_attr_str(n, "gridlayout");
+  if (s && (strlen(s) != (size_t)(t->gridsize[0] * t->gridsize[1]) || s[strspn(s, "RLUDFB.")]))
+    ld_error(c, n->file, n->line, "gridlayout must have one of R L U D F B . per grid cell");
+  snprintf(t->gridlayout, sizeof t->gridlayout, "%s", s ? s : "");
+}
+
+static void parse_texture(ld_ctx* c, ld_node* n) {
+  static const char* const types[] = {"2d", "cube", "skybox", NULL};
+  static const char* const builtin[] = {"none", "gradient", "checker", "flat", NULL};
+  static const char* const marks[] = {"none", "edge", "cross", "random", NULL};
+  static const char* const ok[] = {"content_type", "fileright", "fileleft", "fileup",
+                                   "filedown", "filefront", "fileback", "hflip", "vflip", NULL};
+  ld_texture* t = ld_push(c, &c->textures);
+  t->file = n->file;
+  t->line = n->line;
+  t->name = asset_name(n);
+  t->type = 1;
+  t->rgb1[0] = t->rgb1[1] = t->rgb1[2] = 0.8f;
+  t->rgb2[0] = t->rgb2[1] = t->rgb2[2] = 0.5f;
+  t->random = 0.01f;
+  ld_attr_keyword(c, n, "type", types, &t->type);
+  ld_attr_keyword(c, n, "builtin", builtin, &t->builtin);
+  ld_attr_keyword(c, n, "mark", marks, &t->mark);
+  ld_attr_float(c, n, "rgb1", t->rgb1, 3, 3);
+  ld_attr_float(c, n, "rgb2", t->rgb2, 3, 3);
+  ld_attr_float(c, n, "markrgb", t->markrgb, 3, 3);
+  ld_attr_float(c, n, "random", &t->random, 1, 1);
+  ld_attr_int(c, n, "width", &t->width);
+  ld_attr_int(c, n, "height", &t->height);
+  parse_texture_grid(c, n, t);
+  const char* f = ld_attr_str(n, "file");
+  if (f) t->path = ld_join_path(c, c->texturedir ? c->texturedir : c->dir, f);
+  if (!t->name && f) t->name = file_stem(c, f), t->autoname = 1;
+  if (!t->name && t->type != 2)
+    ld_warning(c, "texture/noname", n->file, n->line,
+               "texture without a name or a file to be named after: nothing can refer to it");
+  ld_accept(n, ok);
+  ld_warn_unused(c, n);
+}
+
+void ld_parse_asset(ld_ctx* c, ld_node* n) {
+  for (ld_node* ch = n->child; ch; ch = ch->next) {
+    if (!strcmp(ch->name, "texture")) {
+      parse_texture(c, ch);
+    } else if (!strcmp(ch->name, "material")) {
+      const char* cls = ld_attr_str(ch, "class");
+      int ci = cls ? ld_find_class(c, ch, cls) : 0;
+      ld_material* m = ld_push(c, &c->materials);
+      *m = LD_AT(c->classes, ld_class, ci)->material;
+      m->file = ch->file;
+      m->line = ch->line;
+      m->name = ld_attr_str(ch, "name");
+      ld_read_material(c, ch, m);
+      ld_warn_unused(c, ch);
+    } else if (!strcmp(ch->name, "mesh")) {
+      parse_mesh(c, ch);
+    } else if (!strcmp(ch->name, "hfield")) {
+      char key[64];
+      snprintf(key, sizeof key, "e:%s", ch->name);
+      ld_warning(c, key, ch->file, ch->line, "%s assets are not supported yet (ignored)", ch->name);
+    } else {
+      ld_warn_element(c, ch);
+    }
+  }
+}
+
+/* names given in the file are unique among the textures and among the
+   meshes; names taken from file names may repeat (see the top) */
+void ld_check_asset_names(ld_ctx* c) {
+  for (int i = 0; i < c->textures.n; i++) {
+    const ld_texture* a = LD_AT(c->textures, ld_texture, i);
+    for (int j = 0; j < i && a->name && !a->autoname; j++) {
+      const ld_texture* b = LD_AT(c->textures, ld_texture, j);
+      if (b->name && !b->autoname && !strcmp(a->name, b->name))
+        ld_error(c, a->file, a->line, "repeated texture name '%s'", a->name);
+    }
+  }
+  for (int i = 0; i < c->meshes.n; i++) {
+    const ld_mesh* a = LD_AT(c->meshes, ld_mesh, i);
+    for (int j = 0; j < i && !a->autoname; j++) {
+      const ld_mesh* b = LD_AT(c->meshes, ld_mesh, j);
+      if (!b->autoname && !strcmp(a->name, b->name))
+        ld_error(c, a->file, a->line, "repeated mesh name '%s'", a->name);
+    }
+  }
+}
