@@ -23,7 +23,8 @@ extern "C" {
 /* ---- loading (model/) ---- */
 
 /* Load an MJCF file. On failure returns NULL and writes "file:line: message"
-   into err (errsz bytes). Warnings are kept on the model (m->warnings). */
+   into err (errsz bytes), followed by the warnings gathered before the error,
+   one a line (as many as fit). Warnings are kept on the model (m->warnings). */
 imp_model* imp_load_xml(const char* path, char* err, int errsz);
 
 /* Load MJCF text held in memory; relative include/meshdir paths resolve

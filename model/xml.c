@@ -902,6 +902,30 @@ static void parse_root(ld_ctx* c, ld_node* root) {
     }
 }
 
+/* After an error: the warnings gathered before it, one a line below the
+   error's own line, as many whole lines as fit, then how many did not. A
+   warning often explains the error (an ignored <composite> leaves a body
+   without mass), and a failed load has no model to keep them on. */
+static void append_warnings(ld_ctx* c) {
+  if (!c->err || c->errsz <= 0 || !c->nwarning) return;
+  size_t cap = (size_t)c->errsz, k = strlen(c->err);
+  const char* w = c->warn;
+  int left = c->nwarning;
+  for (; left > 0; left--) {
+    const char* eol = strchr(w, '\n');
+    size_t n = eol ? (size_t)(eol - w) : strlen(w);
+    /* keep room for the line and a possible "(N more warnings)" note */
+    if (k + 1 + n + 32 >= cap) break;
+    c->err[k++] = '\n';
+    memcpy(c->err + k, w, n);
+    k += n;
+    c->err[k] = 0;
+    w += n + (eol != NULL);
+  }
+  if (left > 0 && k + 32 < cap)
+    snprintf(c->err + k, cap - k, "\n(%d more warning%s)", left, left > 1 ? "s" : "");
+}
+
 static imp_model* load(const char* path, const char* xml, const char* dir, char* err,
                        int errsz) {
   ld_ctx* c = calloc(1, sizeof *c);
@@ -928,6 +952,7 @@ static imp_model* load(const char* path, const char* xml, const char* dir, char*
     m = ld_compile(c);
   } else {
     imp_free_model(c->building);
+    append_warnings(c);
   }
   free_ctx(c);
   free(c);
