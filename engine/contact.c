@@ -46,7 +46,7 @@ int imp_solver_find(const char* name) {
 /* Scratch doubles the stage asks besides A and the solver's work. */
 static size_t stage_doubles(const imp_model* m) {
   size_t n = (size_t)m->njmax;
-  return n * (size_t)m->nJrow /* Y */ + 12 * n + 4 * (size_t)m->nv + 64;
+  return n * (size_t)m->nJrow /* Y */ + 14 * n + 4 * (size_t)m->nv + 64;
 }
 
 size_t imp_contact_arena_bytes(const imp_model* m) {
@@ -249,8 +249,105 @@ void imp_set_problem_hook(imp_problem_hook hook, void* ctx) {
 
 /* ---- one island ---- */
 
+/* A row whose velocity no impulse can change (A_ii below IMMOBILE_TOL of
+   the island's largest diagonal: a contact point on the axis of the only
+   joint that moves it, its normal along that axis) cannot meet a target
+   it does not already meet: Menagerie's ur10e starts with a shoulder
+   capsule 2.7 cm into the floor, normal along the shoulder's axis, and
+   kinova's shoulder mesh inside its base. The target is lowered to what
+   the row does anyway (b <= v0 for unilateral rows, b = v0 for equalities)
+   and a contact whose normal cannot act loses its friction (mu = 0: a
+   normal impulse that does nothing cannot bound anything). Without this
+   the problem has no solution and every solver's impulses grow without
+   bound (1e15 on kinova's first steps; MuJoCo's soft contact reports a
+   force of 3.6e16 on ur10e's). */
+#define IMMOBILE_TOL 1e-12
+
+static void disable_immobile_rows(const imp_cproblem* p, double* b, double* mu) {
+  int n = p->n;
+  double dmax = 0;
+  for (int i = 0; i < n; i++) dmax = fmax(dmax, p->A[(size_t)i * n + i]);
+  for (int k = 0; k < p->nblock; k++)
+    for (int r = 0; r < p->blk_dim[k]; r++) {
+      int i = p->blk_adr[k] + r;
+      int friction = p->blk_type[k] == IMP_CNSTR_CONTACT && r > 0;
+      if (friction || p->A[(size_t)i * n + i] > IMMOBILE_TOL * dmax) continue;
+      if (p->blk_type[k] == IMP_CNSTR_EQUALITY) {
+        b[i] = p->v0[i];
+      } else {
+        b[i] = fmin(b[i], p->v0[i]);
+        if (r == 0) mu[k] = 0;
+      }
+    }
+}
+
+/* 1 when the answer g raises the island's kinetic energy by more than its
+   corrections can justify. The change is dE = g'v0 + g'A g / 2 (u+ = u_free
+   + M~^-1 K' g, so |u+|^2_M~ - |u_free|^2_M~ = 2 g'v0 + g'A g, halved). A
+   correction of row i at b_i > 0 alone costs b_i^2 / (2 A_ii) (the row's
+   effective mass 1 / A_ii moved at b_i); corrections that fight each
+   other (a closed loop whose limits are violated, Menagerie's cassie) can
+   only be met by impulses without bound along a direction A barely moves:
+   the answer then meets every target, "converges", and throws the model
+   (37 m/s). Allowed: the sum over corrected rows, plus rounding. work: n
+   doubles. */
+static int injects_too_much(const imp_cproblem* p, const double* g, double* work) {
+  int n = p->n;
+  double allowed = 0, dE = 0, scale = 0;
+  for (int i = 0; i < n; i++) {
+    double aii = p->A[(size_t)i * n + i], bi = p->b[i];
+    if (bi > 0 && aii > 0) allowed += 0.5 * bi * bi / aii;
+  }
+  if (!(allowed > 0)) return 0; /* no corrections: nothing to hold */
+  for (int i = 0; i < n; i++) work[i] = imp_dot(p->A + (size_t)i * n, g, n);
+  for (int i = 0; i < n; i++) {
+    dE += g[i] * (p->v0[i] + 0.5 * work[i]);
+    scale += fabs(g[i] * p->v0[i]) + fabs(g[i] * work[i]);
+  }
+  return dE > allowed + 1e-12 * scale;
+}
+
+/* Targets with every correction taken out (b <= 0 on unilateral rows, 0 on
+   equalities): "do not let any violation grow". That problem always has
+   a solution, v = 0 (v0 = K u_free lies in the range of A). 1 when some
+   row had a correction, i.e. when the held problem differs. */
+static int hold_corrections(const imp_cproblem* p, double* held) {
+  int differs = 0;
+  for (int k = 0; k < p->nblock; k++)
+    for (int r = 0; r < p->blk_dim[k]; r++) {
+      int i = p->blk_adr[k] + r;
+      held[i] = p->blk_type[k] == IMP_CNSTR_EQUALITY ? 0 : fmin(p->b[i], 0);
+      differs |= held[i] != p->b[i];
+    }
+  return differs;
+}
+
+/* One solve, with the guarantees the stage adds to any solver's: finite
+   impulses (zeros and FAILED otherwise), and "converged" only when the
+   common residual agrees (solvers of the exact cone: relative residual at
+   most IMP_COMMON_TOL). */
+static imp_csolver_stat solve_checked(const imp_csolver* solver, const imp_cproblem* p,
+                                      const imp_csolver_opt* o, double* g, void* work,
+                                      double* res_work) {
+  imp_csolver_stat st = {0, 0, 0, IMP_EXIT_CONVERGED};
+  solver->solve(p, o, g, &st, work);
+  int finite = 1;
+  for (int i = 0; i < p->n; i++) finite &= isfinite(g[i]);
+  if (!finite) { /* a broken solver must not poison the state */
+    imp_zero(g, p->n);
+    st.exit = IMP_EXIT_FAILED;
+  }
+  if (st.exit == IMP_EXIT_CONVERGED && solver->law == IMP_LAW_CONE) {
+    double rel = 0;
+    imp_cresidual(p, g, &rel, res_work);
+    if (!(rel <= IMP_COMMON_TOL)) st.exit = IMP_EXIT_MAXITER;
+  }
+  return st;
+}
+
 typedef struct island_scratch {
   double *A, *v0, *b, *mu, *g, *x; /* problem in solver variables */
+  double* b_held;                  /* the targets with the corrections held */
   int *rows, *adr, *dim, *type;
   void* work;
   double* res_work;
@@ -289,15 +386,22 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
     s->g[i] = d->efc_impulse[ri] / si;
   }
   imp_cproblem p = {n, nb, s->adr, s->dim, s->type, s->mu, s->A, s->v0, s->b, m->opt.timestep};
+  disable_immobile_rows(&p, s->b, s->mu);
   if (g_problem_hook) g_problem_hook(g_problem_hook_ctx, &p, warm ? s->g : NULL);
   imp_csolver_opt o = {m->opt.iterations, m->opt.tolerance, warm, NULL, NULL};
-  imp_csolver_stat st = {0, 0, 0, IMP_EXIT_CONVERGED};
-  solver->solve(&p, &o, s->g, &st, s->work);
-  int finite = 1;
-  for (int i = 0; i < n; i++) finite &= isfinite(s->g[i]);
-  if (!finite) { /* a broken solver must not poison the state */
-    imp_zero(s->g, n);
-    st.exit = IMP_EXIT_FAILED;
+  imp_csolver_stat st = solve_checked(solver, &p, &o, s->g, s->work, s->res_work);
+  if (injects_too_much(&p, s->g, s->res_work) && hold_corrections(&p, s->b_held)) {
+    /* The corrections cannot be met at a bounded cost (header): solve the
+       step that holds every violation where it is instead. */
+    imp_cproblem held = p;
+    held.b = s->b_held;
+    imp_csolver_opt cold = o;
+    cold.warmstart = 0;
+    d->solver_iter += st.iterations;
+    d->solver_newton += st.newton;
+    d->solver_held++;
+    st = solve_checked(solver, &held, &cold, s->g, s->work, s->res_work);
+    imp_copy(s->b, s->b_held, n); /* the targets solved, for efc_b below */
   }
   double rel = 0, abs_res = imp_cresidual(&p, s->g, &rel, s->res_work);
   d->solver_iter += st.iterations;
@@ -311,6 +415,7 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
     double vi = imp_dot(s->A + (size_t)i * n, s->g, n) + s->v0[i];
     d->efc_impulse[ri] = s->g[i] * si;
     d->efc_vel[ri] = vi / si;
+    d->efc_b[ri] = s->b[i] / si; /* lowered by the immobile rows or the held corrections */
   }
 }
 
@@ -318,7 +423,7 @@ void imp_contact_stage(const imp_model* m, imp_data* d) {
   const int nv = m->nv;
   double h = m->opt.timestep;
   imp_zero(d->qfrc_constraint, nv);
-  d->solver_iter = d->solver_newton = 0;
+  d->solver_iter = d->solver_newton = d->solver_held = 0;
   d->solver_exit = IMP_EXIT_CONVERGED;
   d->solver_residual = d->solver_residual_abs = 0;
   d->nisland = 0;
@@ -387,6 +492,7 @@ void imp_contact_stage(const imp_model* m, imp_data* d) {
   s.g = imp_stack_alloc(d, nmax);
   s.mu = imp_stack_alloc(d, bmax);
   s.res_work = imp_stack_alloc(d, 2 * nmax);
+  s.b_held = imp_stack_alloc(d, nmax);
   s.rows = imp_stack_alloc_int(d, nmax);
   s.adr = imp_stack_alloc_int(d, bmax);
   s.dim = imp_stack_alloc_int(d, bmax);

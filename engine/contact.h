@@ -87,6 +87,21 @@ typedef struct imp_csolver_stat {
   int exit;           /* imp_solver_exit */
 } imp_csolver_stat;
 
+/* The law a solver's answers satisfy. Only IMP_LAW_CONE answers are held to
+   the common residual (the stage downgrades their "converged" when it
+   disagrees); the others solve a different problem on purpose and are
+   measured by their own law (test_solvers.c). */
+typedef enum imp_solver_law {
+  IMP_LAW_CONE = 0,       /* the exact circular cone with maximal dissipation */
+  IMP_LAW_RELAXED = 1,    /* the cone complementarity relaxation (ccp) */
+  IMP_LAW_POLYHEDRAL = 2  /* a pyramid or box of friction (lemke, minmap) */
+} imp_solver_law;
+
+/* The relative common residual (imp_cresidual) above which the stage does
+   not believe a cone solver's "converged" (measured: converged answers of
+   every cone solver are below 1e-6 on test_solvers.c's problems). */
+#define IMP_COMMON_TOL 1e-6
+
 typedef struct imp_csolver {
   const char* name;        /* as in option solver="..." and --solver */
   const char* description; /* one line for `impetus solvers` */
@@ -94,6 +109,7 @@ typedef struct imp_csolver {
   size_t (*work_size)(int n, int nblock);
   void (*solve)(const imp_cproblem* p, const imp_csolver_opt* o, double* f,
                 imp_csolver_stat* s, void* work);
+  int law;                 /* imp_solver_law; 0 (the cone) when not given */
 } imp_csolver;
 
 /* ---- the registry (contact.c) ---- */

@@ -126,6 +126,9 @@ typedef enum imp_constraint_type {
    ratio) default. Penetration and drift decay with the time constant,
    never faster than 2 steps (see constraints.c). */
 #define IMP_SOLREF_TIMECONST 0.02
+/* the fastest a violated constraint row is pushed back (m/s or rad/s,
+   constraints.c): stabilization never injects more than this velocity */
+#define IMP_STAB_VMAX 1.0
 #define IMP_SOLREF_DAMPRATIO 1.0
 
 /* Most contacts one pair of geoms produces (a box-box manifold). */
@@ -523,6 +526,7 @@ typedef struct imp_data {
   int solver;                /* registry index of the contact solver in use (imp_set_solver) */
   int solver_iter;           /* iterations, all islands */
   int solver_newton;         /* iterations whose Newton point was accepted (todorov) */
+  int solver_held;           /* islands solved again with their corrections held (contact.c) */
   int solver_exit;           /* worst imp_solver_exit over islands */
   double solver_residual;    /* largest relative common residual over islands (residual.c) */
   double solver_residual_abs;/* largest absolute common residual over islands */

@@ -167,6 +167,20 @@ static int converged_on(const imp_cproblem* p, const double* x, const double* f,
   return rmax <= tol * scale;
 }
 
+/* The hard bound on one solve's work (issue 17: kinova and ur10e hung in
+   the proximal loop). Iterations are bounded by maxiter; every iteration
+   evaluates f and r a bounded number of times (two trial points, the
+   dogleg's two segments with at most 3 nb + 2 crossings each and a cubic
+   step between them, a valley move, an extrapolation), so this budget only
+   bites when a loop fails to count its iterations: it is the guarantee,
+   not the usual exit. */
+static long eval_budget(int maxiter, int nb) {
+  return ((long)maxiter + 1) * (16 + 8 * (3 * (long)nb + 3));
+}
+
+/* 1 while the solve may still evaluate f and r */
+static int budget_left(const tod* s) { return *s->evals < s->eval_max; }
+
 /* the stopping test for the problem being iterated on */
 static int converged(const tod* s, const double* x, const double* f, const double* r, double tol) {
   return converged_on(s->p, x, f, r, tol);
@@ -425,7 +439,7 @@ static int prox_inner(tod* s, const imp_cproblem* orig, const imp_csolver_opt* o
   double l = imp_tod_eval_point(s, s->x, s->fx, s->r); /* = the original r: f = f_k */
   double target = PROX_ETA * imp_tod_max_abs(s->r, s->n), lambda = LAMBDA_INIT;
   *inner_it = 0;
-  while (st->iterations < o->maxiter) {
+  while (st->iterations < o->maxiter && budget_left(s)) {
     if (imp_tod_max_abs(s->r, s->n) <= target) return 1;
     double hscale;
     int newton, progress = iterate(s, &l, &lambda, &newton, &hscale);
@@ -503,10 +517,17 @@ static int prox_phase(tod* s, const imp_csolver_opt* o, imp_csolver_stat* st, in
   double r0_prev = imp_tod_max_abs(s->r, s->n);
   int done = 0;
   prox_set_rho(s, orig, rho, scaled);
-  while (!done && st->iterations < o->maxiter) {
+  while (!done && st->iterations < o->maxiter && budget_left(s)) {
     prox_center(s, orig, rho);
     imp_copy(s->xprox, s->x, s->n);
     int inner_it, res = prox_inner(s, orig, o, st, rho, rbest2, &inner_it);
+    if (inner_it == 0) {
+      /* a round that iterated nothing still counts: with r_rho already at
+         its target and the extrapolation not converging, rounds repeated
+         forever (kinova_gen3, ur10e) */
+      st->iterations++;
+      if (o->monitor) o->monitor(o->monitor_ctx, st->iterations, s->fx);
+    }
     done = res == 2 || (res == 1 && extrapolate(s, orig, o->tol, rbest2));
     if (done) break;
     double next = next_rho(s, res, inner_it, rho, &floor, rho_min, rho_max, &r0_prev);
@@ -526,7 +547,9 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
   st->residual = 0;
   st->exit = IMP_EXIT_CONVERGED;
   if (p->n <= 0) return;
-  tod s = {.p = p, .n = p->n, .nb = p->nblock};
+  long evals = 0;
+  tod s = {.p = p, .n = p->n, .nb = p->nblock, .evals = &evals,
+           .eval_max = eval_budget(o->maxiter, p->nblock)};
   carve(&s, p->n, p->nblock, work);
   for (int k = 0; k < s.nb; k++)
     for (int j = 0; j < p->blk_dim[k]; j++) s.colblk[p->blk_adr[k] + j] = k;
@@ -540,7 +563,7 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
   int scaled = rescale == RESCALE_ALWAYS, done = 0, proxed = 0, valleys = 0;
   int crawls = 0, total_crawls = 0;
   st->exit = IMP_EXIT_MAXITER;
-  for (int it = 0; it < o->maxiter && isfinite(l); it++) {
+  for (int it = 0; it < o->maxiter && isfinite(l) && budget_left(&s); it++) {
     if (converged(&s, s.x, s.fx, s.r, o->tol)) {
       done = 1;
       break;
@@ -604,4 +627,4 @@ static void solve(const imp_cproblem* p, const imp_csolver_opt* o, double* f,
 const imp_csolver imp_solver_todorov = {
     "todorov",
     "Todorov 2010: implicit complementarity, Gauss-Newton with edge-aware dogleg",
-    work_size, solve};
+    work_size, solve, IMP_LAW_CONE};

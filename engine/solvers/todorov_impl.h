@@ -64,6 +64,8 @@ typedef struct tod {
   const imp_cproblem* p;
   int n, nb, m;              /* rows, blocks, columns of B */
   double tiny;               /* absolute size below which a block counts as zero */
+  long* evals;               /* evaluations of f and r so far (the caller's counter) */
+  long eval_max;             /* the most evaluations one solve may take */
   double* D;                 /* n: residual scaling (Section V.A), ones when off */
   double *x, *fx, *r;        /* the iterate, f(x), r(x) */
   double *xn, *fn, *rn;      /* Newton point */

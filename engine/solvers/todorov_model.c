@@ -191,6 +191,7 @@ static double eval_r(const tod* s, const double* x, const double* f, double* r) 
 
 /* f(x), r(x) and l(x) */
 double imp_tod_eval_point(const tod* s, const double* x, double* f, double* r) {
+  ++*s->evals; /* the work bound (todorov.c, budget_left) */
   eval_f(s, x, f);
   return eval_r(s, x, f, r);
 }
