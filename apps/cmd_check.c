@@ -34,6 +34,19 @@ static void print_contacts(const imp_model* m, const imp_data* d) {
   }
 }
 
+/* nkey, then one line per keyframe, "key I: NAME" (names may hold spaces,
+   so one a line; an unnamed keyframe shows as #I, which run --key takes) */
+static void print_keys(const imp_model* m) {
+  printf("nkey: %d\n", m->nkey);
+  for (int k = 0; k < m->nkey; k++) {
+    const char* name = imp_id2name(m, IMP_OBJ_KEY, k);
+    if (name && name[0])
+      printf("key %d: %s\n", k, name);
+    else
+      printf("key %d: #%d\n", k, k);
+  }
+}
+
 /* the contact stage's line for --solver: what the solver did at the initial state */
 static void print_solver(const imp_data* d) {
   const char* name = imp_solver_name(d->solver);
@@ -131,6 +144,7 @@ int cmd_check(int argc, char** argv) {
   printf("nu: %d\n", m->nu);
   printf("timestep: %g\n", m->opt.timestep);
   printf("warnings: %d\n", m->nwarning);
+  print_keys(m);
   int rc = contacts ? check_contacts(m, key, solver) : 0;
   imp_free_model(m);
   return rc;

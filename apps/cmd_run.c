@@ -1,22 +1,89 @@
 /* impetus run MODEL.xml --steps N [--dt H] [--key NAME] [--record FILE
-   [--record-solver]] [--every K] [--solver NAME]: simulate and optionally record a trajectory (see the usage text in impetus.c). */
+   [--record-solver]] [--every K] [--solver NAME]: simulate, optionally
+   record a trajectory, and summarize the run (see the usage text in
+   impetus.c).
+
+   Stopping on SIGINT/SIGTERM: the handler sets a flag that the loop reads
+   between steps, so a normal run stops cleanly at the next step boundary.
+   A step that never ends (a solver that hangs) would never read it, so the
+   handler also arms an alarm: if the loop has not acknowledged the flag
+   GRACE_SECONDS later, or a second signal comes first, the process removes
+   the recording's temporary file and exits 130 from the handler, with
+   async-signal-safe calls only (unlink, write, _exit). Either way nothing
+   half-done is left at the recording's path. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cmd.h"
+#include "contact.h" /* IMP_EXIT_CONVERGED */
 #include "record.h"
+
+/* seconds a step may take after a signal before the process exits anyway */
+#define GRACE_SECONDS 2
 
 /* set by SIGINT/SIGTERM: stop stepping and discard the recording */
 static volatile sig_atomic_t interrupted = 0;
+/* set by the loop once it has seen the flag and is stopping by itself */
+static volatile sig_atomic_t acknowledged = 0;
+/* the recorder's temporary file (record.c writes rows to FILE.tmp), set
+   before the recorder opens it, so the handler can remove it without
+   touching the recorder's state */
+static char tmp_path[4200];
+static volatile sig_atomic_t have_tmp = 0;
 
+/* Give up on the step in progress: remove the temporary file and exit 130
+   (async-signal-safe calls only). */
+static void exit_now(void) {
+  static const char msg[] =
+      "impetus run: interrupted in the middle of a step that did not end; nothing written\n";
+  if (have_tmp) unlink(tmp_path);
+  ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
+  (void)w;
+  _exit(130);
+}
+
+/* SIGINT/SIGTERM: ask the loop to stop; a second signal before it has
+   stopped means stop now */
 static void on_signal(int sig) {
   (void)sig;
+  if (interrupted && !acknowledged) exit_now();
   interrupted = 1;
+  alarm(GRACE_SECONDS);
+}
+
+/* SIGALRM after a signal: the step in progress did not end in time */
+static void on_alarm(int sig) {
+  (void)sig;
+  if (interrupted && !acknowledged) exit_now();
+}
+
+/* Install the handlers for SIGINT, SIGTERM and the grace alarm. */
+static void install_handlers(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sigemptyset(&sa.sa_mask);
+  /* one handler at a time: the alarm cannot interrupt the signal handler */
+  sigaddset(&sa.sa_mask, SIGINT);
+  sigaddset(&sa.sa_mask, SIGTERM);
+  sigaddset(&sa.sa_mask, SIGALRM);
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sa.sa_handler = on_alarm;
+  sigaction(SIGALRM, &sa, NULL);
+}
+
+/* The loop has stopped by itself: the handlers need not exit for it. */
+static void acknowledge_signal(void) {
+  acknowledged = 1;
+  alarm(0);
 }
 
 /* True when path ends in .csv or .npy (any case), the formats of record.c. */
@@ -102,7 +169,161 @@ static int parse_args(int argc, char** argv, run_args* a) {
     fprintf(stderr, "impetus run: --record %s: the file must end in .csv or .npy\n", a->record);
     return CLI_EXIT_USAGE;
   }
+  if (a->record && strlen(a->record) + sizeof ".tmp" > sizeof tmp_path) {
+    fprintf(stderr, "impetus run: --record: the path is too long\n");
+    return CLI_EXIT_USAGE;
+  }
   return 0;
+}
+
+/* What the run saw besides the state, for the summary. */
+typedef struct run_stats {
+  long long iterations;          /* solver iterations over the run */
+  int worst_exit;                /* worst solver exit (exits are ordered good to bad) */
+  long long not_converged;       /* steps whose worst island exit was not converged */
+  long long nonfinite;           /* steps that ended with a non-finite state */
+  double max_speed;              /* largest linear speed of a body's com, m/s */
+  int max_speed_body;            /* its body, -1 before any step */
+  long long max_speed_step;      /* the step it happened */
+} run_stats;
+
+/* Linear speed of a body's centre of mass xipos, from the body's 6D
+   velocity v (angular; linear) about the point ref: |v_lin + w x (xipos - ref)|. */
+static double com_speed(const double v[6], const double xipos[3], const double ref[3]) {
+  double r[3] = {xipos[0] - ref[0], xipos[1] - ref[1], xipos[2] - ref[2]};
+  double u[3] = {v[3] + v[1] * r[2] - v[2] * r[1], v[4] + v[2] * r[0] - v[0] * r[2],
+                 v[5] + v[0] * r[1] - v[1] * r[0]};
+  return sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+}
+
+/* After step `step`: the fastest body's com speed into s. The velocities are
+   those the step ended with (qvel), carried by the motion subspaces cdof the
+   step computed, as imp_com_vel sums them; vel is nbody x 6 scratch, so no
+   allocation per step. Non-finite speeds are left to nan_resets. */
+static void track_speed(const imp_model* m, const imp_data* d, double* vel, long long step,
+                        run_stats* s) {
+  for (int k = 0; k < 6; k++) vel[k] = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    double* v = vel + 6 * b;
+    const double* vp = vel + 6 * m->body_parentid[b];
+    for (int k = 0; k < 6; k++) v[k] = vp[k];
+    for (int i = 0; i < m->body_dofnum[b]; i++) {
+      int dof = m->body_dofadr[b] + i;
+      for (int k = 0; k < 6; k++) v[k] += d->cdof[6 * dof + k] * d->qvel[dof];
+    }
+    double speed = com_speed(v, d->xipos + 3 * b, d->subtree_com + 3 * m->body_rootid[b]);
+    if (isfinite(speed) && (speed > s->max_speed || s->max_speed_body < 0)) {
+      s->max_speed = speed;
+      s->max_speed_body = b;
+      s->max_speed_step = step;
+    }
+  }
+}
+
+/* The contact stage's figures of one step, and whether it ended finite, into s. */
+static void track_step(const imp_model* m, const imp_data* d, run_stats* s) {
+  s->iterations += d->solver_iter;
+  if (d->solver_exit > s->worst_exit) s->worst_exit = d->solver_exit;
+  if (d->solver_exit != IMP_EXIT_CONVERGED) s->not_converged++;
+  if (!state_finite(m, d)) s->nonfinite++;
+}
+
+/* qpos z of the model's first free joint: its body's world height (a free
+   joint sits on a child of the world); NAN when there is none. */
+static double root_height(const imp_model* m, const imp_data* d) {
+  for (int j = 0; j < m->njnt; j++)
+    if (m->jnt_type[j] == IMP_JNT_FREE) return d->qpos[m->jnt_qposadr[j] + 2];
+  return NAN;
+}
+
+/* Print the summary's figures of s and the final state (stdout). */
+static void print_summary(const imp_model* m, const imp_data* d, const run_stats* s,
+                          long long done, double wall) {
+  printf("model: %s\n", cli_model_name(m));
+  printf("steps: %lld\n", done);
+  printf("timestep: %g\n", m->opt.timestep);
+  printf("time: %.9g\n", d->time);
+  printf("wall_seconds: %.6f\n", wall);
+  printf("nan_resets: %d\n", d->nwarning_nan);
+  const char* solver = imp_solver_name(d->solver);
+  printf("solver: %s iterations: %lld worst_exit: %s\n", solver ? solver : "?", s->iterations,
+         cli_exit_name(s->worst_exit));
+  printf("steps_not_converged: %lld\n", s->not_converged);
+  printf("max_body_speed: %.9g\n", s->max_speed);
+  if (s->max_speed_body < 0) {
+    printf("max_body_speed_body: none\n");
+  } else {
+    const char* name = imp_id2name(m, IMP_OBJ_BODY, s->max_speed_body);
+    if (name && name[0])
+      printf("max_body_speed_body: %s\n", name);
+    else
+      printf("max_body_speed_body: #%d\n", s->max_speed_body);
+  }
+  printf("max_body_speed_step: %lld\n", s->max_speed_step);
+  double z = root_height(m, d);
+  if (isnan(z))
+    printf("root_height: none\n");
+  else
+    printf("root_height: %.9g\n", z);
+}
+
+/* The keyframe called name, or "#I" for keyframe I when none is called
+   that (how check lists an unnamed keyframe); -1 when there is none. */
+static int key_id(const imp_model* m, const char* name) {
+  int k = imp_name2id(m, IMP_OBJ_KEY, name);
+  if (k >= 0 || name[0] != '#') return k;
+  char* end = NULL;
+  long i = strtol(name + 1, &end, 10);
+  return name[1] && !*end && i >= 0 && i < m->nkey ? (int)i : -1;
+}
+
+/* Load the model, apply --dt and --key and --solver: the data to step, or
+   NULL with *status set (messages printed). */
+static imp_data* prepare(const run_args* a, imp_model** mp, int* status) {
+  *status = CLI_EXIT_ERROR;
+  imp_model* m = *mp = cli_load(a->model);
+  if (!m) return NULL;
+  /* The loader hands back a mutable model; the override goes in before any
+     data exists, after which the model is treated as const. */
+  if (a->dt > 0) m->opt.timestep = a->dt;
+  int key = -1;
+  if (a->key && (key = key_id(m, a->key)) < 0) {
+    fprintf(stderr, "impetus run: %s: no keyframe named '%s'\n", a->model, a->key);
+    return NULL;
+  }
+  imp_data* d = imp_make_data(m);
+  if (!d) {
+    fprintf(stderr, "impetus run: out of memory making the data\n");
+    return NULL;
+  }
+  if (key >= 0) imp_reset_data_keyframe(m, d, key);
+  /* the name was checked with the arguments: failing here is a registry bug */
+  if (a->solver && imp_set_solver(m, d, a->solver) != 0) {
+    cli_check_solver("run", a->solver);
+    imp_free_data(d);
+    *status = CLI_EXIT_USAGE;
+    return NULL;
+  }
+  *status = 0;
+  return d;
+}
+
+/* Open the recording of --record (NULL when not asked; *failed on error). */
+static imp_recorder* open_recording(const run_args* a, const imp_model* m, int* failed) {
+  *failed = 0;
+  if (!a->record) return NULL;
+  /* record.c's temporary name; known to the handler before the file exists */
+  snprintf(tmp_path, sizeof tmp_path, "%s.tmp", a->record);
+  have_tmp = 1;
+  char err[1024] = "";
+  imp_recorder* rec = imp_recorder_open_flags(
+      a->record, m, a->record_solver ? IMP_RECORD_SOLVER : 0, err, sizeof err);
+  if (!rec) {
+    have_tmp = 0;
+    fprintf(stderr, "impetus run: %s\n", err);
+    *failed = 1;
+  }
+  return rec;
 }
 
 int cmd_run(int argc, char** argv) {
@@ -113,67 +334,32 @@ int cmd_run(int argc, char** argv) {
     cli_usage("run", 1);
     return rc;
   }
+  /* from here on a signal stops the run, also while a large model loads */
+  install_handlers();
 
-  imp_model* m = cli_load(a.model);
-  if (!m) return CLI_EXIT_ERROR;
-  /* The loader hands back a mutable model; the override goes in before any
-     data exists, after which the model is treated as const. */
-  if (a.dt > 0) m->opt.timestep = a.dt;
-
-  int key = -1;
-  if (a.key) {
-    key = imp_name2id(m, IMP_OBJ_KEY, a.key);
-    if (key < 0) {
-      fprintf(stderr, "impetus run: %s: no keyframe named '%s'\n", a.model, a.key);
-      imp_free_model(m);
-      return CLI_EXIT_ERROR;
-    }
-  }
-  imp_data* d = imp_make_data(m);
-  if (!d) {
-    fprintf(stderr, "impetus run: out of memory making the data\n");
-    imp_free_model(m);
-    return CLI_EXIT_ERROR;
-  }
-  if (key >= 0) imp_reset_data_keyframe(m, d, key);
-  /* the name was checked with the arguments: failing here is a registry bug */
-  if (a.solver && imp_set_solver(m, d, a.solver) != 0) {
-    cli_check_solver("run", a.solver);
+  imp_model* m = NULL;
+  imp_data* d = prepare(&a, &m, &rc);
+  double* vel = d ? malloc(sizeof(double) * 6 * (size_t)m->nbody) : NULL;
+  int open_failed = 0;
+  imp_recorder* rec = vel ? open_recording(&a, m, &open_failed) : NULL;
+  if (!d || !vel || open_failed) {
+    if (d && !vel) fprintf(stderr, "impetus run: out of memory\n");
+    free(vel);
     imp_free_data(d);
     imp_free_model(m);
-    return CLI_EXIT_USAGE;
+    acknowledge_signal();
+    return rc ? rc : CLI_EXIT_ERROR;
   }
-
-  imp_recorder* rec = NULL;
-  if (a.record) {
-    char err[1024] = "";
-    rec = imp_recorder_open_flags(a.record, m, a.record_solver ? IMP_RECORD_SOLVER : 0, err,
-                                  sizeof err);
-    if (!rec) {
-      fprintf(stderr, "impetus run: %s\n", err);
-      imp_free_data(d);
-      imp_free_model(m);
-      return CLI_EXIT_ERROR;
-    }
-  }
-
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
 
   int io_error = rec && imp_recorder_write(rec, m, d) != 0;
-  long long rows = rec ? 1 : 0, nonfinite = 0, done = 0, iterations = 0;
-  int worst_exit = 0; /* IMP_EXIT_CONVERGED: the exits are ordered good to bad */
+  long long rows = rec ? 1 : 0, done = 0;
+  run_stats s = {0, 0, 0, 0, 0.0, -1, 0};
   double t0 = cli_now();
   for (long long i = 1; i <= a.steps && !interrupted && !io_error; i++) {
     imp_step(m, d);
     done = i;
-    iterations += d->solver_iter;
-    if (d->solver_exit > worst_exit) worst_exit = d->solver_exit;
-    if (!state_finite(m, d)) nonfinite++;
+    track_step(m, d, &s);
+    track_speed(m, d, vel, i, &s);
     if (rec && i % a.every == 0) {
       if (imp_recorder_write(rec, m, d) != 0)
         io_error = 1;
@@ -182,6 +368,10 @@ int cmd_run(int argc, char** argv) {
     }
   }
   double wall = cli_now() - t0;
+  free(vel);
+  /* no step is in progress any more: what is left ends by itself, and a
+     signal from here on is handled below or not at all */
+  acknowledge_signal();
 
   int status = 0;
   if (interrupted || io_error) {
@@ -204,24 +394,16 @@ int cmd_run(int argc, char** argv) {
     }
   }
 
-  int nan_resets = d->nwarning_nan;
-  printf("model: %s\n", cli_model_name(m));
-  printf("steps: %lld\n", done);
-  printf("timestep: %g\n", m->opt.timestep);
-  printf("time: %.9g\n", d->time);
-  printf("wall_seconds: %.6f\n", wall);
-  printf("nan_resets: %d\n", nan_resets);
-  const char* solver = imp_solver_name(d->solver);
-  printf("solver: %s iterations: %lld worst_exit: %s\n", solver ? solver : "?", iterations,
-         cli_exit_name(worst_exit));
+  print_summary(m, d, &s, done, wall);
   if (a.record && status == 0) {
     printf("record: %s\n", a.record);
     printf("rows: %lld\n", rows);
   }
-  if (status == 0 && (nan_resets > 0 || nonfinite > 0)) {
+  int nan_resets = d->nwarning_nan;
+  if (status == 0 && (nan_resets > 0 || s.nonfinite > 0)) {
     fprintf(stderr, "impetus run: warning: the state went non-finite: the engine reset it %d times",
             nan_resets);
-    if (nonfinite > 0) fprintf(stderr, ", %lld steps ended non-finite", nonfinite);
+    if (s.nonfinite > 0) fprintf(stderr, ", %lld steps ended non-finite", s.nonfinite);
     fprintf(stderr, " (exit status 3)\n");
     status = CLI_EXIT_NONFINITE;
   }

@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "contact.h"
@@ -124,10 +126,11 @@ START_TEST(check_pendulum) {
   ck_assert_int_eq(impetus("check '" PENDULUM "'"), 0);
   const char* out = text_of(out_path);
   const char* keys[] = {"model: pendulum\n", "nq: 1\n", "nv: 1\n", "nbody: 2\n", "njnt: 1\n",
-                        "nu: 0\n", "timestep: 0.001\n", "warnings: 0\n"};
+                        "nu: 0\n", "timestep: 0.001\n", "warnings: 0\n", "nkey: 1\n",
+                        "key 0: release\n"};
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
     ck_assert_msg(strstr(out, keys[i]) != NULL, "no '%s' in:\n%s", keys[i], out);
-  ck_assert_int_eq(count_lines(out_path), 12); /* exactly the twelve keys */
+  ck_assert_int_eq(count_lines(out_path), 14); /* exactly the thirteen keys and one keyframe */
 }
 END_TEST
 
@@ -139,7 +142,7 @@ START_TEST(check_contacts) {
   ck_assert_msg(strstr(out, "ncon: 19\n") != NULL, "no 'ncon: 19' in:\n%s", out);
   ck_assert_msg(strstr(out, "floor (plane) - ball (sphere) dist -0.001 pos -1 0 -0.0005 normal 0 0 1") != NULL,
                 "no floor-ball contact in:\n%s", out);
-  ck_assert_int_eq(count_lines(out_path), 13 + 19);
+  ck_assert_int_eq(count_lines(out_path), 14 + 19); /* nkey: 0, no key lines */
   /* --key needs --contacts; an unknown keyframe is the user's error */
   ck_assert_int_eq(impetus("check --key x '" IMP_MODELS_DIR "/contact_primitives.xml'"), 2);
   ck_assert_int_eq(impetus("check --contacts --key nosuch '" IMP_MODELS_DIR "/contact_primitives.xml'"), 1);
@@ -359,6 +362,254 @@ static double key_number(const char* text, const char* key) {
 /* True when the value is a whole number (counts printed by %.6g stay exact below 1e6). */
 static int is_whole(double v) { return v == floor(v); }
 
+/* ---- the run summary: solver, speed and height figures ---- */
+
+/* The text after "key: " up to the end of its line, into buf. */
+static const char* key_text(const char* text, const char* key, char* buf, size_t n) {
+  char pat[128];
+  snprintf(pat, sizeof pat, "\n%s: ", key);
+  const char* p = strstr(text, pat);
+  ck_assert_msg(p != NULL, "no '%s: ' in:\n%s", key, text);
+  p += strlen(pat);
+  size_t len = strcspn(p, "\n");
+  ck_assert_msg(len < n, "%s: value too long", key);
+  memcpy(buf, p, len);
+  buf[len] = '\0';
+  return buf;
+}
+
+/* A body dropped from rest reaches g t at the end of the fall, and its free
+   joint's height follows the parabola up to the Euler step's error. */
+START_TEST(run_summary_free_fall) {
+  char buf[256];
+  ck_assert_msg(impetus("run '" IMP_MODELS_DIR "/free_fall.xml' --steps 1000") == 0, "%s",
+                text_of(err_path));
+  const char* out = text_of(out_path);
+  double t = key_number(out, "time"), g = 9.81, h = 0.001;
+  imp_assert_near(t, 1, 1e-12);
+  imp_assert_near(key_number(out, "max_body_speed"), g * t, 1e-9);
+  ck_assert_str_eq(key_text(out, "max_body_speed_body", buf, sizeof buf), "box");
+  ck_assert_int_eq((int)key_number(out, "max_body_speed_step"), 1000);
+  /* semi-implicit Euler falls g t h / 2 further than the parabola */
+  imp_assert_near(key_number(out, "root_height"), 3 - g * t * t / 2 - g * t * h / 2, 1e-9);
+  ck_assert_int_eq((int)key_number(out, "steps_not_converged"), 0); /* contact disabled */
+  /* no step: nothing has moved yet, and the body is where the file puts it */
+  ck_assert_int_eq(impetus("run '" IMP_MODELS_DIR "/free_fall.xml' --steps 0"), 0);
+  out = text_of(out_path);
+  ck_assert(key_number(out, "max_body_speed") == 0);
+  ck_assert_str_eq(key_text(out, "max_body_speed_body", buf, sizeof buf), "none");
+  ck_assert(key_number(out, "root_height") == 3);
+}
+END_TEST
+
+/* The pendulum released from 45 degrees: its centre of mass is fastest at
+   the bottom, a quarter period after the release, at the speed energy
+   conservation gives (light damping takes a fraction of a percent). */
+START_TEST(run_summary_pendulum) {
+  char buf[256];
+  ck_assert_msg(impetus("run '" PENDULUM "' --steps 1000 --key release") == 0, "%s",
+                text_of(err_path));
+  const char* out = text_of(out_path);
+  /* rod 0.05 kg (0 to 0.8 m, thin), bob 1 kg sphere of radius 0.06 at 0.8 m */
+  double mass = 1.05, rc = (0.05 * 0.4 + 1 * 0.8) / mass, g = 9.81, th = atan(1);
+  double inertia = 0.05 * 0.64 / 3 + 0.4 * 0.06 * 0.06 + 0.64;
+  double w = sqrt(2 * mass * g * rc * (1 - cos(th)) / inertia);
+  imp_assert_rel(key_number(out, "max_body_speed"), w * rc, 0.01);
+  ck_assert_str_eq(key_text(out, "max_body_speed_body", buf, sizeof buf), "pole");
+  /* quarter period with the amplitude correction T0 (1 + th^2/16 + 11 th^4/3072) */
+  double T = 8 * atan(1) * sqrt(inertia / (mass * g * rc)) *
+             (1 + th * th / 16 + 11 * pow(th, 4) / 3072);
+  double step = key_number(out, "max_body_speed_step");
+  ck_assert_msg(fabs(step - T / 4 / 0.001) <= 5, "fastest at step %g, a quarter period is %g",
+                step, T / 4 / 0.001);
+  ck_assert_str_eq(key_text(out, "root_height", buf, sizeof buf), "none"); /* a hinge only */
+  /* the keyframe by number (#0) is the keyframe by name */
+  char by_name[256];
+  key_text(out, "max_body_speed", by_name, sizeof by_name);
+  ck_assert_int_eq(impetus("run '" PENDULUM "' --steps 1000 --key '#0'"), 0);
+  ck_assert_str_eq(key_text(text_of(out_path), "max_body_speed", buf, sizeof buf), by_name);
+  ck_assert_int_eq(impetus("run '" PENDULUM "' --steps 10 --key '#1'"), 1);
+}
+END_TEST
+
+/* A box at rest on the floor: every step's contact problem converges, it
+   stays where it is and barely moves. */
+START_TEST(run_summary_resting) {
+  ck_assert_msg(impetus("run '" IMP_MODELS_DIR "/box_rest.xml' --steps 2000") == 0, "%s",
+                text_of(err_path));
+  const char* out = text_of(out_path);
+  ck_assert_int_eq((int)key_number(out, "steps_not_converged"), 0);
+  ck_assert_msg(strstr(out, "worst_exit: converged\n") != NULL, "%s", out);
+  ck_assert_msg(key_number(out, "max_body_speed") < 1e-3, "%s", out);
+  imp_assert_near(key_number(out, "root_height"), 0.1, 1e-4);
+}
+END_TEST
+
+/* steps_not_converged agrees with the worst exit: zero exactly when every
+   step converged, and never more than the steps (the box pile is where the
+   default solver is known to miss some). */
+START_TEST(run_summary_not_converged_counts) {
+  ck_assert_int_eq(impetus("run '" IMP_MODELS_DIR "/box_pile.xml' --steps 300"), 0);
+  const char* out = text_of(out_path);
+  double n = key_number(out, "steps_not_converged");
+  ck_assert(is_whole(n) && n >= 0 && n <= 300);
+  int all_converged = strstr(out, "worst_exit: converged\n") != NULL;
+  ck_assert_msg(all_converged == (n == 0), "steps_not_converged %g with:\n%s", n, out);
+}
+END_TEST
+
+/* ---- stopping on SIGTERM and SIGINT ---- */
+
+/* Two free bodies of 20 overlapping boxes each: hundreds of redundant
+   contacts in one island, solved by projected Gauss-Seidel with a budget of
+   a billion sweeps and a tolerance of 0, which only a bit-exact fixed point
+   meets: the first step does not end in any time a test waits (about 0.5 ms
+   a sweep). It stands for a solver that hangs, with no hook in the engine. */
+static const char* write_endless_step_model(void) {
+  const char* path = in_dir("endless_step.xml");
+  FILE* f = fopen(path, "w");
+  ck_assert(f != NULL);
+  fputs("<mujoco model=\"endless_step\">\n"
+        "<option solver=\"pgs\" iterations=\"1000000000\" tolerance=\"0\"/>\n<worldbody>\n",
+        f);
+  for (int b = 0; b < 2; b++) {
+    fprintf(f, "<body name=\"%c\" pos=\"%g %g %g\"><freejoint/>\n", 'a' + b, 0.05 * b,
+            0.05 * b, 1 + 0.05 * b);
+    for (int i = 0; i < 20; i++)
+      fprintf(f, "<geom type=\"box\" size=\"0.1 0.1 0.1\" pos=\"%g 0 0\"/>\n", 0.001 * i);
+    fputs("</body>\n", f);
+  }
+  fputs("</worldbody>\n</mujoco>\n", f);
+  ck_assert_int_eq(fclose(f), 0);
+  return path;
+}
+
+/* seconds on the monotonic clock */
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void sleep_s(double s) {
+  struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+  nanosleep(&t, NULL);
+}
+
+/* Start `impetus run model --steps N --record rec` in the background,
+   stdout and stderr to the test's files; its pid. */
+static pid_t start_run(const char* model, const char* steps, const char* rec) {
+  pid_t pid = fork();
+  ck_assert(pid >= 0);
+  if (pid == 0) {
+    if (!freopen(out_path, "w", stdout) || !freopen(err_path, "w", stderr)) _exit(127);
+    execl(IMPETUS_BIN, IMPETUS_BIN, "run", model, "--steps", steps, "--record", rec,
+          (char*)NULL);
+    _exit(127);
+  }
+  return pid;
+}
+
+/* Wait until path exists (the recorder has opened its file and the loop
+   is about to step); fails the test after 20 s. */
+static void wait_for_file(const char* path, pid_t pid) {
+  for (double t0 = now_s(); !exists(path); sleep_s(0.01)) {
+    if (now_s() - t0 > 20) {
+      kill(pid, SIGKILL);
+      waitpid(pid, NULL, 0);
+      ck_abort_msg("%s did not appear; stderr: %s", path, text_of(err_path));
+    }
+  }
+}
+
+/* Wait up to limit seconds for pid to exit; its exit status (the test
+   fails, the process killed, if it is still running or died of a signal).
+   *took: seconds waited. */
+static int wait_exit(pid_t pid, double limit, double* took) {
+  double t0 = now_s();
+  int st = 0;
+  while (waitpid(pid, &st, WNOHANG) == 0) {
+    if (now_s() - t0 > limit) {
+      kill(pid, SIGKILL);
+      waitpid(pid, NULL, 0);
+      ck_abort_msg("impetus run still running %g s after the signal", limit);
+    }
+    sleep_s(0.01);
+  }
+  *took = now_s() - t0;
+  ck_assert_msg(WIFEXITED(st), "impetus run died of signal %d", WTERMSIG(st));
+  return WEXITSTATUS(st);
+}
+
+/* Between steps: the loop sees the flag at the next step boundary, discards
+   the recording and says how far it got. */
+START_TEST(run_signal_between_steps) {
+  const int sigs[] = {SIGTERM, SIGINT};
+  for (int k = 0; k < 2; k++) {
+    const char* rec = in_dir(k ? "int.csv" : "term.csv");
+    char tmp[4400];
+    snprintf(tmp, sizeof tmp, "%s.tmp", rec);
+    pid_t pid = start_run(PENDULUM, "1000000000", rec);
+    wait_for_file(tmp, pid);
+    sleep_s(0.2); /* well into the steps */
+    kill(pid, sigs[k]);
+    double took = 0;
+    ck_assert_int_eq(wait_exit(pid, 30, &took), 130);
+    const char* err = text_of(err_path);
+    ck_assert_msg(strstr(err, "interrupted after ") && strstr(err, "nothing written to "),
+                  "want the step-boundary message: %s", err);
+    ck_assert_str_eq(text_of(out_path), ""); /* no summary of a run that did not finish */
+    assert_nothing_at(rec);
+  }
+}
+END_TEST
+
+/* In a step that does not end: 2 s after the signal the process exits 130
+   from the handler, removing the recording's temporary file. */
+START_TEST(run_signal_in_endless_step) {
+  const char* model = write_endless_step_model();
+  const char* rec = in_dir("endless.npy");
+  char tmp[4400];
+  snprintf(tmp, sizeof tmp, "%s.tmp", rec);
+  pid_t pid = start_run(model, "10", rec);
+  wait_for_file(tmp, pid);
+  sleep_s(0.5); /* inside the first step */
+  kill(pid, SIGTERM);
+  double took = 0;
+  ck_assert_int_eq(wait_exit(pid, 30, &took), 130);
+  const char* err = text_of(err_path);
+  ck_assert_msg(strstr(err, "in the middle of a step") != NULL, "want the grace message: %s",
+                err);
+  ck_assert_msg(strstr(err, "interrupted after ") == NULL, "the step ended after all: %s", err);
+  /* the grace is 2 s; the bound leaves room for a loaded machine */
+  ck_assert_msg(took >= 1.5 && took < 10, "exited %g s after the signal", took);
+  assert_nothing_at(rec);
+}
+END_TEST
+
+/* A second signal does not wait for the grace to run out. */
+START_TEST(run_second_signal_exits_at_once) {
+  const char* model = write_endless_step_model();
+  const char* rec = in_dir("twice.csv");
+  char tmp[4400];
+  snprintf(tmp, sizeof tmp, "%s.tmp", rec);
+  pid_t pid = start_run(model, "10", rec);
+  wait_for_file(tmp, pid);
+  sleep_s(0.5);
+  kill(pid, SIGINT);
+  sleep_s(0.1);
+  double t0 = now_s();
+  kill(pid, SIGINT);
+  double took = 0;
+  ck_assert_int_eq(wait_exit(pid, 30, &took), 130);
+  took = now_s() - t0;
+  ck_assert_msg(strstr(text_of(err_path), "in the middle of a step") != NULL, "%s",
+                text_of(err_path));
+  ck_assert_msg(took < 1.5, "exited %g s after the second signal (the grace is 2 s)", took);
+  assert_nothing_at(rec);
+}
+END_TEST
+
 START_TEST(solvers_lists_registry) {
   ck_assert_int_eq(impetus("solvers"), 0);
   const char* out = text_of(out_path);
@@ -433,7 +684,7 @@ START_TEST(solver_option_accepted) {
                           exit_name, &residual), 3);
   ck_assert_int_ge(iters, 0);
   ck_assert(residual >= 0);
-  ck_assert_int_eq(count_lines(out_path), 13 + 1 + 1);
+  ck_assert_int_eq(count_lines(out_path), 14 + 1 + 1);
   snprintf(args, sizeof args, "check --solver pgs '%s'", ball); /* needs --contacts */
   ck_assert_int_eq(impetus(args), 2);
 }
@@ -710,6 +961,13 @@ static Suite* cli_suite(void) {
   tcase_add_test(tc, run_without_recording);
   tcase_add_test(tc, run_nonfinite_exits_3);
   tcase_add_test(tc, bench_prints_speed);
+  tcase_add_test(tc, run_summary_free_fall);
+  tcase_add_test(tc, run_summary_pendulum);
+  tcase_add_test(tc, run_summary_resting);
+  tcase_add_test(tc, run_summary_not_converged_counts);
+  tcase_add_test(tc, run_signal_between_steps);
+  tcase_add_test(tc, run_signal_in_endless_step);
+  tcase_add_test(tc, run_second_signal_exits_at_once);
   tcase_add_test(tc, solvers_lists_registry);
   tcase_add_test(tc, solver_option_accepted);
   tcase_add_test(tc, unknown_solver_is_usage);
