@@ -32,6 +32,7 @@
 
 #include "contact.h"
 #include "mathx.h"
+#include "cproblem_file.h"
 #include "test_cproblem.h"
 #include "test_util.h"
 
@@ -566,6 +567,55 @@ START_TEST(test_registry) {
 }
 END_TEST
 
+/* Problems captured from Menagerie robots (test/data/captured/, raw: before
+   the stage's immobile-row handling) on which todorov hung for ever before
+   its work bound (issue 17): kinova_gen3's steps 8 and 9 (a contact whose
+   normal no impulse can move: A_NN = 7e-36, target 0.6 m/s, warm start
+   f_N = 1e15) and ur10e's step 218 (its shoulder capsule in the floor,
+   likewise). Every solver must return, within its iteration limit, with
+   finite impulses inside the cone, whatever it says about convergence:
+   the problems have no solution. Check's timeout (CAPTURED_TIMEOUT) is
+   what fails a hang. */
+#define CAPTURED_TIMEOUT 60
+static const char* const k_captured[] = {"kinova_gen3_step8", "kinova_gen3_step9",
+                                         "ur10e_step218"};
+#define NCAPTURED ((int)(sizeof k_captured / sizeof k_captured[0]))
+
+START_TEST(test_captured_problems_terminate) {
+  const imp_csolver* sv = imp_solver_get(_i / NCAPTURED);
+  char path[512];
+  snprintf(path, sizeof path, "%s/../test/data/captured/%s.cproblem", IMP_MODELS_DIR,
+           k_captured[_i % NCAPTURED]);
+  cfile_problem c;
+  ck_assert_msg(cfile_read(path, &c) == 0, "cannot read %s", path);
+  for (int warm = 0; warm <= (c.warm != NULL); warm++) {
+    int n = c.p.n, maxiter = 100;
+    double* f = calloc((size_t)n, sizeof *f);
+    if (warm) memcpy(f, c.warm, (size_t)n * sizeof *f);
+    size_t bytes = (sv->work_size(n, c.p.nblock) + 15) / 16 * 16;
+    void* work = aligned_alloc(16, bytes ? bytes : 16);
+    memset(work, 0xff, bytes ? bytes : 16);
+    monitor_count count = {0};
+    imp_csolver_opt o = {maxiter, 1e-8, warm, count_calls, &count};
+    imp_csolver_stat st = {-1, -1, NAN, -1};
+    sv->solve(&c.p, &o, f, &st, work);
+    printf("%-8s %-18s %s: %d iterations, exit %d, |f|inf %.3g\n", sv->name,
+           k_captured[_i % NCAPTURED], warm ? "warm" : "cold", st.iterations, st.exit,
+           imp_max_abs_or_inf(f, n));
+    ck_assert_int_le(st.iterations, maxiter);
+    ck_assert_int_eq(count.calls, st.iterations);
+    ck_assert(st.exit >= IMP_EXIT_CONVERGED && st.exit < IMP_NEXIT);
+    for (int k = 0; k < c.p.nblock; k++) {
+      const double* fk = f + c.p.blk_adr[k];
+      for (int r = 0; r < c.p.blk_dim[k]; r++) ck_assert(isfinite(fk[r]));
+    }
+    free(work);
+    free(f);
+  }
+  cfile_free(&c);
+}
+END_TEST
+
 static Suite* solvers_suite(void) {
   Suite* s = suite_create("solvers");
   int count = imp_solver_count();
@@ -576,6 +626,10 @@ static Suite* solvers_suite(void) {
   tcase_add_loop_test(tc, test_deficient_rank, 0, count);
   tcase_add_loop_test(tc, test_box_on_floor, 0, count);
   suite_add_tcase(s, tc);
+  TCase* cap = tcase_create("captured robot problems");
+  tcase_set_timeout(cap, CAPTURED_TIMEOUT);
+  tcase_add_loop_test(cap, test_captured_problems_terminate, 0, count * NCAPTURED);
+  suite_add_tcase(s, cap);
   return s;
 }
 
