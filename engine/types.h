@@ -155,6 +155,7 @@ typedef struct imp_option {
 
 typedef struct imp_visual {
   double fovy;         /* free camera vertical field of view, degrees */
+  double azimuth, elevation; /* the free camera's initial direction, degrees (MJCF visual/global) */
   double znear, zfar;  /* clip planes, in units of the model extent */
   double headlight_ambient[3], headlight_diffuse[3], headlight_specular[3];
   int headlight_active;
@@ -197,9 +198,12 @@ typedef struct imp_model {
 
   imp_option opt;
   imp_visual vis;
+  /* statistics at qpos0 (MJCF <statistic> replaces any of them; statistic.c) */
   double extent;    /* model size, for the renderer */
   double meansize;  /* mean body size (MuJoCo's statistic), the unit of contact marks */
   double center[3]; /* middle of the box extent measures, for the renderer's default camera */
+  double meanmass;    /* mean body mass, world excluded */
+  double meaninertia; /* mean diagonal element of the joint-space inertia */
 
   /* bodies: body 0 is the world */
   int* body_parentid;    /* nbody */

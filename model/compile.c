@@ -1042,39 +1042,8 @@ imp_model* ld_compile(ld_ctx* c) {
                   m->eq_data + LD_NEQDATA * i);
   }
 
-  /* ---- extent, as MuJoCo's statistic: the longest side of the box around
-     body centres of mass, geoms (centre +- rbound; planes +- a tenth of
-     their size, 1 when infinite) and sites at qpos0 ---- */
-  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-  for (int b = 1; b < nbody; b++) {
-    double r[3], w[3];
-    imp_quat_rotate(r, xquat + 4 * b, B[b].ipos);
-    for (int i = 0; i < 3; i++) {
-      w[i] = xpos[3 * b + i] + r[i];
-      lo[i] = fmin(lo[i], w[i]);
-      hi[i] = fmax(hi[i], w[i]);
-    }
-  }
-  for (int k = 0; k < m->ngeom + m->nsite; k++) {
-    const ld_geom* g = k < m->ngeom ? &G[k] : LD_AT(c->sites, ld_geom, k - m->ngeom);
-    double r[3], rb = k < m->ngeom ? m->geom_rbound[k] : 0;
-    if (k < m->ngeom && g->type == IMP_GEOM_PLANE) /* a token size, as MuJoCo */
-      rb = g->size[0] > 0 || g->size[1] > 0 ? 0.1 * fmax(g->size[0], g->size[1]) : 1;
-    imp_quat_rotate(r, xquat + 4 * g->body, g->pos);
-    for (int i = 0; i < 3; i++) {
-      double w = xpos[3 * g->body + i] + r[i];
-      lo[i] = fmin(lo[i], w - rb);
-      hi[i] = fmax(hi[i], w + rb);
-    }
-  }
-  m->extent = 2; /* nothing to measure */
-  m->center[0] = m->center[1] = m->center[2] = 0;
-  if (lo[0] <= hi[0]) {
-    for (int i = 0; i < 3; i++) m->center[i] = 0.5 * (lo[i] + hi[i]);
-    m->extent = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
-    if (!(m->extent > 1e-6)) m->extent = 2;
-  }
-  m->meansize = ld_mean_body_size(m);
+  /* ---- statistics (center, extent, meansize ...) at qpos0 ---- */
+  ld_compute_statistic(c, m);
   camlight_references(c, m);
 
   /* ---- warnings: their own allocation, freed with the model ---- */

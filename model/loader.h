@@ -227,6 +227,12 @@ typedef struct ld_class {
   double mesh_scale[3];
 } ld_class;
 
+/* <statistic>: values that replace the computed ones (statistic.c) */
+typedef struct ld_statistic {
+  double center[3], extent, meansize, meanmass, meaninertia;
+  int has_center, has_extent, has_meansize, has_meanmass, has_meaninertia;
+} ld_statistic;
+
 /* a growable array of fixed-size elements */
 typedef struct ld_vec {
   char* data;
@@ -259,6 +265,7 @@ typedef struct ld_ctx {
   const char* modelname;
   imp_option opt;
   imp_visual vis;
+  ld_statistic stat;
 
   ld_vec bodies, joints, geoms, sites, cameras, lights, materials, textures,
       actuators, keys, classes, meshes, pairs, excludes, equalities;
@@ -348,6 +355,11 @@ void ld_mesh_load(ld_ctx* c, ld_mesh* mesh);
 /* MuJoCo's meansize of a compiled model (its extent set): the mean over bodies
    of how far joint anchors and geoms reach from the centre of mass. */
 double ld_mean_body_size(const imp_model* m);
+/* center, extent, meansize, meanmass, meaninertia of a compiled model at
+   qpos0, then the values <statistic> gave */
+void ld_compute_statistic(ld_ctx* c, imp_model* m);
+/* read a <statistic> element into c->stat */
+void ld_parse_statistic(ld_ctx* c, ld_node* n);
 
 /* ---- compile.c ---- */
 

@@ -529,6 +529,8 @@ static void parse_visual(ld_ctx* c, ld_node* n) {
     imp_visual* v = &c->vis;
     if (!strcmp(ch->name, "global")) {
       ld_attr_nums(c, ch, "fovy", &v->fovy, 1, 1);
+      ld_attr_nums(c, ch, "azimuth", &v->azimuth, 1, 1);
+      ld_attr_nums(c, ch, "elevation", &v->elevation, 1, 1);
       ld_attr_int(c, ch, "offwidth", &v->offwidth);
       ld_attr_int(c, ch, "offheight", &v->offheight);
     } else if (!strcmp(ch->name, "map")) {
@@ -800,6 +802,8 @@ static void init_ctx(ld_ctx* c, char* err, int errsz) {
   c->nislandmax = -1;
   imp_visual* v = &c->vis;
   v->fovy = 45;
+  v->azimuth = 90; /* the free camera looks along +y, from above */
+  v->elevation = -45;
   v->znear = 0.01;
   v->zfar = 50;
   for (int i = 0; i < 3; i++) {
@@ -888,7 +892,7 @@ static void parse_root(ld_ctx* c, ld_node* root) {
             ld_error(c, ch->file, ch->line, "nislandmax must be -1 (automatic) or positive");
           mark_all_used(ch);
           break;
-        case 4: mark_all_used(ch); break;
+        case 4: ld_parse_statistic(c, ch); break;
         case 3: parse_visual(c, ch); ld_warn_unused(c, ch); break;
         case 5: ld_parse_defaults(c, ch, -1); break;
         case 7: ld_warn_unused(c, ch); ld_parse_asset(c, ch); break;

@@ -43,8 +43,8 @@ void imp_camera_default(const imp_model* m, imp_camera* cam) {
   cam->fixedcamid = cam->trackbodyid = -1;
   memcpy(cam->lookat, m->center, sizeof cam->lookat);
   cam->distance = 1.5 * m->extent;
-  cam->azimuth = 90;
-  cam->elevation = -45;
+  cam->azimuth = m->vis.azimuth;
+  cam->elevation = m->vis.elevation;
 }
 
 /* The viewing direction of azimuth az and elevation el (degrees). */

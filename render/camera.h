@@ -58,8 +58,9 @@ typedef enum imp_camera_action {
 } imp_camera_action;
 
 /* The free camera MuJoCo's viewer starts with: looking at the model's centre
-   (the middle of its bounding box at qpos0) from 1.5 extents, azimuth 90,
-   elevation -45. */
+   from 1.5 extents (both from <statistic> when the file gives them, else the
+   middle and longest side of its bounding box at qpos0), from the azimuth and
+   elevation of <visual><global> (default 90 and -45). */
 void imp_camera_default(const imp_model* m, imp_camera* cam);
 
 /* Resolve cam for state d (after imp_forward/imp_step). A model camera is

@@ -61,6 +61,34 @@ START_TEST(default_camera_frames_the_model) {
 }
 END_TEST
 
+/* <statistic> and <visual><global> place the default free camera as
+   MuJoCo's mjv_defaultFreeCamera does: lookat = center, distance = 1.5
+   extent, the file's azimuth and elevation. */
+START_TEST(default_camera_follows_statistic_and_visual_global) {
+  imp_model* m = imp_test_load_string_nowarn(
+      "<mujoco><statistic center='0.3 0 0.4' extent='0.8'/>"
+      "<visual><global azimuth='120' elevation='-20'/></visual><worldbody>"
+      "<geom type='plane' size='100 100 1'/><body pos='5 5 5'><geom size='.1'/></body>"
+      "</worldbody></mujoco>");
+  imp_camera c;
+  imp_camera_default(m, &c);
+  double lookat[3] = {0.3, 0, 0.4};
+  imp_assert_vec_near(c.lookat, lookat, 3, 0);
+  imp_assert_near(c.distance, 1.2, 1e-15);
+  imp_assert_near(c.azimuth, 120, 0);
+  imp_assert_near(c.elevation, -20, 0);
+  imp_free_model(m);
+  /* without them: the bodies' box, not the floor's (the sphere at 5 5 5) */
+  m = imp_test_load_string_nowarn("<mujoco><worldbody><geom type='plane' size='100 100 1'/>"
+                                  "<body pos='5 5 5'><geom size='.1'/></body></worldbody></mujoco>");
+  imp_camera_default(m, &c);
+  double ball[3] = {5, 5, 5};
+  imp_assert_vec_near(c.lookat, ball, 3, 1e-15);
+  imp_assert_near(c.distance, 1.5 * 0.2, 1e-14);
+  imp_free_model(m);
+}
+END_TEST
+
 START_TEST(projection_puts_points_where_a_pinhole_would) {
   imp_model* m = imp_test_load_string(cam_model);
   imp_data* d = imp_make_data(m);
@@ -251,6 +279,7 @@ int main(void) {
   TCase* tc = tcase_create("camera");
   tcase_add_test(tc, free_camera_eye_follows_azimuth_and_elevation);
   tcase_add_test(tc, default_camera_frames_the_model);
+  tcase_add_test(tc, default_camera_follows_statistic_and_visual_global);
   tcase_add_test(tc, projection_puts_points_where_a_pinhole_would);
   tcase_add_test(tc, ray_through_a_pixel_projects_back_to_it);
   tcase_add_test(tc, gl_matrices_agree_with_the_projection);
