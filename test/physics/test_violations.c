@@ -1,0 +1,221 @@
+/* Models that start far outside their constraints (issue 17): Menagerie's
+ * cassie has a reference pose 0.52 rad outside four joint limits inside a
+ * closed kinematic loop, and the default solver threw it at 37 m/s with
+ * gravity and contact off. A floating linkage here has the same
+ * ingredients: a free base, limited hinges, a four-bar loop closed by a
+ * connect equality and a joint equality, gravity and contact disabled.
+ *
+ * Truths checked, for every registered solver, from random poses with every
+ * hinge up to 1.2 rad (the limits are 0.35-0.7 rad, so most start outside
+ * them) and the loop open by up to 0.5 m:
+ *  - Linear momentum. Constraint impulses are internal: K' f has no
+ *    component on the free joint's translation (every row is a difference
+ *    of two bodies' velocities, or a joint's own). With M(q) the mass
+ *    matrix at the step's start and u_free the velocity the same step takes
+ *    with limits and equalities disabled, M (u+ - u_free) is K' f, and its
+ *    first three entries, the world linear momentum the impulses add, must
+ *    vanish to rounding.
+ *  - Angular momentum, for the variant without the connect equality (limits
+ *    and the joint equality act through joint coordinates only): entries
+ *    3..5 (the angular momentum about the base origin) vanish too. A
+ *    violated connect applies equal and opposite impulses at two points
+ *    apart, a couple, so it is not checked there.
+ *  - Bounded correction. Stabilization pushes a violated row back at most
+ *    at IMP_STAB_VMAX = 1 (m/s, rad/s), and an answer that injects more
+ *    energy than its corrections justify is replaced by the step that holds
+ *    the violations (contact.c). Over 1 s from rest, no body's centre of
+ *    mass may move faster than BODY_SPEED_MAX, and the linkage's centre of
+ *    mass (at rest, zero momentum) may not wander more than COM_DRIFT_MAX.
+ *    The bound follows from the design: a connect's three rows each move
+ *    at most at 1 m/s (sqrt(3) m/s together), and an answer may spend up to
+ *    IMP_HOLD_FACTOR = 10 times the energy of its rows corrected one by
+ *    one, i.e. sqrt(10) times the speed: sqrt(30) = 5.5 m/s. Measured: 2.98
+ *    m/s for every solver. The bug threw cassie at 37 m/s. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contact.h"
+#include "engine.h"
+#include "test_util.h"
+
+#define NPOSE 6
+#define NSTEP 500
+#define BODY_SPEED_MAX 5.5
+#define COM_DRIFT_MAX 0.02
+#define MOMENTUM_TOL 1e-12
+
+/* The linkage; FLAGS and LOOP are filled in (flags to disable constraints,
+   the connect equality or nothing). */
+static const char* const k_linkage =
+    "<mujoco><option gravity='0 0 0' timestep='0.002'>"
+    "<flag contact='disable' %s/></option>"
+    "<compiler angle='degree'/>"
+    "<worldbody><body name='base' pos='0 0 1'><freejoint/>"
+    "<geom type='box' size='.2 .1 .05' mass='4'/>"
+    "<body name='a1' pos='.15 0 0'><joint name='a1' axis='0 1 0' limited='true' range='-30 30'/>"
+    "<geom type='capsule' fromto='0 0 0 0 0 -.3' size='.02' mass='.5'/>"
+    "<body name='a2' pos='0 0 -.3'><joint name='a2' axis='0 1 0' limited='true' range='-40 40'/>"
+    "<geom type='capsule' fromto='0 0 0 -.3 0 0' size='.02' mass='.5'/></body></body>"
+    "<body name='b1' pos='-.15 0 0'><joint name='b1' axis='0 1 0' limited='true' range='-30 30'/>"
+    "<geom type='capsule' fromto='0 0 0 0 0 -.3' size='.02' mass='.5'/></body>"
+    "<body name='c1' pos='0 0 .05'><joint name='c1' axis='1 0 0' limited='true' range='-20 20'/>"
+    "<geom type='capsule' fromto='0 0 0 0 0 .3' size='.02' mass='.4'/>"
+    "<body name='c2' pos='0 0 .3'><joint name='c2' axis='1 0 0' limited='true' range='-25 25'/>"
+    "<geom type='capsule' fromto='0 0 0 0 0 .3' size='.02' mass='.3'/></body></body>"
+    "</body></worldbody>"
+    "<equality>%s<joint joint1='c2' joint2='c1' polycoef='0 1 0 0 0'/></equality></mujoco>";
+
+static const char* const k_connect = "<connect body1='a2' body2='b1' anchor='-.3 0 0'/>";
+
+/* the linkage with the given flags, with or without the connect */
+static imp_model* load_linkage(const char* flags, int with_connect) {
+  char xml[4096];
+  snprintf(xml, sizeof xml, k_linkage, flags, with_connect ? k_connect : "");
+  return imp_test_load_string_nowarn(xml);
+}
+
+/* a random pose: base at (0, 0, 1) in a random orientation, hinges in
+   [-1.2, 1.2] rad, at rest */
+static void random_pose(const imp_model* m, imp_data* d) {
+  imp_reset_data(m, d);
+  d->qpos[2] = 1;
+  imp_test_rand_quat(d->qpos + 3);
+  for (int i = 7; i < m->nq; i++) d->qpos[i] = imp_test_urand(-1.2, 1.2);
+  for (int i = 0; i < m->nv; i++) d->qvel[i] = imp_test_urand(-0.3, 0.3);
+}
+
+/* the momentum the constraint impulses of one step add: M (u+ - u_free),
+   entries 0..5 (world linear momentum; angular momentum about the base
+   origin in the base frame); *scale gets max(|M (u+ - u_free)|, |M u_free|) */
+static void impulse_momentum(const imp_model* m, const imp_model* mfree, int solver,
+                             int with_connect, double P[6], double* scale) {
+  imp_data* d = imp_make_data(m);
+  imp_data* dfree = imp_make_data(mfree);
+  ck_assert_int_eq(imp_set_solver(m, d, imp_solver_name(solver)), 0);
+  random_pose(m, d);
+  memcpy(dfree->qpos, d->qpos, (size_t)m->nq * sizeof(double));
+  memcpy(dfree->qvel, d->qvel, (size_t)m->nv * sizeof(double));
+  imp_forward(m, d);
+  double* M = malloc((size_t)m->nM * sizeof(double));
+  double* du = malloc((size_t)m->nv * sizeof(double));
+  double* Mdu = malloc((size_t)m->nv * sizeof(double));
+  memcpy(M, d->qM, (size_t)m->nM * sizeof(double));
+  imp_step(m, d);
+  imp_step(mfree, dfree);
+  for (int i = 0; i < m->nv; i++) du[i] = d->qvel[i] - dfree->qvel[i];
+  imp_mul_m(m, M, Mdu, du);
+  *scale = 0;
+  for (int i = 0; i < m->nv; i++) *scale = fmax(*scale, fabs(Mdu[i]));
+  /* the momenta themselves set the scale of rounding too */
+  imp_mul_m(m, M, du, dfree->qvel);
+  for (int i = 0; i < m->nv; i++) *scale = fmax(*scale, fabs(du[i]));
+  memcpy(P, Mdu, 6 * sizeof(double));
+  (void)with_connect;
+  free(M), free(du), free(Mdu);
+  imp_free_data(d);
+  imp_free_data(dfree);
+}
+
+/* linear (and, without the connect, angular) momentum of the impulses */
+static void check_momentum(int solver, int with_connect) {
+  imp_model* m = load_linkage("", with_connect);
+  imp_model* mfree = load_linkage("limit='disable' equality='disable'", with_connect);
+  double worst_lin = 0, worst_ang = 0, worst_scale = 0;
+  for (int trial = 0; trial < NPOSE; trial++) {
+    double P[6], scale;
+    impulse_momentum(m, mfree, solver, with_connect, P, &scale);
+    double lin = fmax(fabs(P[0]), fmax(fabs(P[1]), fabs(P[2])));
+    double ang = fmax(fabs(P[3]), fmax(fabs(P[4]), fabs(P[5])));
+    worst_lin = fmax(worst_lin, lin / fmax(scale, 1e-300));
+    worst_ang = fmax(worst_ang, ang / fmax(scale, 1e-300));
+    worst_scale = fmax(worst_scale, scale);
+  }
+  printf("%-8s %s: impulses' momentum / momentum scale: linear %.2e, angular %.2e "
+         "(scale %.3g)\n",
+         imp_solver_name(solver), with_connect ? "with connect   " : "limits, joint eq",
+         worst_lin, worst_ang, worst_scale);
+  ck_assert_msg(worst_lin <= MOMENTUM_TOL, "%s: impulses change linear momentum by %.3g",
+                imp_solver_name(solver), worst_lin);
+  if (!with_connect)
+    ck_assert_msg(worst_ang <= MOMENTUM_TOL, "%s: impulses change angular momentum by %.3g",
+                  imp_solver_name(solver), worst_ang);
+  imp_free_model(m);
+  imp_free_model(mfree);
+}
+
+START_TEST(test_impulses_conserve_momentum) { check_momentum(_i, 1); }
+END_TEST
+
+START_TEST(test_internal_impulses_conserve_angular_momentum) { check_momentum(_i, 0); }
+END_TEST
+
+/* the linkage's centre of mass */
+static void linkage_com(const imp_model* m, const imp_data* d, double c[3]) {
+  double mass = 0;
+  c[0] = c[1] = c[2] = 0;
+  for (int b = 1; b < m->nbody; b++) {
+    mass += m->body_mass[b];
+    for (int k = 0; k < 3; k++) c[k] += m->body_mass[b] * d->xipos[3 * b + k];
+  }
+  for (int k = 0; k < 3; k++) c[k] /= mass;
+}
+
+START_TEST(test_violations_corrected_at_a_bounded_rate) {
+  imp_model* m = load_linkage("", 1);
+  imp_data* d = imp_make_data(m);
+  ck_assert_int_eq(imp_set_solver(m, d, imp_solver_name(_i)), 0);
+  double h = m->opt.timestep, vmax = 0, drift = 0;
+  double* prev = malloc((size_t)m->nbody * 3 * sizeof(double));
+  int held = 0, resets = 0;
+  for (int trial = 0; trial < NPOSE; trial++) {
+    random_pose(m, d);
+    for (int i = 0; i < m->nv; i++) d->qvel[i] = 0;
+    imp_forward(m, d);
+    double c0[3], c[3];
+    linkage_com(m, d, c0);
+    memcpy(prev, d->xipos, (size_t)m->nbody * 3 * sizeof(double));
+    int nan0 = d->nwarning_nan;
+    for (int s = 0; s < NSTEP; s++) {
+      imp_step(m, d);
+      imp_forward(m, d);
+      held += d->solver_held > 0;
+      for (int b = 1; b < m->nbody; b++) {
+        double dx[3];
+        for (int k = 0; k < 3; k++) dx[k] = d->xipos[3 * b + k] - prev[3 * b + k];
+        vmax = fmax(vmax, sqrt(dx[0] * dx[0] + dx[1] * dx[1] + dx[2] * dx[2]) / h);
+      }
+      memcpy(prev, d->xipos, (size_t)m->nbody * 3 * sizeof(double));
+    }
+    resets += d->nwarning_nan - nan0;
+    linkage_com(m, d, c);
+    drift = fmax(drift, sqrt((c[0] - c0[0]) * (c[0] - c0[0]) + (c[1] - c0[1]) * (c[1] - c0[1]) +
+                             (c[2] - c0[2]) * (c[2] - c0[2])));
+  }
+  printf("%-8s from %d violated poses, %d steps each: max body speed %.3f m/s, centre of mass "
+         "drift %.2e m, %d steps held, %d NaN resets\n",
+         imp_solver_name(_i), NPOSE, NSTEP, vmax, drift, held, resets);
+  ck_assert_int_eq(resets, 0);
+  ck_assert_msg(vmax <= BODY_SPEED_MAX, "%s: a body reached %.3g m/s", imp_solver_name(_i), vmax);
+  ck_assert_msg(drift <= COM_DRIFT_MAX, "%s: the centre of mass drifted %.3g m",
+                imp_solver_name(_i), drift);
+  free(prev);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
+static Suite* violations_suite(void) {
+  Suite* s = suite_create("violations");
+  TCase* tc = tcase_create("every solver");
+  tcase_set_timeout(tc, 120);
+  int count = imp_solver_count();
+  tcase_add_loop_test(tc, test_impulses_conserve_momentum, 0, count);
+  tcase_add_loop_test(tc, test_internal_impulses_conserve_angular_momentum, 0, count);
+  tcase_add_loop_test(tc, test_violations_corrected_at_a_bounded_rate, 0, count);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return imp_test_run_suite(violations_suite()); }
