@@ -491,7 +491,8 @@ imp_model* ld_compile(ld_ctx* c) {
   ld_body* B = (ld_body*)c->bodies.data;
   double deg = c->degree ? IMP_PI / 180 : 1;
 
-  /* ---- geoms: drop hfield geoms, resolve shapes and meshes, order by body ---- */
+  /* ---- geoms: drop hfield geoms, resolve shapes and meshes (fitting
+     primitives to them), order by body ---- */
   int* keep = ld_alloc(c, sizeof(int) * (size_t)(c->geoms.n + 1));
   int nkeep = 0;
   ld_check_asset_names(c);
@@ -502,8 +503,9 @@ imp_model* ld_compile(ld_ctx* c) {
                  "geom type 'hfield' is not supported yet (geom skipped)");
       continue;
     }
-    resolve_shape(c, g, 1);
     g->meshid = -1;
+    if (ld_geom_fits_mesh(g)) ld_fit_geom_to_mesh(c, g); /* sizes come from the mesh */
+    else resolve_shape(c, g, 1);
     if (g->type == IMP_GEOM_MESH) resolve_mesh_geom(c, g);
     keep[nkeep++] = i;
   }

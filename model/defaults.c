@@ -47,6 +47,7 @@ void ld_defaults_builtin(ld_class* cls) {
   g->type = IMP_GEOM_SPHERE;
   g->quat[0] = 1;
   g->density = 1000;
+  g->fitscale = 1;
   g->rgba[0] = g->rgba[1] = g->rgba[2] = 0.5f;
   g->rgba[3] = 1;
   g->friction[0] = 1;
@@ -174,8 +175,7 @@ static void read_geomlike(ld_ctx* c, ld_node* n, ld_geom* g) {
 }
 
 void ld_read_geom(ld_ctx* c, ld_node* n, ld_geom* g) {
-  static const char* const ok[] = {"solimp", "solmix", "user", "fluidshape", "fluidcoef",
-                                   "fitscale", NULL};
+  static const char* const ok[] = {"solimp", "solmix", "user", "fluidshape", "fluidcoef", NULL};
   read_geomlike(c, n, g);
   ld_attr_nums(c, n, "density", &g->density, 1, 1);
   if (ld_attr_nums(c, n, "mass", &g->mass, 1, 1) > 0) g->has_mass = 1;
@@ -191,6 +191,7 @@ void ld_read_geom(ld_ctx* c, ld_node* n, ld_geom* g) {
   ld_attr_nums(c, n, "solref", g->solref, 2, 2);
   const char* mesh = ld_attr_str(n, "mesh");
   if (mesh) g->mesh = mesh;
+  ld_attr_nums(c, n, "fitscale", &g->fitscale, 1, 1);
   const char* hf = ld_attr_str(n, "hfield");
   if (hf) g->mesh = hf;
   ld_accept(n, ok);

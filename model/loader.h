@@ -74,7 +74,8 @@ typedef struct ld_geom {
   double margin, gap;
   double solref[2];  /* contact solref */
   const char* material;
-  const char* mesh;
+  const char* mesh;  /* a mesh geom's mesh, or the mesh a primitive is fitted to */
+  double fitscale;   /* scales the sizes of a primitive fitted to a mesh */
   /* mesh geoms, set by the compiler: volume and principal moments per unit
      density of the mesh, in the mesh frame (which pos/quat then place) */
   double mesh_volume, mesh_inertia[3];
@@ -251,6 +252,7 @@ typedef struct ld_ctx {
 
   /* compiler settings */
   int degree;            /* angles in degrees */
+  int fitaabb;           /* fit primitives to meshes' bounding boxes, not inertia boxes */
   int inertiafromgeom;   /* 0 false, 1 true, 2 auto */
   int autolimits;
   char eulerseq[4];
@@ -349,6 +351,15 @@ void ld_body_from_geoms(ld_ctx* c, const int* gi, int n, double* mass, double ip
    convex hull and its mass frame, and re-express the vertices in that frame.
    Errors name the mesh file and the <mesh> element's file:line. */
 void ld_mesh_load(ld_ctx* c, ld_mesh* mesh);
+
+/* ---- mesh_fit.c ---- */
+
+/* 1 when g is a primitive to be fitted to a mesh (a mesh attribute on a
+   sphere, capsule, cylinder, ellipsoid or box) */
+int ld_geom_fits_mesh(const ld_geom* g);
+/* size g from its mesh (compiler fitaabb), place it in the mesh frame, and
+   make it an ordinary primitive (g->mesh NULL) */
+void ld_fit_geom_to_mesh(ld_ctx* c, ld_geom* g);
 
 /* ---- statistic.c ---- */
 
