@@ -46,7 +46,7 @@ int imp_solver_find(const char* name) {
 /* Scratch doubles the stage asks besides A and the solver's work. */
 static size_t stage_doubles(const imp_model* m) {
   size_t n = (size_t)m->njmax;
-  return n * (size_t)m->nJrow /* Y */ + 14 * n + 4 * (size_t)m->nv + 64;
+  return n * (size_t)m->nJrow /* Y */ + 15 * n + 4 * (size_t)m->nv + 64;
 }
 
 size_t imp_contact_arena_bytes(const imp_model* m) {
@@ -295,21 +295,33 @@ static void disable_immobile_rows(const imp_cproblem* p, double* b, double* mu) 
    it; on a floating four-bar from random violated poses (physics_violations)
    median 6, and 241 where the loop cannot close within its limits. 10 lets
    ordinary coupled corrections through and holds the runaway ones (cassie
-   then moves no joint faster than 1 rad/s). work: n doubles. */
+   then moves no joint faster than 1 rad/s). Without corrections a
+   solution never adds energy (b <= 0: g'v = g'b + friction's g'v <= 0, and
+   dE = g'v - g'A g / 2), so any gain beyond rounding marks a wrong answer.
+   work: n doubles. */
 #define IMP_HOLD_FACTOR 10.0
+/* the kinetic energy the answer g adds, dE = g'v0 + g'A g / 2, and the
+   scale of its rounding; work: n doubles */
+static double energy_change(const imp_cproblem* p, const double* g, double* work, double* scale) {
+  int n = p->n;
+  double dE = 0;
+  *scale = 0;
+  for (int i = 0; i < n; i++) work[i] = imp_dot(p->A + (size_t)i * n, g, n);
+  for (int i = 0; i < n; i++) {
+    dE += g[i] * (p->v0[i] + 0.5 * work[i]);
+    *scale += fabs(g[i] * p->v0[i]) + fabs(g[i] * work[i]);
+  }
+  return dE;
+}
+
 static int injects_too_much(const imp_cproblem* p, const double* g, double* work) {
   int n = p->n;
-  double allowed = 0, dE = 0, scale = 0;
+  double allowed = 0, scale;
   for (int i = 0; i < n; i++) {
     double aii = p->A[(size_t)i * n + i], bi = p->b[i];
     if (bi > 0 && aii > 0) allowed += 0.5 * bi * bi / aii;
   }
-  if (!(allowed > 0)) return 0; /* no corrections: nothing to hold */
-  for (int i = 0; i < n; i++) work[i] = imp_dot(p->A + (size_t)i * n, g, n);
-  for (int i = 0; i < n; i++) {
-    dE += g[i] * (p->v0[i] + 0.5 * work[i]);
-    scale += fabs(g[i] * p->v0[i]) + fabs(g[i] * work[i]);
-  }
+  double dE = energy_change(p, g, work, &scale);
   return dE > IMP_HOLD_FACTOR * allowed + 1e-12 * scale;
 }
 
@@ -353,7 +365,7 @@ static imp_csolver_stat solve_checked(const imp_csolver* solver, const imp_cprob
 
 typedef struct island_scratch {
   double *A, *v0, *b, *mu, *g, *x; /* problem in solver variables */
-  double* b_held;                  /* the targets with the corrections held */
+  double *b_held, *g_first;        /* the targets with corrections held; an answer kept */
   int *rows, *adr, *dim, *type;
   void* work;
   double* res_work;
@@ -409,6 +421,26 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
     st = solve_checked(solver, &held, &cold, s->g, s->work, s->res_work);
     imp_copy(s->b, s->b_held, n); /* the targets solved, for efc_b below */
   }
+  if (solver != &imp_solver_pgs && injects_too_much(&p, s->g, s->res_work)) {
+    /* Still more energy than the corrections justify: this is no solution
+       of the step (apollo's first step: todorov's best iterate added 1.6e4
+       J to a problem whose solutions dissipate, relative residual 0.03).
+       Projected Gauss-Seidel descends the problem's energy from f = 0 (its
+       answer there took 0.08 J out); the lower-energy answer is kept. */
+    double scale, e_first = energy_change(&p, s->g, s->res_work, &scale);
+    imp_copy(s->g_first, s->g, n);
+    imp_csolver_opt cold = o;
+    cold.warmstart = 0;
+    imp_csolver_stat st2 = solve_checked(&imp_solver_pgs, &p, &cold, s->g, s->work, s->res_work);
+    d->solver_iter += st.iterations;
+    d->solver_rescued++;
+    if (energy_change(&p, s->g, s->res_work, &scale) < e_first) {
+      st = st2;
+    } else {
+      imp_copy(s->g, s->g_first, n);
+      d->solver_iter -= st.iterations; /* counted once below */
+    }
+  }
   double rel = 0, abs_res = imp_cresidual(&p, s->g, &rel, s->res_work);
   d->solver_iter += st.iterations;
   d->solver_newton += st.newton;
@@ -429,7 +461,7 @@ void imp_contact_stage(const imp_model* m, imp_data* d) {
   const int nv = m->nv;
   double h = m->opt.timestep;
   imp_zero(d->qfrc_constraint, nv);
-  d->solver_iter = d->solver_newton = d->solver_held = 0;
+  d->solver_iter = d->solver_newton = d->solver_held = d->solver_rescued = 0;
   d->solver_exit = IMP_EXIT_CONVERGED;
   d->solver_residual = d->solver_residual_abs = 0;
   d->nisland = 0;
@@ -499,11 +531,14 @@ void imp_contact_stage(const imp_model* m, imp_data* d) {
   s.mu = imp_stack_alloc(d, bmax);
   s.res_work = imp_stack_alloc(d, 2 * nmax);
   s.b_held = imp_stack_alloc(d, nmax);
+  s.g_first = imp_stack_alloc(d, nmax);
   s.rows = imp_stack_alloc_int(d, nmax);
   s.adr = imp_stack_alloc_int(d, bmax);
   s.dim = imp_stack_alloc_int(d, bmax);
   s.type = imp_stack_alloc_int(d, bmax);
   size_t wbytes = k_solvers[d->solver]->work_size(nmax, bmax);
+  size_t wpgs = imp_solver_pgs.work_size(nmax, bmax); /* the rescue's */
+  if (wpgs > wbytes) wbytes = wpgs;
   s.work = imp_stack_alloc(d, (int)((wbytes + sizeof(double) - 1) / sizeof(double)));
   for (int i = 0; i < d->nisland; i++) solve_island(m, d, i, &Y, diaginv, dense, &s);
   if (d->solver_exit != IMP_EXIT_CONVERGED) {
