@@ -33,6 +33,12 @@ static const char* asset_name(ld_node* n) {
   return s && s[0] ? s : NULL;
 }
 
+void ld_read_mesh_attrs(ld_ctx* c, ld_node* n, double scale[3], int* inertia) {
+  static const char* const modes[] = {"convex", "exact", "legacy", "shell", NULL};
+  ld_attr_nums(c, n, "scale", scale, 3, 3);
+  ld_attr_keyword(c, n, "inertia", modes, inertia);
+}
+
 static void parse_mesh(ld_ctx* c, ld_node* n) {
   static const char* const ok[] = {"smoothnormal", "content_type", NULL};
   const char* cls = ld_attr_str(n, "class");
@@ -41,7 +47,8 @@ static void parse_mesh(ld_ctx* c, ld_node* n) {
   me->file = n->file;
   me->line = n->line;
   imp_copy(me->scale, cl->mesh_scale, 3);
-  ld_attr_nums(c, n, "scale", me->scale, 3, 3);
+  me->inertia_mode = cl->mesh_inertia;
+  ld_read_mesh_attrs(c, n, me->scale, &me->inertia_mode);
   const char* f = ld_attr_str(n, "file");
   me->name = asset_name(n);
   ld_accept(n, ok);

@@ -107,6 +107,7 @@ void ld_defaults_builtin(ld_class* cls) {
   e->polycoef[1] = 1;
 
   cls->mesh_scale[0] = cls->mesh_scale[1] = cls->mesh_scale[2] = 1;
+  cls->mesh_inertia = LD_MESH_LEGACY;
 }
 
 int ld_find_class(ld_ctx* c, ld_node* at, const char* name) {
@@ -392,7 +393,7 @@ void ld_parse_defaults(ld_ctx* c, ld_node* n, int parent) {
     else if (kind >= 0) ld_read_actuator(c, ch, &cl->actuator, kind);
     else if (!strcmp(e, "pair")) ld_read_pair(c, ch, &cl->pair);
     else if (!strcmp(e, "equality")) ld_read_equality(c, ch, &cl->equality, -1);
-    else if (!strcmp(e, "mesh")) ld_attr_nums(c, ch, "scale", cl->mesh_scale, 3, 3);
+    else if (!strcmp(e, "mesh")) ld_read_mesh_attrs(c, ch, cl->mesh_scale, &cl->mesh_inertia);
     else {
       char key[160];
       snprintf(key, sizeof key, "e:%s", e);

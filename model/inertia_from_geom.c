@@ -12,8 +12,10 @@
  *              Izz = m_c r^2/2 + 2/5 m_s r^2
  *   box        V = 8abc,              Ixx = m (b^2 + c^2)/3 ...
  *   ellipsoid  V = 4/3 pi abc,        Ixx = m (b^2 + c^2)/5 ...
- *   mesh       V and the principal moments per unit density come from the
- *              mesh (mesh.c); the geom frame is the mesh's principal frame
+ *   mesh       V (an area for a shell mesh) and the principal moments per
+ *              unit density come from the mesh (mesh.c); the geom frame is
+ *              the mesh's principal frame; a flat mesh has none, and a geom
+ *              that would take mass from it is an error
  *   plane      no volume, no mass.
  * A body sums its geoms about their joint centre of mass (parallel axis
  * theorem, each geom tensor rotated into the body frame by its quaternion)
@@ -85,6 +87,7 @@ void ld_body_from_geoms(ld_ctx* c, const int* gi, int n, double* mass, double ip
   double gI3[64 * 3], *gI = n <= 64 ? gI3 : ld_alloc(c, sizeof(double) * 3 * (size_t)n);
   for (int k = 0; k < n; k++) {
     const ld_geom* g = LD_AT(c->geoms, ld_geom, gi[k]);
+    if (g->type == IMP_GEOM_MESH) ld_mesh_check_mass(c, LD_AT(c->meshes, ld_mesh, g->meshid), g);
     ld_geom_inertia(g, &gmass[k], gI + 3 * k);
     M += gmass[k];
     imp_add_scl(com, g->pos, gmass[k], 3);

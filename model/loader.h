@@ -160,6 +160,9 @@ typedef struct ld_body {
   double ipos[3], iquat[4], mass, inertia[3];
 } ld_body;
 
+/* <mesh inertia=...>: how a geom's mass spreads over its mesh */
+enum { LD_MESH_CONVEX = 0, LD_MESH_EXACT, LD_MESH_LEGACY, LD_MESH_SHELL };
+
 /* a mesh asset: read, hull and frame computed while the asset is parsed */
 typedef struct ld_mesh {
   const char* name;
@@ -168,11 +171,16 @@ typedef struct ld_mesh {
   const char* path; /* resolved mesh file path */
   int autoname;     /* named after its file: may repeat */
   double scale[3];
+  int inertia_mode;  /* LD_MESH_*: solid (convex, exact, legacy) or shell */
+  int flat;          /* no volume: its frame from its surface, no mass to give */
+  int from_hull;     /* mass properties from the hull (open surface of volume surface_volume) */
+  double surface_volume;
   int nvert, nface, nhull;
   double* vert;  /* nvert x 3: in the mesh frame once loaded */
   int* face;     /* nface x 3 */
   int* hull;     /* nhull: indices of the convex hull's vertices, ascending */
-  double volume;      /* of the mesh, or of its hull when the mesh is open */
+  double volume;      /* of the mesh, or of its hull when the mesh is open; area for a shell,
+                         0 when flat */
   double inertia[3];  /* principal moments per unit density, decreasing */
   double pos[3], quat[4]; /* mesh frame (centroid, principal axes) in the file's frame */
   double aabb[6];     /* hull vertices' box in the mesh frame: centre, half sizes */
@@ -226,6 +234,7 @@ typedef struct ld_class {
   ld_pair pair;
   ld_equality equality;
   double mesh_scale[3];
+  int mesh_inertia; /* LD_MESH_* */
 } ld_class;
 
 /* <statistic>: values that replace the computed ones (statistic.c) */
@@ -332,6 +341,8 @@ int ld_actuator_kind(const char* elem); /* -1 when not an actuator shortcut */
 /* <asset>: textures, materials, meshes (read at once, mesh.c); hfields are
    skipped with a warning */
 void ld_parse_asset(ld_ctx* c, ld_node* n);
+/* scale and inertia of a <mesh> or of a class's <mesh> default */
+void ld_read_mesh_attrs(ld_ctx* c, ld_node* n, double scale[3], int* inertia);
 /* repeated names among textures and meshes (file-derived ones may repeat) */
 void ld_check_asset_names(ld_ctx* c);
 
@@ -351,6 +362,9 @@ void ld_body_from_geoms(ld_ctx* c, const int* gi, int n, double* mass, double ip
    convex hull and its mass frame, and re-express the vertices in that frame.
    Errors name the mesh file and the <mesh> element's file:line. */
 void ld_mesh_load(ld_ctx* c, ld_mesh* mesh);
+/* geom g takes mass from mesh me: an error at g's line when me is flat and
+   g would have mass; the warning of a mesh whose mass comes from its hull */
+void ld_mesh_check_mass(ld_ctx* c, const ld_mesh* me, const ld_geom* g);
 
 /* ---- mesh_fit.c ---- */
 

@@ -10,7 +10,10 @@
  *     fan-triangulated; other statements ignored). STL stores each triangle
  *     with its own corners, so equal corners are merged into one vertex;
  *  2. the convex hull by qhull (reentrant API): the indices of the hull's
- *     vertices, and its triangles for the fallback below;
+ *     vertices, and its triangles for the fallback below. A flat mesh (qhull
+ *     finds no volume) gets the polygon around its vertices in their plane
+ *     (qhull in 2D on the two widest principal directions) and no triangles;
+ *     vertices on a line are an error;
  *  3. the mass frame: volume, centroid and inertia tensor of the closed
  *     triangle surface by the divergence theorem, summing signed tetrahedra
  *     (origin, a, b, c) (Mirtich 1996, "Fast and accurate computation of
@@ -21,10 +24,15 @@
  *     about the origin; summed over the surface, shifted to the centroid
  *     (C - V g g') and turned into the inertia tensor trace(C) 1 - C. When
  *     the volume is not positive (an open or inconsistently oriented
- *     surface), the hull's triangles are used instead, with a warning. The
- *     vertices are then re-expressed in the frame at the centroid whose axes
- *     are the principal axes, moments decreasing (as MuJoCo 2.2.2), and the
- *     geom's pos/quat are later composed with this frame.
+ *     surface), the hull's triangles are used instead, with a warning when a
+ *     geom takes mass from the mesh. <mesh inertia="shell"> integrates the
+ *     surface as a thin shell instead (triangle area A: A/12 in place of
+ *     v/20), "convex" the hull. A flat mesh is placed by its surface's frame
+ *     and has no volume: only a geom that would take mass from it is an
+ *     error (ld_mesh_check_mass). The vertices are then re-expressed in the
+ *     frame at the centroid whose axes are the principal axes, moments
+ *     decreasing (as MuJoCo 2.2.2), and the geom's pos/quat are later
+ *     composed with this frame.
  * All memory is the loader's arena, so an error (longjmp) leaks nothing;
  * qhull's own memory is freed before any error is raised. */
 #define _POSIX_C_SOURCE 200809L
@@ -350,22 +358,54 @@ static void collect_hull(ld_ctx* c, qhT* qh, const double* pts, hull* h) {
   }
 }
 
-/* the convex hull of the vertices; an error when qhull finds none (fewer
-   than 4 points not all in a plane) */
-static void convex_hull(ld_ctx* c, const ld_mesh* me, const raw_mesh* r, hull* h) {
+/* qhull's hull of n points of dimension dim (2 or 3) into h; qhull's exit
+   code, 0 when it found one */
+static int run_qhull(ld_ctx* c, const ld_mesh* me, int dim, int n, double* pts, hull* h) {
   FILE* errfile = fopen("/dev/null", "w"); /* qhull prints nothing */
   if (!errfile) MESH_ERROR(c, me, "cannot open /dev/null for qhull");
   qhT* qh = ld_alloc(c, sizeof(qhT));
   qh_zero(qh, errfile);
   char flags[] = "qhull Qt";
-  int code = qh_new_qhull(qh, 3, r->nvert, r->vert, False, flags, NULL, errfile);
-  if (!code) collect_hull(c, qh, r->vert, h);
+  int code = qh_new_qhull(qh, dim, n, pts, False, flags, NULL, errfile);
+  if (!code) collect_hull(c, qh, pts, h); /* in 2D: vertices only, no triangles */
   qh_freeqhull(qh, !qh_ALL);
   int curlong, totlong;
   qh_memfreeshort(qh, &curlong, &totlong);
   fclose(errfile);
-  if (code || h->nvert < 4 || h->nface < 4)
-    MESH_ERROR(c, me, "degenerate mesh: no convex hull with volume (all vertices coplanar?)");
+  return code;
+}
+
+/* A flat mesh's hull: the polygon around its vertices in their plane,
+   spanned by the two widest principal directions of the vertex cloud, as
+   vertex indices and no triangles (the support function needs no more). An
+   error when the vertices lie on a line. */
+static void planar_hull(ld_ctx* c, const ld_mesh* me, const raw_mesh* r, hull* h) {
+  int n = r->nvert;
+  double mean[3] = {0, 0, 0}, S[9] = {0}, var[3], q[4], R[9];
+  for (int v = 0; v < n; v++) imp_add_scl(mean, r->vert + 3 * v, 1.0 / n, 3);
+  for (int v = 0; v < n; v++)
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        S[3 * i + j] += (r->vert[3 * v + i] - mean[i]) * (r->vert[3 * v + j] - mean[j]);
+  imp_eig3(var, q, S);
+  imp_quat2mat(R, q);
+  double* p2 = ld_alloc(c, sizeof(double) * 2 * (size_t)n);
+  for (int v = 0; v < n; v++)
+    for (int k = 0; k < 2; k++) {
+      p2[2 * v + k] = 0;
+      for (int i = 0; i < 3; i++) p2[2 * v + k] += (r->vert[3 * v + i] - mean[i]) * R[3 * i + k];
+    }
+  *h = (hull){0, 0, NULL, NULL};
+  if (!(var[1] > 1e-24 * var[0]) || run_qhull(c, me, 2, n, p2, h) || h->nvert < 3)
+    MESH_ERROR(c, me, "degenerate mesh: its vertices span no area (all on a line?)");
+  h->nface = 0;
+}
+
+/* The convex hull of the vertices: a polyhedron, or for a flat mesh (qhull
+   finds no volume) the polygon in its plane, h->nface 0. */
+static void convex_hull(ld_ctx* c, const ld_mesh* me, const raw_mesh* r, hull* h) {
+  if (!run_qhull(c, me, 3, r->nvert, r->vert, h) && h->nvert >= 4 && h->nface >= 4) return;
+  planar_hull(c, me, r, h);
 }
 
 /* ----------------------------------------------------------- mass frame */
@@ -393,6 +433,33 @@ static double surface_integrals(const double* vert, const int* face, int nface, 
   if (V != 0) imp_scl(com, first, 1 / V, 3);
   else imp_zero(com, 3);
   return V;
+}
+
+/* area, centroid and second moment about the origin of the triangles as a
+   thin shell: a triangle (a, b, c) of area A has centroid s/3 and second
+   moment A/12 (a a' + b b' + c c' + s s'), s = a + b + c (the simplex
+   formula of the tetrahedron's v/20 one dimension down) */
+static double shell_integrals(const double* vert, const int* face, int nface, double com[3],
+                              double C[9]) {
+  double A = 0, first[3] = {0, 0, 0};
+  imp_zero(C, 9);
+  for (int f = 0; f < nface; f++) {
+    const double* a = vert + 3 * face[3 * f];
+    const double* b = vert + 3 * face[3 * f + 1];
+    const double* d = vert + 3 * face[3 * f + 2];
+    double e1[3], e2[3], n[3], s[3];
+    for (int i = 0; i < 3; i++) e1[i] = b[i] - a[i], e2[i] = d[i] - a[i], s[i] = a[i] + b[i] + d[i];
+    imp_cross(n, e1, e2);
+    double area = 0.5 * imp_norm3(n);
+    A += area;
+    imp_add_scl(first, s, area / 3, 3);
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        C[3 * i + j] += area / 12 * (a[i] * a[j] + b[i] * b[j] + d[i] * d[j] + s[i] * s[j]);
+  }
+  if (A > 0) imp_scl(com, first, 1 / A, 3);
+  else imp_zero(com, 3);
+  return A;
 }
 
 /* the frame: centroid and principal axes; moments per unit density */
@@ -428,6 +495,56 @@ static void to_mesh_frame(ld_mesh* me, const hull* h) {
     me->aabb[i] = 0.5 * (lo[i] + hi[i]);
     me->aabb[3 + i] = 0.5 * (hi[i] - lo[i]);
   }
+}
+
+/* Volume (area for inertia="shell"), centroid and second moment of the
+   mesh by its inertia attribute (vertices relative to their mean, ext their
+   largest coordinate):
+     shell            the surface as a thin shell;
+     convex           the solid of the convex hull;
+     exact, legacy    the solid the surface bounds, or when its volume is
+                      not positive (an open or inside-out surface) the hull's,
+                      with a warning when a geom takes mass from it (MuJoCo's
+                      legacy method is an approximation we do not copy).
+   Without a hull volume the mesh is flat: its frame comes from the surface
+   and it has no volume, an error only for a geom that takes mass from it
+   (ld_mesh_check_mass). */
+static double mass_integrals(ld_ctx* c, ld_mesh* me, const double* local, const raw_mesh* r,
+                             const hull* h, double ext, double com[3], double C[9]) {
+  double tiny = 1e-9 * ext * ext * ext, V;
+  if (me->inertia_mode == LD_MESH_SHELL) {
+    V = shell_integrals(local, r->face, r->nface, com, C);
+    if (!(V > 1e-9 * ext * ext)) MESH_ERROR(c, me, "degenerate mesh: its surface has no area");
+    return V;
+  }
+  if (me->inertia_mode != LD_MESH_CONVEX) {
+    V = surface_integrals(local, r->face, r->nface, com, C);
+    if (V > tiny) return V;
+    me->surface_volume = V;
+    me->from_hull = 1;
+  }
+  V = h->nface ? surface_integrals(local, h->face, h->nface, com, C) : 0;
+  if (V > tiny) return V;
+  me->flat = 1;
+  me->from_hull = 0;
+  V = shell_integrals(local, r->face, r->nface, com, C);
+  if (!(V > 1e-9 * ext * ext)) MESH_ERROR(c, me, "degenerate mesh: its triangles have no area");
+  return V;
+}
+
+void ld_mesh_check_mass(ld_ctx* c, const ld_mesh* me, const ld_geom* g) {
+  if (g->has_mass ? !(g->mass > 0) : !(g->density > 0)) return; /* gives no mass */
+  if (me->flat)
+    ld_error(c, g->file, g->line,
+             "mesh '%s' (file '%s') is flat, with no volume to give this geom mass: make the geom "
+             "massless (mass=\"0\" or density=\"0\"), move it out of compiler "
+             "inertiagrouprange, give its body an <inertial>, or use <mesh inertia=\"shell\">",
+             me->name, me->path);
+  if (me->from_hull)
+    ld_warning(c, me->path, me->file, me->line,
+               "mesh '%s' (file '%s'): volume %g is not positive (open or inconsistently "
+               "oriented surface): mass properties from its convex hull",
+               me->name, me->path, me->surface_volume);
 }
 
 /* ---------------------------------------------------------------- driver */
@@ -498,17 +615,12 @@ void ld_mesh_load(ld_ctx* c, ld_mesh* me) {
       local[3 * v + i] = r.vert[3 * v + i] - mean[i];
       ext = fmax(ext, fabs(local[3 * v + i]));
     }
-  double V = surface_integrals(local, r.face, r.nface, com, C);
-  if (!(V > 1e-9 * ext * ext * ext)) {
-    ld_warning(c, ld_strdup(c, me->path), me->file, me->line,
-               "mesh '%s' (file '%s'): volume %g is not positive (open or inconsistently "
-               "oriented surface): mass properties from its convex hull",
-               me->name, me->path, V);
-    V = surface_integrals(local, h.face, h.nface, com, C);
-    if (!(V > 1e-9 * ext * ext * ext))
-      MESH_ERROR(c, me, "degenerate mesh: its convex hull has no volume");
-  }
+  double V = mass_integrals(c, me, local, &r, &h, ext, com, C);
   mass_frame(me, V, com, C);
+  if (me->flat) { /* the frame of its surface, but no mass to give */
+    me->volume = 0;
+    imp_zero(me->inertia, 3);
+  }
   imp_add_scl(me->pos, mean, 1, 3);
   me->nvert = r.nvert;
   me->nface = r.nface;

@@ -15,6 +15,7 @@
 
 #include "engine.h"
 #include "impetus.h"
+#include "mathx.h"
 #include "quat.h"
 #include "test_util.h"
 
@@ -409,8 +410,6 @@ START_TEST(error_degenerate_meshes) {
   } cases[] = {
       {"mesh_d1.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n", "no triangles"},
       {"mesh_d2.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", "at least 4"},
-      {"mesh_d3.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\nf 4 3 2 1\n",
-       "degenerate"},
       {"mesh_d4.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nv 3 0 0\nf 1 2 3\nf 2 3 4\n", "degenerate"},
       {"mesh_d5.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 inf\nf 1 2 3\n", "non-finite"},
       {"mesh_d6.obj", "v nan 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\n", "non-finite"},
@@ -424,6 +423,81 @@ START_TEST(error_degenerate_meshes) {
   one_mesh_xml(xml, sizeof xml, "mesh_inner.obj", "scale='1 0 1'", "");
   write_text("mesh_inner.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n");
   expect_mesh_error(xml, 2, NULL, "scale");
+}
+END_TEST
+
+/* A flat mesh (a 0.2 x 0.1 rectangle at z = 0.5, off the origin) loads:
+   placed in the frame of its surface (centroid, principal axes: the normal
+   first, as it has the largest moment, then the short side), its hull the
+   rectangle's corners. It has no volume, which only matters to a geom that
+   would take mass from it (Menagerie's hello_robot_stretch, adam_lite: flat
+   logos drawn on the robots); such a geom is an error at its own line. */
+START_TEST(flat_mesh_loads_and_gives_no_mass) {
+  write_text("mesh_flat.obj", "v 1.0 2.0 0.5\nv 1.2 2.0 0.5\nv 1.2 2.1 0.5\nv 1.0 2.1 0.5\n"
+                              "f 1 2 3\nf 1 3 4\n");
+  imp_model* m = load_in(IMP_TEST_TMPDIR,
+                         "<mujoco><compiler inertiagrouprange='0 2'/>\n"
+                         "<asset><mesh name='f' file='mesh_flat.obj'/></asset><worldbody>\n"
+                         "<geom name='world' type='mesh' mesh='f'/>\n"
+                         "<body><freejoint/><inertial pos='0 0 0' mass='1' diaginertia='1 1 1'/>"
+                         "<geom type='mesh' mesh='f'/></body>\n"
+                         "<body><freejoint/><geom size='.1'/><geom type='mesh' mesh='f' group='3'/>"
+                         "<geom type='mesh' mesh='f' density='0'/><geom type='mesh' mesh='f' mass='0'/>"
+                         "</body>\n</worldbody></mujoco>");
+  imp_test_no_warnings(m);
+  int g = imp_test_id(m, IMP_OBJ_GEOM, "world");
+  double pos[3] = {1.1, 2.05, 0.5}, size[3] = {0, 0.05, 0.1};
+  imp_assert_vec_near(m->geom_pos + 3 * g, pos, 3, TOL);
+  imp_assert_vec_near(m->geom_size + 3 * g, size, 3, TOL);
+  ck_assert_int_eq(m->mesh_hullnum[0], 4);
+  imp_assert_near(m->body_mass[2], 4.0 / 3.0 * IMP_PI * 1e-3 * 1000, 1e-9); /* the ball only */
+  imp_free_model(m);
+  /* a geom that would have mass: the error names the geom's line and the mesh */
+  char xml[1024];
+  one_mesh_xml(xml, sizeof xml, "mesh_flat.obj", "", "");
+  expect_mesh_error(xml, 3, "mesh_flat.obj", "is flat, with no volume");
+  /* vertices on a line have no plane either */
+  write_text("mesh_line.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nv 3 0 0\nf 1 2 3\nf 2 3 4\n");
+  one_mesh_xml(xml, sizeof xml, "mesh_line.obj", "", "");
+  expect_mesh_error(xml, 2, "mesh_line.obj", "all on a line");
+}
+END_TEST
+
+/* <mesh inertia=...>: "shell" puts the mass on the surface (density per
+   area), so a flat mesh can have mass: the rectangle is a thin plate of
+   20 kg, moments m (a^2 + b^2) / 12 about its normal, m a^2 / 12 and
+   m b^2 / 12 in its plane (a, b its sides); a closed box shell weighs
+   density x area. "convex" takes the hull without the warning an open
+   surface gives otherwise, and that warning waits for a geom with mass. */
+START_TEST(mesh_inertia_shell_and_convex) {
+  imp_model* m = load_in(IMP_TEST_TMPDIR,
+                         "<mujoco><default><mesh inertia='shell'/></default><asset>"
+                         "<mesh name='f' file='mesh_flat.obj'/>"
+                         "<mesh name='b' file='" IMP_MODELS_DIR "/../test/data/convex_box.obj'/>"
+                         "</asset><worldbody>"
+                         "<body><freejoint/><geom type='mesh' mesh='f'/></body>"
+                         "<body><freejoint/><geom type='mesh' mesh='b'/></body>"
+                         "</worldbody></mujoco>");
+  imp_test_no_warnings(m);
+  double I[3] = {20 * 0.05 / 12, 20 * 0.04 / 12, 20 * 0.01 / 12};
+  imp_assert_near(m->body_mass[1], 20, 1e-9);
+  imp_assert_vec_near(m->body_inertia + 3, I, 3, 1e-12);
+  imp_assert_near(m->body_mass[2], 1000 * 2 * (0.2 * 0.4 + 0.2 * 0.6 + 0.4 * 0.6), 1e-9);
+  imp_free_model(m);
+
+  static const char* cube_v = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n";
+  char open[512];
+  snprintf(open, sizeof open,
+           "%sf 2 3 4 1\nf 5 6 7 8\nf 5 6 2 1\nf 2 3 7 6\nf 7 8 4 3\nf 4 1 5 8\n", cube_v);
+  write_text("mesh_open2.obj", open);
+  m = load_in(IMP_TEST_TMPDIR,
+              "<mujoco><asset><mesh name='c' file='mesh_open2.obj' inertia='convex'/>"
+              "<mesh name='o' file='mesh_open2.obj'/></asset><worldbody>"
+              "<body><freejoint/><geom type='mesh' mesh='c'/></body>"
+              "<geom type='mesh' mesh='o'/></worldbody></mujoco>");
+  imp_test_no_warnings(m); /* 'o' gives no mass: it is in the world body */
+  imp_assert_near(m->body_mass[1], 1000, 1e-9);
+  imp_free_model(m);
 }
 END_TEST
 
@@ -453,6 +527,8 @@ static Suite* mesh_suite(void) {
   tcase_add_test(t, geom_mass_sets_mesh_density);
   tcase_add_test(t, open_or_inverted_mesh_uses_hull_with_warning);
   tcase_add_test(t, hull_leaves_out_interior_vertices);
+  tcase_add_test(t, flat_mesh_loads_and_gives_no_mass);
+  tcase_add_test(t, mesh_inertia_shell_and_convex);
   tcase_add_test(t, names_paths_and_directories);
   tcase_add_test(t, mesh_drop_scene_loads);
   suite_add_tcase(s, t);
