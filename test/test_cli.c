@@ -163,6 +163,27 @@ START_TEST(check_missing_file) {
 }
 END_TEST
 
+/* a model that fails: stderr has the error and, after it, the warnings
+   gathered before it (here the ignored <composite> that left the body
+   without mass); nothing on stdout */
+START_TEST(check_failure_prints_earlier_warnings) {
+  const char* bad = in_dir("massless.xml");
+  FILE* f = fopen(bad, "w");
+  ck_assert(f != NULL);
+  fputs("<mujoco>\n<worldbody>\n<body>\n<joint/>\n<composite type='grid' count='2 2 1'/>\n"
+        "</body></worldbody></mujoco>\n", f);
+  fclose(f);
+  char args[4400];
+  snprintf(args, sizeof args, "check '%s'", bad);
+  ck_assert_int_eq(impetus(args), 1);
+  const char* err = text_of(err_path);
+  const char* e = strstr(err, "massless.xml:3: mass and inertia of moving bodies");
+  const char* w = strstr(err, "massless.xml:5: warning: element 'composite' is not supported");
+  ck_assert_msg(e && w && e < w, "stderr: %s", err);
+  ck_assert_str_eq(text_of(out_path), "");
+}
+END_TEST
+
 START_TEST(malformed_xml) {
   const char* bad = in_dir("broken.xml");
   FILE* f = fopen(bad, "w");
@@ -952,6 +973,7 @@ static Suite* cli_suite(void) {
   tcase_add_test(tc, check_pendulum);
   tcase_add_test(tc, check_contacts);
   tcase_add_test(tc, check_missing_file);
+  tcase_add_test(tc, check_failure_prints_earlier_warnings);
   tcase_add_test(tc, malformed_xml);
   tcase_add_test(tc, run_bad_arguments);
   tcase_add_test(tc, run_unknown_extension);
