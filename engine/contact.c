@@ -281,28 +281,9 @@ static void disable_immobile_rows(const imp_cproblem* p, double* b, double* mu) 
     }
 }
 
-/* 1 when the answer g raises the island's kinetic energy by more than its
-   corrections can justify. The change is dE = g'v0 + g'A g / 2 (u+ = u_free
-   + M~^-1 K' g, so |u+|^2_M~ - |u_free|^2_M~ = 2 g'v0 + g'A g, halved). A
-   correction of row i at b_i > 0 alone costs b_i^2 / (2 A_ii) (the row's
-   effective mass 1 / A_ii moved at b_i); corrections that fight each
-   other (a closed loop whose limits are violated, Menagerie's cassie) can
-   only be met by impulses without bound along a direction A barely moves:
-   the answer then meets every target, "converges", and throws the model
-   (37 m/s). Allowed: IMP_HOLD_FACTOR times the sum over corrected rows,
-   plus rounding. The factor is for rows that share bodies: measured dE /
-   sum on cassie 1.01 at its first step, up to 3.7e3 on the steps that threw
-   it; on a floating four-bar from random violated poses (physics_violations)
-   median 6, and 241 where the loop cannot close within its limits. 10 lets
-   ordinary coupled corrections through and holds the runaway ones (cassie
-   then moves no joint faster than 1 rad/s). Without corrections a
-   solution never adds energy (b <= 0: g'v = g'b + friction's g'v <= 0, and
-   dE = g'v - g'A g / 2), so any gain beyond rounding marks a wrong answer.
-   work: n doubles. */
-#define IMP_HOLD_FACTOR 10.0
-/* the kinetic energy the answer g adds, dE = g'v0 + g'A g / 2, and the
-   scale of its rounding; work: n doubles */
-static double energy_change(const imp_cproblem* p, const double* g, double* work, double* scale) {
+/* the kinetic energy g adds and its rounding scale (contact.h) */
+double imp_cproblem_energy_change(const imp_cproblem* p, const double* g, double* work,
+                                  double* scale) {
   int n = p->n;
   double dE = 0;
   *scale = 0;
@@ -314,6 +295,26 @@ static double energy_change(const imp_cproblem* p, const double* g, double* work
   return dE;
 }
 
+/* 1 when the answer g raises the island's kinetic energy by more than its
+   corrections can justify. The change is dE = g'v0 + g'A g / 2 (u+ = u_free
+   + M~^-1 K' g, so |u+|^2_M~ - |u_free|^2_M~ = 2 g'v0 + g'A g, halved). A
+   correction of row i at b_i > 0 alone costs b_i^2 / (2 A_ii) (the row's
+   effective mass 1 / A_ii moved at b_i); corrections that fight each
+   other (a closed loop whose limits are violated, Menagerie's cassie) can
+   only be met by impulses without bound along a direction A barely moves:
+   the answer then meets every target, "converges", and throws the model
+   (37 m/s). Allowed: IMP_HOLD_FACTOR times the sum over corrected rows,
+   plus IMP_COMMON_TOL of dE's scale. The factor is for rows that share bodies: measured dE /
+   sum on cassie 1.01 at its first step, up to 3.7e3 on the steps that threw
+   it; on a floating four-bar from random violated poses (physics_violations)
+   median 6, and 241 where the loop cannot close within its limits. 10 lets
+   ordinary coupled corrections through and holds the runaway ones (cassie
+   then moves no joint faster than 1 rad/s). Without corrections a
+   solution never adds energy (b <= 0: g'v = g'b + friction's g'v <= 0, and
+   dE = g'v - g'A g / 2), so a gain beyond the accuracy answers are held
+   to (IMP_COMMON_TOL of dE's scale; test_solvers.c checks that converged
+   answers stay below it) marks a wrong answer. work: n doubles. */
+#define IMP_HOLD_FACTOR 10.0
 static int injects_too_much(const imp_cproblem* p, const double* g, double* work) {
   int n = p->n;
   double allowed = 0, scale;
@@ -321,8 +322,8 @@ static int injects_too_much(const imp_cproblem* p, const double* g, double* work
     double aii = p->A[(size_t)i * n + i], bi = p->b[i];
     if (bi > 0 && aii > 0) allowed += 0.5 * bi * bi / aii;
   }
-  double dE = energy_change(p, g, work, &scale);
-  return dE > IMP_HOLD_FACTOR * allowed + 1e-12 * scale;
+  double dE = imp_cproblem_energy_change(p, g, work, &scale);
+  return dE > IMP_HOLD_FACTOR * allowed + IMP_COMMON_TOL * scale;
 }
 
 /* Targets with every correction taken out (b <= 0 on unilateral rows, 0 on
@@ -427,14 +428,14 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
        J to a problem whose solutions dissipate, relative residual 0.03).
        Projected Gauss-Seidel descends the problem's energy from f = 0 (its
        answer there took 0.08 J out); the lower-energy answer is kept. */
-    double scale, e_first = energy_change(&p, s->g, s->res_work, &scale);
+    double scale, e_first = imp_cproblem_energy_change(&p, s->g, s->res_work, &scale);
     imp_copy(s->g_first, s->g, n);
     imp_csolver_opt cold = o;
     cold.warmstart = 0;
     imp_csolver_stat st2 = solve_checked(&imp_solver_pgs, &p, &cold, s->g, s->work, s->res_work);
     d->solver_iter += st.iterations;
     d->solver_rescued++;
-    if (energy_change(&p, s->g, s->res_work, &scale) < e_first) {
+    if (imp_cproblem_energy_change(&p, s->g, s->res_work, &scale) < e_first) {
       st = st2;
     } else {
       imp_copy(s->g, s->g_first, n);
@@ -475,9 +476,9 @@ void imp_contact_stage(const imp_model* m, imp_data* d) {
   const double *LD = d->qLD, *diaginv = d->qLDiagInv;
   double* ufree = imp_stack_alloc(d, nv);
   imp_copy(ufree, d->qacc_smooth, nv);
-  if (imp_implicit_damping(m)) {
+  if (imp_implicit_damping(m)) { /* the step's M - h D (integrate.c) */
     imp_factor_damped(m, d);
-    imp_solve_sparse(m, d->qH, d->qHDiagInv, ufree, d->qfrc_smooth);
+    imp_implicit_solve(m, d, ufree, d->qfrc_smooth);
     LD = d->qH, diaginv = d->qHDiagInv;
   }
   for (int i = 0; i < nv; i++) ufree[i] = d->qvel[i] + h * ufree[i];

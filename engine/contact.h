@@ -152,6 +152,15 @@ double imp_cresidual(const imp_cproblem* p, const double* f, double* relative, d
 int imp_cproblem_is_finite(const imp_cproblem* p);
 double imp_max_abs_or_inf(const double* f, int n);
 
+/* The kinetic energy impulses f add to the island, dE = f'v0 + f'A f / 2
+   (u+ = u_free + M~^-1 K' f, energies in the metric of M~), and in *scale
+   the size of its rounding (sum of |f_i v0_i| + |f_i (A f)_i|). A solution
+   of a problem with b <= 0 never adds energy (dE = f'v - f'A f / 2 and f'v
+   = f'b + friction's f_T'v_T <= 0); the stage uses this to reject answers
+   (contact.c). work: n doubles. (contact.c) */
+double imp_cproblem_energy_change(const imp_cproblem* p, const double* f, double* work,
+                                  double* scale);
+
 /* Euclidean projection of (fn, ft[0..nt)) onto the cone ||ft|| <= mu fn
    (in place). For dim 1 blocks use fmax(fn, 0). */
 void imp_cone_project(double* f, int dim, double mu);
