@@ -486,6 +486,49 @@ static void camlight_references(ld_ctx* c, imp_model* m) {
   imp_free_data(d);
 }
 
+/* position inheritrange X: ctrlrange = the joint's range scaled by X about
+   its midpoint (MJCF reference, position/inheritrange); the joint must have
+   a range. */
+static void inherit_range(ld_ctx* c, ld_actuator* a, const ld_joint* jt) {
+  if (!jt->limited)
+    ld_error(c, a->file, a->line, "inheritrange: joint '%s' has no range", a->joint);
+  double mid = 0.5 * (jt->range[0] + jt->range[1]);
+  double half = 0.5 * a->inheritrange * (jt->range[1] - jt->range[0]);
+  a->ctrlrange[0] = mid - half;
+  a->ctrlrange[1] = mid + half;
+  a->has_ctrlrange = 1;
+  if (a->ctrllimited < 0) a->ctrllimited = 1;
+}
+
+/* position dampratio r: kv = r 2 sqrt(kp m), the damping of a critically
+   damped oscillator for r = 1, with m the inertia the actuator moves at
+   qpos0, armature included: M_ii / gear^2 through its joint (MJCF
+   reference, position/dampratio). Applied to position-like actuators
+   (fixed gain kp, affine bias (0, -kp, 0)); the bias becomes (0, -kp, -kv). */
+static void actuator_dampratio(ld_ctx* c, imp_model* m) {
+  int any = 0;
+  for (int u = 0; u < m->nu; u++) any |= LD_AT(c->actuators, ld_actuator, u)->dampratio > 0;
+  if (!any) return;
+  imp_data* d = imp_make_data(m); /* at qpos0 */
+  if (!d) ld_error(c, "", 0, "out of memory");
+  imp_kinematics(m, d);
+  imp_com_pos(m, d);
+  imp_crb(m, d);
+  for (int u = 0; u < m->nu; u++) {
+    double ratio = LD_AT(c->actuators, ld_actuator, u)->dampratio;
+    double* g = m->actuator_gainprm + IMP_NGAIN * u;
+    double* b = m->actuator_biasprm + IMP_NGAIN * u;
+    int position_like = m->actuator_gaintype[u] == IMP_GAIN_FIXED &&
+                        m->actuator_biastype[u] == IMP_BIAS_AFFINE && b[1] == -g[0] && b[2] == 0;
+    if (!(ratio > 0) || !position_like || !(g[0] >= 0)) continue;
+    double gear = m->actuator_gear[6 * u];
+    int dof = m->jnt_dofadr[m->actuator_trnid[u]];
+    double mass = gear != 0 ? d->qM[m->dof_Madr[dof]] / (gear * gear) : 0;
+    b[2] = -ratio * 2 * sqrt(g[0] * mass);
+  }
+  imp_free_data(d);
+}
+
 imp_model* ld_compile(ld_ctx* c) {
   int nbody = c->bodies.n;
   ld_body* B = (ld_body*)c->bodies.data;
@@ -499,8 +542,15 @@ imp_model* ld_compile(ld_ctx* c) {
   for (int i = 0; i < c->geoms.n; i++) {
     ld_geom* g = LD_AT(c->geoms, ld_geom, i);
     if (g->type == IMP_GEOM_HFIELD) {
+      /* a terrain that collides is physics we do not have: skipping it
+         dropped Menagerie's barkour_vb through the ground at 39 m/s */
+      if (g->contype || g->conaffinity)
+        ld_error(c, g->file, g->line,
+                 "geom type 'hfield' is not supported yet and this one collides "
+                 "(contype %d, conaffinity %d); the model would run without its terrain",
+                 g->contype, g->conaffinity);
       ld_warning(c, "geom/hfield", g->file, g->line,
-                 "geom type 'hfield' is not supported yet (geom skipped)");
+                 "geom type 'hfield' is not supported yet (visual-only geom skipped)");
       continue;
     }
     g->meshid = -1;
@@ -614,6 +664,7 @@ imp_model* ld_compile(ld_ctx* c) {
                  "actuators on free or ball joints are not supported yet (actuator skipped)");
       continue;
     }
+    if (a->inheritrange > 0) inherit_range(c, a, &J[j]);
     if (a->ctrllimited < 0) a->ctrllimited = c->autolimits ? a->has_ctrlrange : 0;
     if (a->forcelimited < 0) a->forcelimited = c->autolimits ? a->has_forcerange : 0;
     if (a->ctrllimited && a->ctrlrange[0] >= a->ctrlrange[1])
@@ -987,7 +1038,7 @@ imp_model* ld_compile(ld_ctx* c) {
     m->actuator_trntype[i] = IMP_TRN_JOINT;
     m->actuator_trnid[i] = actjnt[i];
     m->actuator_dyntype[i] = IMP_DYN_NONE;
-    m->actuator_gaintype[i] = IMP_GAIN_FIXED;
+    m->actuator_gaintype[i] = a->gaintype;
     m->actuator_biastype[i] = a->biastype;
     m->actuator_ctrllimited[i] = a->ctrllimited;
     m->actuator_forcelimited[i] = a->forcelimited;
@@ -1043,6 +1094,9 @@ imp_model* ld_compile(ld_ctx* c) {
     equality_data(e, isbody ? eqobj1[i] : 0, isbody ? eqobj2[i] : 0, xpos, xquat,
                   m->eq_data + LD_NEQDATA * i);
   }
+
+  /* ---- position actuators' dampratio, from the inertia at qpos0 ---- */
+  actuator_dampratio(c, m);
 
   /* ---- statistics (center, extent, meansize ...) at qpos0 ---- */
   ld_compute_statistic(c, m);
