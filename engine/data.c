@@ -27,6 +27,7 @@
   X(cvel, 6 * m->nbody) X(cdof_dot, 6 * m->nv)                  \
   X(crb, 10 * m->nbody) X(qM, m->nM) X(qLD, m->nM)              \
   X(qLDiagInv, m->nv) X(qH, m->nM) X(qHDiagInv, m->nv)          \
+  X(qLU, m->nM) X(qLUt, m->nM) X(qLUDiagInv, m->nv)             \
   X(actuator_length, m->nu) X(actuator_velocity, m->nu)         \
   X(actuator_force, m->nu) X(qfrc_actuator, m->nv)              \
   X(qfrc_passive, m->nv) X(qfrc_bias, m->nv)                    \
@@ -61,10 +62,13 @@ static size_t aligned_int_bytes(size_t nint) {
 }
 
 /* Scratch a step needs at most: RNE and the integrator use a few arrays
-   per body and per dof; generous, and checked on every allocation. */
+   per body and per dof, the implicit integrators D (2 nM) and the tangent
+   of RNE (19 per body, integrate.c, dynamics.c); generous, and checked on
+   every allocation. */
 static size_t arena_bytes(const imp_model* m) {
   size_t n = 64 * (size_t)m->nbody + 32 * (size_t)m->nv + 4 * (size_t)m->nM + 4 * (size_t)m->nq +
-             4 * (size_t)m->nu + 32 * (size_t)m->ngeom; /* collision: boxes, tree */
+             4 * (size_t)m->nu + 32 * (size_t)m->ngeom /* collision: boxes, tree */ +
+             2 * (size_t)m->nM + 19 * (size_t)m->nbody; /* implicit integrators */
   size_t b = aligned_bytes(n) + 64 * IMP_ALIGN + imp_contact_arena_bytes(m);
   return (b + IMP_ALIGN - 1) / IMP_ALIGN * IMP_ALIGN; /* aligned_alloc wants a multiple */
 }

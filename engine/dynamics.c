@@ -53,8 +53,30 @@ static double clamp(double x, const double range[2]) {
   return x < range[0] ? range[0] : (x > range[1] ? range[1] : x);
 }
 
+/* The control actuator u acts with: ctrl, clamped to ctrlrange when limited. */
+static double actuator_ctrl(const imp_model* m, const imp_data* d, int u) {
+  double ctrl = d->ctrl[u];
+  if (m->actuator_ctrllimited[u] && !(m->opt.disableflags & IMP_DSBL_CLAMPCTRL))
+    ctrl = clamp(ctrl, m->actuator_ctrlrange + 2 * u);
+  return ctrl;
+}
+
+/* MJCF's affine actuator model, before forcerange: p = gain ctrl + bias with
+   gain = g0 (fixed) or g0 + g1 l + g2 ldot (affine) and bias = b0 + b1 l +
+   b2 ldot (affine) or 0, from actuator_length/velocity of this forward. */
+static double actuator_force_unclamped(const imp_model* m, const imp_data* d, int u) {
+  const double* gain = m->actuator_gainprm + IMP_NGAIN * u;
+  const double* bias = m->actuator_biasprm + IMP_NGAIN * u;
+  double l = d->actuator_length[u], ldot = d->actuator_velocity[u];
+  double g = gain[0];
+  if (m->actuator_gaintype[u] == IMP_GAIN_AFFINE) g += gain[1] * l + gain[2] * ldot;
+  double f = g * actuator_ctrl(m, d, u);
+  if (m->actuator_biastype[u] == IMP_BIAS_AFFINE) f += bias[0] + bias[1] * l + bias[2] * ldot;
+  return f;
+}
+
 /* Joint transmission: length = gear q, moment = gear; force = gain ctrl +
-   b0 + b1 length + b2 velocity (MJCF's affine actuator model). */
+   bias, clamped to forcerange when limited. */
 void imp_actuation(const imp_model* m, imp_data* d) {
   imp_zero(d->qfrc_actuator, m->nv);
   for (int u = 0; u < m->nu; u++) {
@@ -65,16 +87,54 @@ void imp_actuation(const imp_model* m, imp_data* d) {
     d->actuator_velocity[u] = gear * v;
     d->actuator_force[u] = 0;
     if (m->opt.disableflags & IMP_DSBL_ACTUATION) continue;
-    double ctrl = d->ctrl[u];
-    if (m->actuator_ctrllimited[u] && !(m->opt.disableflags & IMP_DSBL_CLAMPCTRL)) ctrl = clamp(ctrl, m->actuator_ctrlrange + 2 * u);
-    const double* gain = m->actuator_gainprm + IMP_NGAIN * u;
-    const double* bias = m->actuator_biasprm + IMP_NGAIN * u;
-    double f = gain[0] * ctrl;
-    if (m->actuator_biastype[u] == IMP_BIAS_AFFINE)
-      f += bias[0] + bias[1] * d->actuator_length[u] + bias[2] * d->actuator_velocity[u];
+    double f = actuator_force_unclamped(m, d, u);
     if (m->actuator_forcelimited[u]) f = clamp(f, m->actuator_forcerange + 2 * u);
     d->actuator_force[u] = f;
     d->qfrc_actuator[m->jnt_dofadr[j]] += gear * f;
+  }
+}
+
+/* ---- velocity derivatives of the smooth forces (the implicit integrators,
+   integrate.c). D is tree-sparse like qM: Dl[adr(i, j)] = D_ij and
+   Du[adr(i, j)] = D_ji for j an ancestor of i or i itself, adr(i, j) =
+   dof_Madr[i] + the steps from i up to j; both hold the diagonal. ---- */
+
+/* dp/dldot of actuator u: g2 ctrl (affine gain) + b2 (affine bias), of the
+   force law before forcerange, as MuJoCo 2.2.2's implicit integrator takes
+   it (test_mujoco_implicit.c). The clamped force's own derivative, 0, is
+   no better a linearization: a servo whose linear band is narrower than one
+   explicit kick (kv gear^2 h / I >> 1, Menagerie's kinova) then jumps
+   across the band every step and chatters at full force, while the
+   unclamped slope keeps pulling it into the band (measured on a hinge with
+   kp 1000, kv 100, gear 2, forcerange 30, h 0.01: settles in 60 steps
+   this way, chatters at +-30 for good the other). */
+static double actuator_dforce_dvel(const imp_model* m, const imp_data* d, int u) {
+  double dp = 0;
+  if (m->actuator_gaintype[u] == IMP_GAIN_AFFINE)
+    dp += m->actuator_gainprm[IMP_NGAIN * u + 2] * actuator_ctrl(m, d, u);
+  if (m->actuator_biastype[u] == IMP_BIAS_AFFINE) dp += m->actuator_biasprm[IMP_NGAIN * u + 2];
+  return dp;
+}
+
+/* Joint transmission: qfrc_i = gear p(gear q_i, gear v_i), so
+   d qfrc_i / d v_i = gear^2 dp/dldot, on the diagonal (Dl and Du). */
+void imp_deriv_actuator_vel(const imp_model* m, const imp_data* d, double* Dl, double* Du) {
+  if (m->opt.disableflags & IMP_DSBL_ACTUATION) return;
+  for (int u = 0; u < m->nu; u++) {
+    double gear = m->actuator_gear[6 * u];
+    double dii = gear * gear * actuator_dforce_dvel(m, d, u);
+    int adr = m->dof_Madr[m->jnt_dofadr[m->actuator_trnid[u]]];
+    Dl[adr] += dii;
+    Du[adr] += dii;
+  }
+}
+
+/* Joint damping: d(-b_i v_i)/d v_i = -b_i, on the diagonal. */
+void imp_deriv_passive_vel(const imp_model* m, double* Dl, double* Du) {
+  if (m->opt.disableflags & IMP_DSBL_PASSIVE) return;
+  for (int i = 0; i < m->nv; i++) {
+    Dl[m->dof_Madr[i]] -= m->dof_damping[i];
+    Du[m->dof_Madr[i]] -= m->dof_damping[i];
   }
 }
 
@@ -106,6 +166,104 @@ void imp_rne(const imp_model* m, imp_data* d) {
   }
   for (int i = 0; i < m->nv; i++)
     d->qfrc_bias[i] = imp_dot(d->cdof + 6 * i, cfrc + 6 * m->dof_bodyid[i], 6);
+  imp_stack_release(d, mark);
+}
+
+/* Tangent of imp_com_vel and the forward pass of imp_rne at body b in the
+   direction e_j of qvel (every line differentiated; gravity is constant):
+     dcvel_b = dcvel_p + sum_k cdof_k de_k
+     dcdof_dot_k = dv ×m cdof_k         (dv: the tangent of the velocity the
+                                        axis is carried by, as in imp_com_vel)
+     dacc_b = dacc_p + sum_k (dcdof_dot_k qvel_k + cdof_dot_k de_k)
+     df_b = I dacc_b + dcvel_b ×f (I cvel_b) + cvel_b ×f (I dcvel_b)
+   de_k = 1 for k = j, else 0. The parent's tangents are zero outside the
+   subtree of j's body (the caller starts there). */
+static void rne_tangent_body(const imp_model* m, const imp_data* d, int b, int j, double* dcvel,
+                             double* dacc, double* dfrc) {
+  int p = m->body_parentid[b];
+  double dv[6], da[6], dcdot[6], t1[6], t2[6];
+  imp_copy(dv, dcvel + 6 * p, 6);
+  imp_copy(da, dacc + 6 * p, 6);
+  for (int n = 0; n < m->body_jntnum[b]; n++) {
+    int jnt = m->body_jntadr[b] + n, adr = m->jnt_dofadr[jnt];
+    int type = m->jnt_type[jnt], ndof = type == IMP_JNT_FREE ? 6 : type == IMP_JNT_BALL ? 3 : 1;
+    const double* cdof = d->cdof + 6 * adr;
+    if (type == IMP_JNT_HINGE || type == IMP_JNT_SLIDE) { /* carried before the joint */
+      imp_cross_motion(dcdot, dv, cdof);
+      imp_add_scl(da, dcdot, d->qvel[adr], 6);
+    }
+    for (int i = 0; i < ndof; i++)
+      if (adr + i == j) {
+        imp_add_scl(dv, cdof + 6 * i, 1, 6);
+        imp_add_scl(da, d->cdof_dot + 6 * (adr + i), 1, 6);
+      }
+    if (type == IMP_JNT_BALL || type == IMP_JNT_FREE) /* carried after the joint */
+      for (int i = type == IMP_JNT_FREE ? 3 : 0; i < ndof; i++) {
+        imp_cross_motion(dcdot, dv, cdof + 6 * i);
+        imp_add_scl(da, dcdot, d->qvel[adr + i], 6);
+      }
+  }
+  imp_copy(dcvel + 6 * b, dv, 6);
+  imp_copy(dacc + 6 * b, da, 6);
+  const double* I = d->cinert + 10 * b;
+  const double* v = d->cvel + 6 * b;
+  imp_mul_inert_vec(dfrc + 6 * b, I, da);
+  imp_mul_inert_vec(t1, I, v);
+  imp_cross_force(t2, dv, t1);
+  imp_add_scl(dfrc + 6 * b, t2, 1, 6);
+  imp_mul_inert_vec(t1, I, dv);
+  imp_cross_force(t2, v, t1);
+  imp_add_scl(dfrc + 6 * b, t2, 1, 6);
+}
+
+/* Steps from dof i up its ancestor chain to dof j; -1 when j is not on it. */
+static int chain_offset(const imp_model* m, int i, int j) {
+  int t = 0;
+  for (; i >= 0 && i != j; i = m->dof_parentid[i]) t++;
+  return i == j ? t : -1;
+}
+
+/* Dl, Du -= d qfrc_bias / d qvel: column j by the tangent of RNE in the
+   direction e_j, which moves only the subtree of j's body (its velocities
+   and accelerations) and so the forces of that subtree and of its
+   ancestors. Nonzeros are therefore on j's ancestors and descendants, the
+   pattern of qM (rows below j go to Dl, rows at and above j to Du). Needs
+   cdof, cinert, cvel, cdof_dot of this forward; O(nv nbody). */
+void imp_deriv_rne_vel(const imp_model* m, imp_data* d, double* Dl, double* Du) {
+  size_t mark = imp_stack_mark(d);
+  double* dcvel = imp_stack_alloc(d, 6 * m->nbody);
+  double* dacc = imp_stack_alloc(d, 6 * m->nbody);
+  double* dfrc = imp_stack_alloc(d, 6 * m->nbody);
+  int* insub = imp_stack_alloc_int(d, m->nbody);
+  for (int j = 0; j < m->nv; j++) {
+    int bj = m->dof_bodyid[j];
+    imp_zero(dcvel, 6 * m->nbody);
+    imp_zero(dacc, 6 * m->nbody);
+    imp_zero(dfrc, 6 * m->nbody);
+    insub[0] = 0;
+    for (int b = 1; b < m->nbody; b++) {
+      insub[b] = b == bj || insub[m->body_parentid[b]];
+      if (insub[b]) rne_tangent_body(m, d, b, j, dcvel, dacc, dfrc);
+    }
+    for (int b = m->nbody - 1; b > 0; b--) {
+      int p = m->body_parentid[b];
+      if (p > 0) imp_add_scl(dfrc + 6 * p, dfrc + 6 * b, 1, 6);
+    }
+    /* rows at and above j: entry (i, j) stored transposed in row j */
+    int t = 0;
+    for (int i = j; i >= 0; i = m->dof_parentid[i], t++) {
+      double dij = imp_dot(d->cdof + 6 * i, dfrc + 6 * m->dof_bodyid[i], 6);
+      Du[m->dof_Madr[j] + t] -= dij;
+      if (i == j) Dl[m->dof_Madr[j]] -= dij;
+    }
+    /* rows below j: its descendants, the dofs of the subtree after j */
+    for (int i = j + 1; i < m->nv; i++) {
+      if (!insub[m->dof_bodyid[i]]) continue;
+      int off = chain_offset(m, i, j);
+      if (off > 0)
+        Dl[m->dof_Madr[i] + off] -= imp_dot(d->cdof + 6 * i, dfrc + 6 * m->dof_bodyid[i], 6);
+    }
+  }
   imp_stack_release(d, mark);
 }
 

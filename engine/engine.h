@@ -53,6 +53,13 @@ void imp_crb(const imp_model* m, imp_data* d);
 void imp_factor_m(const imp_model* m, imp_data* d);
 /* Factor an nM-sized tree-sparse matrix M into LD (may alias) and diaginv. */
 void imp_factor_sparse(const imp_model* m, double* LD, double* diaginv, const double* M);
+/* Factor an unsymmetric matrix with qM's pattern, A = U D L: Al holds A_ij
+   (j up i's chain) and becomes L with D on its diagonal; Au holds A_ji at
+   the same places and becomes U (transposed). */
+void imp_factor_lu(const imp_model* m, double* Al, double* Au, double* diaginv);
+/* x = A^-1 y for a factor made by imp_factor_lu (x may alias y). */
+void imp_solve_lu(const imp_model* m, const double* Al, const double* Au, const double* diaginv,
+                  double* x, const double* y);
 /* x = M^-1 y for a factor made by imp_factor_sparse (x may alias y). */
 void imp_solve_sparse(const imp_model* m, const double* LD, const double* diaginv,
                       double* x, const double* y);
@@ -67,6 +74,15 @@ void imp_passive(const imp_model* m, imp_data* d);
 void imp_actuation(const imp_model* m, imp_data* d);
 /* Bias forces qfrc_bias = C(q, v) v + g(q) by recursive Newton-Euler. */
 void imp_rne(const imp_model* m, imp_data* d);
+/* Velocity derivatives D = d qfrc_smooth / d qvel for the implicit
+   integrators, added into tree-sparse Dl (D_ij, j up i's chain) and Du (D_ji
+   at the same places): actuators (gain and bias velocity terms through the
+   joint transmission, of the force law before forcerange), joint damping, and
+   -d qfrc_bias / d qvel (Coriolis, centrifugal, gyroscopic) by the tangent
+   of RNE. Need this forward's actuation, resp. com_vel. */
+void imp_deriv_actuator_vel(const imp_model* m, const imp_data* d, double* Dl, double* Du);
+void imp_deriv_passive_vel(const imp_model* m, double* Dl, double* Du);
+void imp_deriv_rne_vel(const imp_model* m, imp_data* d, double* Dl, double* Du);
 /* qfrc_smooth and qacc_smooth = M^-1 qfrc_smooth. */
 void imp_smooth_acc(const imp_model* m, imp_data* d);
 
@@ -87,12 +103,21 @@ double imp_bilateral_target(double pos, const double solref[2], double h);
 /* qpos <- qpos (+) h qvel through each joint's kinematic map (exact for
    ball and free joints at constant angular velocity). */
 void imp_integrate_pos(const imp_model* m, double* qpos, const double* qvel, double h);
-/* Whether the Euler step treats joint damping implicitly (any damping,
-   not disabled): then it steps with M~ = M + h diag(damping). */
+/* Whether the step uses the implicit matrix M - h D instead of M (Euler
+   with joint damping not disabled, implicitfast with damping or velocity-
+   dependent actuators, implicit always; never RK4). The name is the one
+   the contact stage knows it by. */
 int imp_implicit_damping(const imp_model* m);
-/* Factor M~ into qH, qHDiagInv (needs qM of this forward). */
+/* Factor the step's M - h D (needs this forward's qM and forces): into qH,
+   qHDiagInv the symmetric matrix the contact stage and constraint impulses
+   use (Euler's, implicitfast's; for implicit, implicitfast's), and for
+   implicit also the full unsymmetric one into qLU, qLUt, qLUDiagInv. */
 void imp_factor_damped(const imp_model* m, imp_data* d);
-/* Semi-implicit Euler: qvel += h qacc, joint damping implicit; then qpos. */
+/* x = (M - h D)^-1 y with every derivative of the integrator (the LU of
+   implicit, else qH), for the smooth forces; x may alias y. */
+void imp_implicit_solve(const imp_model* m, const imp_data* d, double* x, const double* y);
+/* The velocity update of the single-step integrators (Euler, implicitfast,
+   implicit): qvel += h (M - h D)^-1 (qfrc_smooth + qfrc_constraint); then qpos. */
 void imp_euler(const imp_model* m, imp_data* d);
 /* Classic fourth-order Runge-Kutta on (qpos, qvel), positions through the
    kinematic map; d must hold a forward of the current state. */

@@ -51,19 +51,54 @@ void imp_factor_m(const imp_model* m, imp_data* d) {
   imp_factor_sparse(m, d->qLD, d->qLDiagInv, d->qM);
 }
 
-/* x = L^-1 D^-1 L'^-1 y */
-void imp_solve_sparse(const imp_model* m, const double* LD, const double* diaginv, double* x,
-                      const double* y) {
+/* The same elimination for an unsymmetric A with the pattern of M (an
+   entry (i, j) only where one of i, j is an ancestor of the other), given as
+   Al (row i holds A_ij for j up its chain, diagonal first, as M) and Au
+   (the same places hold A_ji). Eliminating k last:
+     A = [I u; 0 1] [A11 - a12 a21 / akk, 0; 0, akk] [I 0; l' 1],
+     u = a12 / akk, l = a21 / akk,
+   and recursively, gives A = U D L with U unit upper (u's into Au) and L
+   unit lower (l's into Al), D on Al's diagonal (Au's diagonal is kept
+   equal). The Schur update A_ij -= A_ik A_kj / akk only touches pairs of
+   ancestors of k, which lie on one chain: no fill-in, as for M. */
+void imp_factor_lu(const imp_model* m, double* Al, double* Au, double* diaginv) {
+  for (int k = m->nv - 1; k >= 0; k--) {
+    int kadr = m->dof_Madr[k];
+    double dk = Al[kadr];
+    int off = 1;
+    for (int i = m->dof_parentid[k]; i >= 0; i = m->dof_parentid[i], off++) {
+      double l = Al[kadr + off] / dk, u = Au[kadr + off] / dk;
+      int iadr = m->dof_Madr[i], t = 0;
+      for (int j = i; j >= 0; j = m->dof_parentid[j], t++) {
+        Al[iadr + t] -= u * Al[kadr + off + t]; /* A_ij -= A_ik A_kj / akk */
+        Au[iadr + t] -= l * Au[kadr + off + t]; /* A_ji -= A_jk A_ki / akk */
+      }
+      Al[kadr + off] = l;
+      Au[kadr + off] = u;
+    }
+  }
+  for (int i = 0; i < m->nv; i++) diaginv[i] = 1 / Al[m->dof_Madr[i]];
+}
+
+/* x = L^-1 D^-1 U^-1 y */
+void imp_solve_lu(const imp_model* m, const double* Al, const double* Au, const double* diaginv,
+                  double* x, const double* y) {
   imp_copy(x, y, m->nv);
-  for (int i = m->nv - 1; i >= 0; i--) { /* L' z = y, leaves first */
+  for (int i = m->nv - 1; i >= 0; i--) { /* U z = y, leaves first */
     int adr = m->dof_Madr[i] + 1;
-    for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) x[j] -= LD[adr++] * x[i];
+    for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) x[j] -= Au[adr++] * x[i];
   }
   for (int i = 0; i < m->nv; i++) x[i] *= diaginv[i];
   for (int i = 0; i < m->nv; i++) { /* L x = w, roots first */
     int adr = m->dof_Madr[i] + 1;
-    for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) x[i] -= LD[adr++] * x[j];
+    for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) x[i] -= Al[adr++] * x[j];
   }
+}
+
+/* x = L^-1 D^-1 L'^-1 y: the LU solve with U = L' */
+void imp_solve_sparse(const imp_model* m, const double* LD, const double* diaginv, double* x,
+                      const double* y) {
+  imp_solve_lu(m, LD, LD, diaginv, x, y);
 }
 
 void imp_mul_m(const imp_model* m, const double* M, double* res, const double* vec) {

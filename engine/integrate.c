@@ -1,12 +1,39 @@
-/* Time integration at the velocity level: semi-implicit Euler.
+/* Time integration at the velocity level: semi-implicit Euler and its
+ * implicit-in-velocity variants (MuJoCo's documentation, Computation >
+ * Numerical integration), and RK4.
  *
- *   u+ = u + h M~^-1 (f_smooth + f_constraint),   M~ = M + h B
- *   q+ = q (+) h u+
+ * Implicit in velocity: v+ = v + h a(v+), linearized about v (one Newton
+ * step), with a(v) = M^-1 f(v) and D = df/dv (the constraint force held
+ * fixed):
  *
- * B is the diagonal of joint damping: treating it implicitly keeps stiff
- * damping stable at any h (the linearization of -B u+ about u). Positions
- * advance with the new velocity through each joint's kinematic map
- * qdot = G(q) u; for ball and free joints the angular block is
+ *   v+ = v + h a(v) + h M^-1 D (v+ - v)
+ *   (M - h D) v+ = (M - h D) v + h f(v)                           (1)
+ *   v+ = v + h (M - h D)^-1 f(v)
+ *
+ * The integrators differ in D (dynamics.c computes its parts):
+ *   Euler         joint damping only, D = -diag(b): M + h diag(b), L'DL;
+ *   implicitfast  damping and actuator velocity terms (gain g2 ctrl and
+ *                 bias b2 through the joint transmission: gear^2 dp/dldot),
+ *                 without the derivatives of the Coriolis and centrifugal
+ *                 forces, and symmetrized D <- (D + D')/2: L'DL;
+ *   implicit      those plus -d(C(q, v) v)/dv by the tangent of RNE; D is
+ *                 unsymmetric with the pattern of M, so M - h D = U D L
+ *                 (inertia.c, no fill-in).
+ * With joint transmissions D of Euler and implicitfast is diagonal, and
+ * a stiff servo p = kp (ctrl - q) - kv v steps as implicit Euler in its
+ * damping: (M + h kv) v+ = (M + h kv) v + h (kp (ctrl - q) - kv v + ...).
+ *
+ * Constraints: the contact stage poses its problem on the velocity the step
+ * ends with, so it uses the step's matrix (contact.c): u_free = v + h (M -
+ * h D)^-1 f, A = K (M - h D)^-1 K', and the impulses enter as
+ * v+ = u_free + (M - h D)^-1 K' f_c. A solver needs A symmetric, so the
+ * impulses of implicit go through implicitfast's symmetric matrix (qH)
+ * while its smooth forces use the full LU; the step still ends exactly at
+ * the velocity the contact stage solved for. qacc stays M^-1 (f + K' f_c / h),
+ * the continuous-time acceleration, as MuJoCo reports it.
+ *
+ * Positions advance with the new velocity through each joint's kinematic
+ * map qdot = G(q) u; for ball and free joints the angular block is
  * 1/2 Q(q) (Macklin et al. 2019, eq. 88-89), integrated exactly for constant
  * angular velocity, so quaternions stay unit length. */
 #include "engine.h"
@@ -32,31 +59,95 @@ void imp_integrate_pos(const imp_model* m, double* qpos, const double* qvel, dou
   }
 }
 
-int imp_implicit_damping(const imp_model* m) {
-  if (m->opt.integrator != IMP_INT_EULER) return 0;
-  if (m->opt.disableflags & (IMP_DSBL_EULERDAMP | IMP_DSBL_PASSIVE)) return 0;
+/* 1 when some actuator's force depends on its velocity (affine bias b2 or
+   affine gain g2), so that implicitfast has something to treat implicitly. */
+static int any_velocity_actuator(const imp_model* m) {
+  if (m->opt.disableflags & IMP_DSBL_ACTUATION) return 0;
+  for (int u = 0; u < m->nu; u++) {
+    if (m->actuator_biastype[u] == IMP_BIAS_AFFINE && m->actuator_biasprm[IMP_NGAIN * u + 2] != 0)
+      return 1;
+    if (m->actuator_gaintype[u] == IMP_GAIN_AFFINE && m->actuator_gainprm[IMP_NGAIN * u + 2] != 0)
+      return 1;
+  }
+  return 0;
+}
+
+/* 1 when some dof has joint damping that passive forces apply. */
+static int any_damping(const imp_model* m) {
+  if (m->opt.disableflags & IMP_DSBL_PASSIVE) return 0;
   for (int i = 0; i < m->nv; i++)
     if (m->dof_damping[i] > 0) return 1;
   return 0;
 }
 
+int imp_implicit_damping(const imp_model* m) {
+  switch (m->opt.integrator) {
+    case IMP_INT_EULER:
+      return !(m->opt.disableflags & IMP_DSBL_EULERDAMP) && any_damping(m);
+    case IMP_INT_IMPLICITFAST:
+      return any_damping(m) || any_velocity_actuator(m);
+    case IMP_INT_IMPLICIT:
+      return m->nv > 0; /* the Coriolis derivatives move with the state */
+    default:
+      return 0;
+  }
+}
+
+/* res = M - h D for tree-sparse M and D (the same places). */
+static void implicit_matrix(const imp_model* m, double* res, const double* M, const double* D,
+                            double h) {
+  for (int i = 0; i < m->nM; i++) res[i] = M[i] - h * D[i];
+}
+
+/* Eq. (1)'s matrix, factored: D's parts by integrator (header), into qH the
+   symmetric one, M - h (Dl + Du)/2 without the Coriolis terms; for implicit
+   also M - h D with them, into the LU factor. */
 void imp_factor_damped(const imp_model* m, imp_data* d) {
-  imp_copy(d->qH, d->qM, m->nM);
-  for (int i = 0; i < m->nv; i++) d->qH[m->dof_Madr[i]] += m->opt.timestep * m->dof_damping[i];
+  const double h = m->opt.timestep;
+  size_t mark = imp_stack_mark(d);
+  double* Dl = imp_stack_alloc(d, m->nM);
+  double* Du = imp_stack_alloc(d, m->nM);
+  imp_zero(Dl, m->nM);
+  imp_zero(Du, m->nM);
+  imp_deriv_passive_vel(m, Dl, Du);
+  if (m->opt.integrator != IMP_INT_EULER) imp_deriv_actuator_vel(m, d, Dl, Du);
+  for (int i = 0; i < m->nM; i++) d->qH[i] = d->qM[i] - 0.5 * h * (Dl[i] + Du[i]);
   imp_factor_sparse(m, d->qH, d->qHDiagInv, d->qH);
+  if (m->opt.integrator == IMP_INT_IMPLICIT) {
+    imp_deriv_rne_vel(m, d, Dl, Du);
+    implicit_matrix(m, d->qLU, d->qM, Dl, h);
+    implicit_matrix(m, d->qLUt, d->qM, Du, h);
+    imp_factor_lu(m, d->qLU, d->qLUt, d->qLUDiagInv);
+  }
+  imp_stack_release(d, mark);
+}
+
+void imp_implicit_solve(const imp_model* m, const imp_data* d, double* x, const double* y) {
+  if (m->opt.integrator == IMP_INT_IMPLICIT)
+    imp_solve_lu(m, d->qLU, d->qLUt, d->qLUDiagInv, x, y);
+  else
+    imp_solve_sparse(m, d->qH, d->qHDiagInv, x, y);
 }
 
 void imp_euler(const imp_model* m, imp_data* d) {
   double h = m->opt.timestep;
   size_t mark = imp_stack_mark(d);
   double* acc = imp_stack_alloc(d, m->nv);
-  if (imp_implicit_damping(m)) {
+  if (!imp_implicit_damping(m)) {
+    imp_copy(acc, d->qacc, m->nv);
+  } else if (m->opt.integrator != IMP_INT_IMPLICIT) { /* one matrix for all forces */
     double* frc = imp_stack_alloc(d, m->nv);
     for (int i = 0; i < m->nv; i++) frc[i] = d->qfrc_smooth[i] + d->qfrc_constraint[i];
     if (d->nefc == 0) imp_factor_damped(m, d); /* else the contact stage factored it */
     imp_solve_sparse(m, d->qH, d->qHDiagInv, acc, frc);
-  } else {
-    imp_copy(acc, d->qacc, m->nv);
+  } else { /* smooth forces with every derivative, impulses as the contact stage saw them */
+    double* dv = imp_stack_alloc(d, m->nv);
+    if (d->nefc == 0) imp_factor_damped(m, d);
+    imp_implicit_solve(m, d, acc, d->qfrc_smooth);
+    if (d->nefc > 0) {
+      imp_solve_sparse(m, d->qH, d->qHDiagInv, dv, d->qfrc_constraint);
+      imp_add_scl(acc, dv, 1, m->nv);
+    }
   }
   imp_add_scl(d->qvel, acc, h, m->nv);
   imp_integrate_pos(m, d->qpos, d->qvel, h);

@@ -37,9 +37,14 @@ typedef enum imp_geom_type {
   IMP_NGEOMTYPES
 } imp_geom_type;
 
+/* MJCF option integrator, numbered as MuJoCo numbers them (integrate.c) */
 typedef enum imp_integrator {
-  IMP_INT_EULER = 0, /* semi-implicit Euler, joint damping implicit */
-  IMP_INT_RK4 = 1    /* classic 4th-order Runge-Kutta, damping explicit */
+  IMP_INT_EULER = 0,       /* semi-implicit Euler, joint damping implicit */
+  IMP_INT_RK4 = 1,         /* classic 4th-order Runge-Kutta, damping explicit */
+  IMP_INT_IMPLICIT = 2,    /* implicit in velocity: damping, actuator and Coriolis
+                              derivatives (M - h D, LU factor) */
+  IMP_INT_IMPLICITFAST = 3 /* implicit in velocity without the Coriolis derivatives,
+                              D symmetrized (M - h D, L'DL factor) */
 } imp_integrator;
 
 typedef enum imp_disable_bit {
@@ -59,7 +64,10 @@ typedef enum imp_disable_bit {
 
 typedef enum imp_trn_type { IMP_TRN_JOINT = 0 } imp_trn_type;
 typedef enum imp_dyn_type { IMP_DYN_NONE = 0 } imp_dyn_type;
-typedef enum imp_gain_type { IMP_GAIN_FIXED = 0 } imp_gain_type;
+typedef enum imp_gain_type {
+  IMP_GAIN_FIXED = 0, /* gain = gainprm[0] */
+  IMP_GAIN_AFFINE = 1 /* gain = gainprm[0] + gainprm[1] length + gainprm[2] velocity */
+} imp_gain_type;
 typedef enum imp_bias_type { IMP_BIAS_NONE = 0, IMP_BIAS_AFFINE = 1 } imp_bias_type;
 
 /* How a camera or light moves (MJCF's mode attribute), cam_mode/light_mode. */
@@ -464,8 +472,13 @@ typedef struct imp_data {
   double* qM;        /* nM: tree-sparse joint-space inertia */
   double* qLD;       /* nM: L'DL factor, D on the diagonal */
   double* qLDiagInv; /* nv */
-  double* qH;        /* nM: factor of M + h*damping, for implicit damping */
+  double* qH;        /* nM: factor of the matrix the step uses, M - h D (integrate.c):
+                        L'DL of M + h diag(damping) (Euler), of M - h (D + D')/2
+                        (implicitfast, and the contact stage's of implicit) */
   double* qHDiagInv; /* nv */
+  double* qLU;       /* nM: implicit's unsymmetric M - h D = U D L: L and D as in qH */
+  double* qLUt;      /* nM: ... and U transposed, stored where L is (inertia.c) */
+  double* qLUDiagInv;/* nv */
 
   /* forces */
   double* actuator_length;   /* nu */

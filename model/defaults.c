@@ -13,11 +13,15 @@
  * that one default exactly as the shortcut applies to a real actuator: the
  * common fields (gear, ctrlrange, forcerange, ctrllimited, forcelimited) are
  * set where given, and the shortcut sets gain and bias: motor gain 1 and no
- * bias; position kp (default: the class's gainprm[0]) with bias (0, -kp, 0);
- * velocity kv likewise with bias (0, 0, -kv); general its explicit
- * gainprm/biasprm/types. A real actuator then applies its own shortcut on
- * top of its class default, so <position/> in a class whose default was
- * <position kp="5"/> gets kp 5.
+ * bias; position kp (default: the class's gainprm[0]) with bias (0, -kp,
+ * -kv), its damping kv or dampratio (exclusive; default: the class's when
+ * the class default is a <position>, else none); velocity kv with gain kv
+ * and bias (0, 0, -kv); general its explicit gainprm/biasprm/types. A real
+ * actuator then applies its own shortcut on top of its class default, so
+ * <position/> in a class whose default was <position kp="5" dampratio="1"/>
+ * gets kp 5 and dampratio 1. dampratio becomes kv at compile time
+ * (compile.c), from the inertia at qpos0; inheritrange (position) becomes
+ * ctrlrange there too.
  *
  * solref (geom contact, pair, joint solreflimit, equality) defaults to
  * MJCF's (0.02, 1) everywhere and is stored as given, the negative "direct"
@@ -305,6 +309,41 @@ void ld_read_material(ld_ctx* c, ld_node* n, ld_material* m) {
   ld_attr_float(c, n, "rgba", m->rgba, 4, 4);
 }
 
+/* <position>: gain kp, bias (0, -kp, -kv); the damping as kv or as
+   dampratio (exclusive in one element; either given replaces the class's,
+   which only a class default made by <position> has: a velocity or general
+   default's bias is not a position's damping, as in MuJoCo 2.2.2, whose
+   position has no kv); inheritrange kept for the compiler, exclusive with
+   the element's own ctrlrange. MJCF's kp, kv, dampratio >= 0. */
+static void read_position(ld_ctx* c, ld_node* n, ld_actuator* a, int class_position,
+                          int own_ctrlrange) {
+  double kp = a->gainprm[0];
+  double kv = class_position ? -a->biasprm[2] : 0, ratio = class_position ? a->dampratio : 0;
+  int has_kp = ld_attr_nums(c, n, "kp", &kp, 1, 1) > 0;
+  int has_kv = ld_attr_nums(c, n, "kv", &kv, 1, 1) > 0;
+  int has_ratio = ld_attr_nums(c, n, "dampratio", &ratio, 1, 1) > 0;
+  if (has_kv && has_ratio)
+    ld_error(c, n->file, n->line, "position: kv and dampratio cannot both be given");
+  if ((has_kp && kp < 0) || (has_kv && kv < 0) || (has_ratio && ratio < 0))
+    ld_error(c, n->file, n->line, "position: kp, kv and dampratio must be non-negative");
+  if (has_kv) ratio = 0;
+  if (has_ratio) kv = 0;
+  memset(a->gainprm, 0, sizeof a->gainprm);
+  memset(a->biasprm, 0, sizeof a->biasprm);
+  a->gainprm[0] = kp;
+  a->biasprm[1] = -kp;
+  a->biasprm[2] = -kv;
+  a->dampratio = ratio;
+  a->gaintype = IMP_GAIN_FIXED;
+  a->biastype = IMP_BIAS_AFFINE;
+  if (ld_attr_nums(c, n, "inheritrange", &a->inheritrange, 1, 1) > 0) {
+    if (own_ctrlrange)
+      ld_error(c, n->file, n->line, "position: ctrlrange and inheritrange cannot both be given");
+    if (a->inheritrange < 0)
+      ld_error(c, n->file, n->line, "position: inheritrange must be non-negative");
+  }
+}
+
 int ld_actuator_kind(const char* elem) {
   static const char* const kinds[] = {"general", "motor", "position", "velocity", NULL};
   for (int i = 0; kinds[i]; i++)
@@ -314,9 +353,11 @@ int ld_actuator_kind(const char* elem) {
 
 void ld_read_actuator(ld_ctx* c, ld_node* n, ld_actuator* a, int kind) {
   static const char* const ok[] = {"group", "user", "lengthrange", NULL};
+  int class_kind = a->kind; /* the shortcut the class default was made by */
   a->kind = kind;
   ld_attr_nums(c, n, "gear", a->gear, 1, 6);
-  if (ld_attr_nums(c, n, "ctrlrange", a->ctrlrange, 2, 2) > 0) a->has_ctrlrange = 1;
+  int own_ctrlrange = ld_attr_nums(c, n, "ctrlrange", a->ctrlrange, 2, 2) > 0;
+  if (own_ctrlrange) a->has_ctrlrange = 1, a->inheritrange = 0; /* the later one wins */
   if (ld_attr_nums(c, n, "forcerange", a->forcerange, 2, 2) > 0) a->has_forcerange = 1;
   ld_attr_limited(c, n, "ctrllimited", &a->ctrllimited);
   ld_attr_limited(c, n, "forcelimited", &a->forcelimited);
@@ -325,24 +366,31 @@ void ld_read_actuator(ld_ctx* c, ld_node* n, ld_actuator* a, int kind) {
     a->gainprm[0] = 1; /* the bias parameters stay (MuJoCo's), unused without a bias */
     a->gaintype = IMP_GAIN_FIXED;
     a->biastype = IMP_BIAS_NONE;
-  } else if (kind == LD_ACT_POSITION || kind == LD_ACT_VELOCITY) {
+    a->dampratio = 0;
+  } else if (kind == LD_ACT_POSITION) {
+    read_position(c, n, a, class_kind == LD_ACT_POSITION, own_ctrlrange);
+  } else if (kind == LD_ACT_VELOCITY) {
     double k = a->gainprm[0];
-    ld_attr_nums(c, n, kind == LD_ACT_POSITION ? "kp" : "kv", &k, 1, 1);
+    ld_attr_nums(c, n, "kv", &k, 1, 1);
     memset(a->gainprm, 0, sizeof a->gainprm);
     memset(a->biasprm, 0, sizeof a->biasprm);
     a->gainprm[0] = k;
-    a->biasprm[kind == LD_ACT_POSITION ? 1 : 2] = -k;
+    a->biasprm[2] = -k;
     a->gaintype = IMP_GAIN_FIXED;
     a->biastype = IMP_BIAS_AFFINE;
+    a->dampratio = 0;
   } else {
     static const char* const gt[] = {"fixed", "affine", "muscle", "user", NULL};
     static const char* const bt[] = {"none", "affine", "muscle", "user", NULL};
     static const char* const dt[] = {"none", "integrator", "filter", "muscle", "user",
                                      "filterexact", NULL};
     int v;
-    if (ld_attr_keyword(c, n, "gaintype", gt, &v) && v != 0)
-      ld_warning(c, "general/gaintype", n->file, n->line,
-                 "actuator gaintype '%s' is not supported yet (treated as fixed)", gt[v]);
+    if (ld_attr_keyword(c, n, "gaintype", gt, &v)) {
+      if (v > 1)
+        ld_warning(c, "general/gaintype", n->file, n->line,
+                   "actuator gaintype '%s' is not supported yet (treated as fixed)", gt[v]);
+      a->gaintype = v == 1 ? IMP_GAIN_AFFINE : IMP_GAIN_FIXED;
+    }
     if (ld_attr_keyword(c, n, "biastype", bt, &v)) {
       if (v > 1)
         ld_warning(c, "general/biastype", n->file, n->line,
@@ -353,7 +401,7 @@ void ld_read_actuator(ld_ctx* c, ld_node* n, ld_actuator* a, int kind) {
       ld_warning(c, "general/dyntype", n->file, n->line,
                  "actuator dyntype '%s' is not supported yet (treated as none)", dt[v]);
     ld_attr_nums(c, n, "gainprm", a->gainprm, 1, IMP_NGAIN);
-    ld_attr_nums(c, n, "biasprm", a->biasprm, 1, IMP_NGAIN);
+    if (ld_attr_nums(c, n, "biasprm", a->biasprm, 1, IMP_NGAIN) > 0) a->dampratio = 0;
     double dyn[IMP_NGAIN];
     ld_attr_nums(c, n, "dynprm", dyn, 1, IMP_NGAIN);
   }

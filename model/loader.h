@@ -138,6 +138,8 @@ typedef struct ld_actuator {
   int ctrllimited, forcelimited; /* 0, 1, -1 auto */
   int gaintype, biastype, dyntype;
   double gainprm[IMP_NGAIN], biasprm[IMP_NGAIN];
+  double dampratio;    /* position: damping as a ratio of critical (kv set at compile), 0 none */
+  double inheritrange; /* position: ctrlrange from the joint's range, scaled; 0 none */
 } ld_actuator;
 
 typedef struct ld_key {

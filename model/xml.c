@@ -471,13 +471,8 @@ static void parse_option(ld_ctx* c, ld_node* n) {
   ld_attr_nums(c, n, "gravity", c->opt.gravity, 3, 3);
   parse_solver_options(c, n);
   int it;
-  if (ld_attr_keyword(c, n, "integrator", integ, &it)) {
-    c->opt.integrator = it == 1 ? IMP_INT_RK4 : IMP_INT_EULER;
-    if (it >= 2)
-      ld_warning(c, "integrator", n->file, n->line,
-                 "integrator '%s' is not supported yet: stepped as Euler",
-                 ld_attr_str(n, "integrator"));
-  }
+  /* the words are in MuJoCo's order, which imp_integrator follows */
+  if (ld_attr_keyword(c, n, "integrator", integ, &it)) c->opt.integrator = it;
   static const char* const fluid[] = {"viscosity", "density", "wind", "magnetic", NULL};
   for (int f = 0; fluid[f]; f++) {
     double v[3] = {0, 0, 0};

@@ -297,6 +297,139 @@ START_TEST(test_actuators) {
 }
 END_TEST
 
+/* The dense matrix of tree-sparse Dl (D_ij, j up i's chain) and Du (D_ji
+   there), nv x nv row-major; entries off the pattern stay 0. */
+static void deriv_dense(const imp_model* m, const double* Dl, const double* Du, double* D) {
+  memset(D, 0, sizeof(double) * (size_t)m->nv * m->nv);
+  for (int i = 0; i < m->nv; i++) {
+    int adr = m->dof_Madr[i];
+    for (int j = i; j >= 0; j = m->dof_parentid[j], adr++) {
+      D[m->nv * i + j] = Dl[adr];
+      D[m->nv * j + i] = Du[adr];
+    }
+  }
+}
+
+/* -d qfrc_bias / d qvel by the tangent of RNE equals central differences of
+   imp_com_vel + imp_rne in each qvel_j (qfrc_bias is quadratic in qvel, so
+   the central difference is exact up to rounding), on a tree with every
+   joint type; the diagonal is the same in Dl and Du, and no entry lies
+   off qM's pattern (the differences are 0 there). */
+START_TEST(test_rne_velocity_derivative) {
+  imp_model* m = imp_test_load_string_nowarn(k_tree);
+  imp_data* d = imp_make_data(m);
+  int nv = m->nv;
+  double* Dl = calloc((size_t)m->nM, sizeof(double));
+  double* Du = calloc((size_t)m->nM, sizeof(double));
+  double* D = calloc((size_t)nv * nv, sizeof(double));
+  double* fp = calloc((size_t)nv, sizeof(double));
+  double* v0 = calloc((size_t)nv, sizeof(double));
+  for (int t = 0; t < 5; t++) {
+    imp_test_random_state(m, d);
+    smooth_stages(m, d);
+    imp_zero(Dl, m->nM);
+    imp_zero(Du, m->nM);
+    imp_deriv_rne_vel(m, d, Dl, Du);
+    deriv_dense(m, Dl, Du, D);
+    for (int i = 0; i < nv; i++) imp_assert_near(Dl[m->dof_Madr[i]], Du[m->dof_Madr[i]], 0);
+    imp_copy(v0, d->qvel, nv);
+    const double eps = 1.0; /* exact for a quadratic: any step */
+    double worst = 0, scale = 1;
+    for (int j = 0; j < nv; j++) {
+      d->qvel[j] = v0[j] + eps;
+      imp_com_vel(m, d);
+      imp_rne(m, d);
+      imp_copy(fp, d->qfrc_bias, nv);
+      d->qvel[j] = v0[j] - eps;
+      imp_com_vel(m, d);
+      imp_rne(m, d);
+      d->qvel[j] = v0[j];
+      for (int i = 0; i < nv; i++) {
+        double fd = -(fp[i] - d->qfrc_bias[i]) / (2 * eps);
+        worst = fmax(worst, fabs(fd - D[nv * i + j]));
+        scale = fmax(scale, fabs(fd));
+      }
+    }
+    ck_assert_msg(worst <= 1e-12 * scale, "tangent of RNE off by %.3e (scale %.3e)", worst, scale);
+    imp_com_vel(m, d);
+  }
+  free(Dl);
+  free(Du);
+  free(D);
+  free(fp);
+  free(v0);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
+/* Actuator and damping derivatives: gear^2 (b2 + g2 ctrl) on the actuated
+   dof's diagonal for affine bias and gain, nothing for a motor, the same
+   with the force clamped by forcerange (the slope of the law before
+   clamping, as MuJoCo's), -damping from passive forces; flags disable them. */
+START_TEST(test_actuator_and_damping_velocity_derivative) {
+  imp_model* m = imp_test_load_string_nowarn(
+      "<mujoco><compiler angle='radian'/><worldbody>"
+      "<body><joint name='a' type='hinge' axis='0 1 0' damping='0.7'/>"
+      "  <inertial pos='0 0 -0.3' mass='1' diaginertia='0.01 0.01 0.01'/>"
+      "  <body pos='0 0 -0.6'><joint name='b' type='slide' axis='0 0 1'/>"
+      "    <inertial pos='0 0 0' mass='1' diaginertia='0.01 0.01 0.01'/>"
+      "</body></body></worldbody><actuator>"
+      "<general joint='a' gear='2' gaintype='affine' biastype='affine' gainprm='3 1 -4'"
+      "         biasprm='0 -20 -5' forcelimited='true' forcerange='-1 1'/>"
+      "<position joint='b' kp='100' kv='7' gear='0.5'/>"
+      "<motor joint='b' gear='3'/>"
+      "</actuator></mujoco>");
+  imp_data* d = imp_make_data(m);
+  double Dl[3] = {0}, Du[3] = {0};
+  ck_assert_int_eq(m->nM, 3);
+  d->ctrl[0] = 0.25;
+  d->ctrl[1] = 0.1;
+  d->ctrl[2] = 1;
+  d->qpos[0] = 0.3;
+  d->qvel[0] = 2;
+  imp_actuation(m, d);
+  imp_assert_near(fabs(d->actuator_force[0]), 1, 0); /* clamped */
+  imp_deriv_actuator_vel(m, d, Dl, Du);
+  imp_deriv_passive_vel(m, Dl, Du);
+  imp_assert_near(Dl[m->dof_Madr[0]], 4 * (-5 - 4 * 0.25) - 0.7, 1e-15);
+  imp_assert_near(Dl[m->dof_Madr[1]], 0.25 * -7, 1e-15);
+  imp_assert_near(Dl[m->dof_Madr[1] + 1], 0, 0); /* off the diagonal */
+  imp_assert_vec_near(Du, Dl, 3, 0);
+  m->opt.disableflags |= IMP_DSBL_ACTUATION | IMP_DSBL_PASSIVE;
+  imp_zero(Dl, 3);
+  imp_zero(Du, 3);
+  imp_deriv_actuator_vel(m, d, Dl, Du);
+  imp_deriv_passive_vel(m, Dl, Du);
+  double zero[3] = {0};
+  imp_assert_vec_near(Dl, zero, 3, 0);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
+/* Affine gain: force = (g0 + g1 l + g2 ldot) ctrl + bias. */
+START_TEST(test_affine_gain) {
+  imp_model* m = imp_test_load_string_nowarn(
+      "<mujoco><worldbody><body><joint name='a' type='slide' axis='1 0 0'/>"
+      "<inertial pos='0 0 0' mass='1' diaginertia='1 1 1'/></body></worldbody><actuator>"
+      "<general joint='a' gear='2' gaintype='affine' gainprm='3 1 -4' biastype='affine'"
+      "         biasprm='0.5 -2 -1'/></actuator></mujoco>");
+  ck_assert_int_eq(m->actuator_gaintype[0], IMP_GAIN_AFFINE);
+  imp_data* d = imp_make_data(m);
+  d->qpos[0] = 0.3;
+  d->qvel[0] = -0.7;
+  d->ctrl[0] = 1.5;
+  imp_actuation(m, d);
+  double l = 0.6, ldot = -1.4;
+  double f = (3 + l - 4 * ldot) * 1.5 + 0.5 - 2 * l - ldot;
+  imp_assert_near(d->actuator_force[0], f, 1e-14);
+  imp_assert_near(d->qfrc_actuator[0], 2 * f, 1e-14);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
 /* xfrc_applied: a force F at the com of a free body (com away from the body
    origin, body turned) accelerates the com at F/m without rotation; a
    torque turns it with I^-1 tau; a force at the com of a hinged link gives
@@ -367,6 +500,9 @@ int main(void) {
   tc = tcase_create("forces");
   tcase_add_test(tc, test_springs_and_damping);
   tcase_add_test(tc, test_actuators);
+  tcase_add_test(tc, test_rne_velocity_derivative);
+  tcase_add_test(tc, test_actuator_and_damping_velocity_derivative);
+  tcase_add_test(tc, test_affine_gain);
   tcase_add_test(tc, test_applied_forces);
   suite_add_tcase(s, tc);
   return imp_test_run_suite(s);

@@ -293,6 +293,67 @@ START_TEST(test_factor_solve_inverts_m) {
 }
 END_TEST
 
+/* imp_factor_lu on an unsymmetric matrix with M's pattern, A = M - h D for
+   a random D on that pattern: A x = y to rounding (dense product), in place;
+   and with Au = Al it is imp_factor_sparse's L'DL bit for bit. */
+START_TEST(test_factor_lu_inverts_unsymmetric) {
+  imp_model* m = imp_test_load_string_nowarn(k_humanoid);
+  int nv = m->nv;
+  imp_data* d = imp_make_data(m);
+  double* Al = calloc((size_t)m->nM, sizeof(double));
+  double* Au = calloc((size_t)m->nM, sizeof(double));
+  double* dinv = calloc((size_t)nv, sizeof(double));
+  double* A = calloc((size_t)nv * nv, sizeof(double));
+  double* x = calloc((size_t)nv, sizeof(double));
+  double* y = calloc((size_t)nv, sizeof(double));
+  for (int t = 0; t < 10; t++) {
+    imp_test_random_qpos(m, d->qpos);
+    position_stages(m, d);
+    imp_factor_m(m, d);
+    for (int k = 0; k < m->nM; k++) {
+      Al[k] = d->qM[k] + 0.05 * imp_test_urand(-1, 1) * d->qM[k];
+      Au[k] = d->qM[k] + 0.05 * imp_test_urand(-1, 1) * d->qM[k];
+    }
+    for (int i = 0; i < nv; i++) Au[m->dof_Madr[i]] = Al[m->dof_Madr[i]];
+    memset(A, 0, sizeof(double) * (size_t)nv * nv);
+    for (int i = 0; i < nv; i++) {
+      int adr = m->dof_Madr[i];
+      for (int j = i; j >= 0; j = m->dof_parentid[j], adr++) {
+        A[nv * i + j] = Al[adr];
+        A[nv * j + i] = Au[adr];
+      }
+    }
+    for (int i = 0; i < nv; i++) y[i] = imp_test_urand(-10, 10);
+    imp_factor_lu(m, Al, Au, dinv);
+    imp_solve_lu(m, Al, Au, dinv, x, y);
+    double worst = 0;
+    for (int i = 0; i < nv; i++) {
+      double r = -y[i];
+      for (int j = 0; j < nv; j++) r += A[nv * i + j] * x[j];
+      worst = fmax(worst, fabs(r));
+    }
+    ck_assert_msg(worst < 1e-11, "A x - y = %.3e", worst);
+    imp_solve_lu(m, Al, Au, dinv, y, y); /* in place */
+    imp_assert_vec_near(y, x, nv, 0);
+    /* symmetric: the same factor as L'DL */
+    imp_copy(Al, d->qM, m->nM);
+    imp_copy(Au, d->qM, m->nM);
+    imp_factor_lu(m, Al, Au, dinv);
+    imp_assert_vec_near(Al, d->qLD, m->nM, 0);
+    imp_assert_vec_near(Au, d->qLD, m->nM, 0);
+    imp_assert_vec_near(dinv, d->qLDiagInv, nv, 0);
+  }
+  free(Al);
+  free(Au);
+  free(dinv);
+  free(A);
+  free(x);
+  free(y);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
 /* Armature adds to the diagonal of M and nowhere else. */
 START_TEST(test_armature_adds_to_diagonal_only) {
   imp_model* m0 = imp_test_load_string_nowarn(k_humanoid);
@@ -339,6 +400,7 @@ int main(void) {
   tcase_add_test(tc, test_crb_matches_jacobian_definition);
   tcase_add_test(tc, test_kinetic_energy_and_positive_definite);
   tcase_add_test(tc, test_factor_solve_inverts_m);
+  tcase_add_test(tc, test_factor_lu_inverts_unsymmetric);
   tcase_add_test(tc, test_armature_adds_to_diagonal_only);
   suite_add_tcase(s, tc);
   return imp_test_run_suite(s);

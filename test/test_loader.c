@@ -155,6 +155,60 @@ START_TEST(actuator_defaults_and_shortcuts) {
 }
 END_TEST
 
+/* <position kv>: bias (0, -kp, -kv); kv and dampratio come from a class
+   <position> (not from a velocity default's bias, as in 2.2.2); dampratio r
+   becomes kv = 2 r sqrt(kp M_ii / gear^2) with M at qpos0 and armature;
+   an element's kv replaces the class's dampratio and the other way round;
+   inheritrange scales the joint's range about its midpoint into ctrlrange. */
+START_TEST(position_kv_dampratio_inheritrange) {
+  imp_model* m = load(
+      "<mujoco><compiler angle='radian'/><default><velocity kv='9'/>"
+      "<default class='d'><position kp='50' dampratio='0.5'/></default>"
+      "<default class='k'><position kp='40' kv='3'/></default></default>"
+      "<worldbody><body><joint name='j' axis='0 0 1' armature='0.1' range='-1 2'/>"
+      "<inertial pos='0.2 0 0' mass='2' diaginertia='0.01 0.01 0.02'/></body></worldbody>"
+      "<actuator><position joint='j' kp='10' kv='4'/><position joint='j' kp='10'/>"
+      "<position joint='j' class='d' gear='2'/><position joint='j' class='d' kv='1'/>"
+      "<position joint='j' class='k' dampratio='1'/><position joint='j' class='k'/>"
+      "<position joint='j' inheritrange='0.8'/></actuator></mujoco>");
+  ck_assert_int_eq(m->nu, 7);
+  ck_assert_int_eq(m->nwarning, 0);
+  const double I = 0.02 + 2 * 0.2 * 0.2 + 0.1; /* about z: com offset, armature */
+  const double* b = m->actuator_biasprm;
+  ck_assert_double_eq(b[1], -10);
+  ck_assert_double_eq(b[2], -4);
+  ck_assert_double_eq(b[IMP_NGAIN + 2], 0); /* not the velocity default's 9 */
+  imp_assert_near(b[2 * IMP_NGAIN + 2], -2 * 0.5 * sqrt(50 * I / 4), 1e-12);
+  ck_assert_double_eq(b[2 * IMP_NGAIN + 1], -50);
+  ck_assert_double_eq(b[3 * IMP_NGAIN + 2], -1);
+  imp_assert_near(b[4 * IMP_NGAIN + 2], -2 * sqrt(40 * I), 1e-12);
+  ck_assert_double_eq(b[5 * IMP_NGAIN + 2], -3);
+  ck_assert_int_eq(m->actuator_ctrllimited[6], 1);
+  imp_assert_near(m->actuator_ctrlrange[12], 0.5 - 1.2, 1e-15);
+  imp_assert_near(m->actuator_ctrlrange[13], 0.5 + 1.2, 1e-15);
+  ck_assert_int_eq(m->actuator_ctrllimited[0], 0);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(position_attribute_errors) {
+  const char* body = "<worldbody><body><joint name='j'/><geom size='1'/></body></worldbody>";
+  char xml[600];
+  snprintf(xml, sizeof xml, "<mujoco>%s<actuator>\n<position joint='j' kv='1' dampratio='1'/>"
+           "</actuator></mujoco>", body);
+  expect_error(xml, 2, "kv and dampratio");
+  snprintf(xml, sizeof xml, "<mujoco>%s<actuator>\n<position joint='j' kv='-1'/>"
+           "</actuator></mujoco>", body);
+  expect_error(xml, 2, "non-negative");
+  snprintf(xml, sizeof xml, "<mujoco>%s<actuator>\n<position joint='j' inheritrange='1' "
+           "ctrlrange='0 1'/></actuator></mujoco>", body);
+  expect_error(xml, 2, "inheritrange");
+  snprintf(xml, sizeof xml, "<mujoco>%s<actuator>\n<position joint='j' inheritrange='1'/>"
+           "</actuator></mujoco>", body);
+  expect_error(xml, 2, "has no range");
+}
+END_TEST
+
 /* ------------------------------------------------------------ orientations */
 
 START_TEST(quat_is_normalized) {
@@ -1360,6 +1414,8 @@ Suite* loader_suite(void) {
   tcase_add_test(t, nested_class_sees_parent_elements_written_after_it);
   tcase_add_test(t, childclass_applies_to_descendants_until_overridden);
   tcase_add_test(t, actuator_defaults_and_shortcuts);
+  tcase_add_test(t, position_kv_dampratio_inheritrange);
+  tcase_add_test(t, position_attribute_errors);
   suite_add_tcase(s, t);
   t = tcase_create("orientation");
   tcase_add_test(t, quat_is_normalized);
