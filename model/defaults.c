@@ -337,7 +337,9 @@ static void read_position(ld_ctx* c, ld_node* n, ld_actuator* a, int class_posit
   a->gaintype = IMP_GAIN_FIXED;
   a->biastype = IMP_BIAS_AFFINE;
   if (ld_attr_nums(c, n, "inheritrange", &a->inheritrange, 1, 1) > 0) {
-    if (own_ctrlrange)
+    /* inheritrange 0 is the default "do not inherit" and may stand beside a
+       ctrlrange (Menagerie's i2rt_yam writes both in a default class) */
+    if (own_ctrlrange && a->inheritrange > 0)
       ld_error(c, n->file, n->line, "position: ctrlrange and inheritrange cannot both be given");
     if (a->inheritrange < 0)
       ld_error(c, n->file, n->line, "position: inheritrange must be non-negative");

@@ -188,6 +188,15 @@ START_TEST(position_kv_dampratio_inheritrange) {
   imp_assert_near(m->actuator_ctrlrange[13], 0.5 + 1.2, 1e-15);
   ck_assert_int_eq(m->actuator_ctrllimited[0], 0);
   imp_free_model(m);
+  /* inheritrange 0 ("do not inherit") beside a ctrlrange, as Menagerie's
+     i2rt_yam writes them in one default class: the given range stands */
+  m = load("<mujoco><default><position ctrlrange='0 0.04' inheritrange='0'/></default>"
+           "<worldbody><body><joint name='j' type='slide' range='-1 1'/><geom size='1'/>"
+           "</body></worldbody><actuator><position joint='j'/></actuator></mujoco>");
+  ck_assert_int_eq(m->actuator_ctrllimited[0], 1);
+  ck_assert_double_eq(m->actuator_ctrlrange[0], 0);
+  ck_assert_double_eq(m->actuator_ctrlrange[1], 0.04);
+  imp_free_model(m);
 }
 END_TEST
 
