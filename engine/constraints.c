@@ -261,18 +261,23 @@ static double ball_angle(const double q[4], double axis[3]) {
   return 2 * atan2(s, w);
 }
 
-/* A limit side enters the problem when it is violated (pos < 0, whatever
-   the motion: leaving it out while the joint moves outwards let springs and
-   gravity push it back in the next step, a six-step limit cycle measured on
-   the humanoid's ankle) or when the unconstrained motion of this step would
-   reach it: pos + h * (its rate under u_free) < 0, u_free approximated by
-   qvel + h qacc_smooth. */
+/* A limit side enters the problem when it is violated or met (pos <= 0,
+   whatever the motion: leaving it out while the joint moves outwards let
+   springs and gravity push it back in the next step, a six-step limit
+   cycle measured on the humanoid's ankle; and a joint on its limit, as
+   Menagerie's piper is at qpos0, was carried past it by a contact's
+   correction) or when the motion of this step could reach it: the
+   unconstrained motion, pos + h * (its rate under u_free) < 0 with u_free
+   approximated by qvel + h qacc_smooth, or a correction elsewhere moving it
+   at up to IMP_STAB_VMAX, pos < h IMP_STAB_VMAX (after the step above the
+   piper's shoulder sat 1e-9 rad inside its limit, and the next step's
+   correction carried it 0.02 rad past). */
 static void add_limit(const imp_model* m, imp_data* d, int j, double pos,
                       int n, const int* dof, const double* val) {
   double h = m->opt.timestep, rate = 0;
   for (int i = 0; i < n; i++)
     rate += val[i] * (d->qvel[dof[i]] + h * d->qacc_smooth[dof[i]]);
-  if (pos >= 0 && pos + h * rate >= 0) return;
+  if (pos >= h * IMP_STAB_VMAX && pos + h * rate >= 0) return;
   int blk = add_block(m, d, IMP_CNSTR_LIMIT, j, 1);
   if (blk < 0) return;
   int row = d->blk_efcadr[blk];

@@ -101,6 +101,10 @@ typedef enum imp_solver_law {
    not believe a cone solver's "converged" (measured: converged answers of
    every cone solver are below 1e-6 on test_solvers.c's problems). */
 #define IMP_COMMON_TOL 1e-6
+/* The contact stage (contact.c) keeps an answer that adds at most this many
+   times the kinetic energy its corrections justify; past it, the step that
+   holds every violation is solved instead. */
+#define IMP_HOLD_FACTOR 10.0
 
 typedef struct imp_csolver {
   const char* name;        /* as in option solver="..." and --solver */
