@@ -505,15 +505,7 @@ static void inherit_range(ld_ctx* c, ld_actuator* a, const ld_joint* jt) {
    qpos0, armature included: M_ii / gear^2 through its joint (MJCF
    reference, position/dampratio). Applied to position-like actuators
    (fixed gain kp, affine bias (0, -kp, 0)); the bias becomes (0, -kp, -kv). */
-static void actuator_dampratio(ld_ctx* c, imp_model* m) {
-  int any = 0;
-  for (int u = 0; u < m->nu; u++) any |= LD_AT(c->actuators, ld_actuator, u)->dampratio > 0;
-  if (!any) return;
-  imp_data* d = imp_make_data(m); /* at qpos0 */
-  if (!d) ld_error(c, "", 0, "out of memory");
-  imp_kinematics(m, d);
-  imp_com_pos(m, d);
-  imp_crb(m, d);
+static void actuator_dampratio(ld_ctx* c, imp_model* m, const imp_data* d) {
   for (int u = 0; u < m->nu; u++) {
     double ratio = LD_AT(c->actuators, ld_actuator, u)->dampratio;
     double* g = m->actuator_gainprm + IMP_NGAIN * u;
@@ -526,6 +518,48 @@ static void actuator_dampratio(ld_ctx* c, imp_model* m) {
     double mass = gear != 0 ? d->qM[m->dof_Madr[dof]] / (gear * gear) : 0;
     b[2] = -ratio * 2 * sqrt(g[0] * mass);
   }
+}
+
+/* An actuator's velocity feedback (affine bias -kv v through gear) is
+   explicit under Euler and RK4, as in MuJoCo: on its own joint it decays
+   only while h kv gear^2 / M_ii stays below 2 (Euler) or 2.785 (RK4's
+   stability limit on the real axis), M_ii with armature at qpos0. Past it
+   the joint's velocity flips sign and grows every step. Menagerie's
+   franka_fr3_v2 asks for Euler with kv = 450 on 0.2 kg m^2 of armature
+   (4.5): its wrist reached 3000 m/s, and MuJoCo 2.2.2 diverges on the same
+   file (bad qacc at 0.028 s). Worth a warning naming the actuator; the
+   file is run as written. */
+static void warn_unstable_velocity_feedback(ld_ctx* c, const imp_model* m, const imp_data* d) {
+  double limit = m->opt.integrator == IMP_INT_EULER ? 2 : m->opt.integrator == IMP_INT_RK4 ? 2.785 : 0;
+  if (!(limit > 0)) return;
+  for (int u = 0; u < m->nu; u++) {
+    if (m->actuator_biastype[u] != IMP_BIAS_AFFINE) continue;
+    double gear = m->actuator_gear[6 * u];
+    int dof = m->jnt_dofadr[m->actuator_trnid[u]];
+    double kv = -m->actuator_biasprm[IMP_NGAIN * u + 2] * gear * gear;
+    double ratio = m->opt.timestep * kv / d->qM[m->dof_Madr[dof]];
+    if (!(ratio > limit)) continue;
+    const ld_actuator* a = LD_AT(c->actuators, ld_actuator, u);
+    ld_warning(c, "unstable velocity feedback", a->file, a->line,
+               "actuator '%s': velocity feedback h kv / M = %.3g exceeds %.3g, the stability "
+               "limit of integrator %s for it (kv %g, inertia %g at qpos0): the joint will "
+               "oscillate and diverge; integrator=\"implicitfast\" steps it implicitly",
+               a->name ? a->name : "", ratio, limit,
+               m->opt.integrator == IMP_INT_EULER ? "Euler" : "RK4", kv,
+               d->qM[m->dof_Madr[dof]]);
+  }
+}
+
+/* The actuator settings that depend on the inertia at qpos0. */
+static void actuators_at_qpos0(ld_ctx* c, imp_model* m) {
+  if (!m->nu) return;
+  imp_data* d = imp_make_data(m); /* at qpos0 */
+  if (!d) ld_error(c, "", 0, "out of memory");
+  imp_kinematics(m, d);
+  imp_com_pos(m, d);
+  imp_crb(m, d);
+  actuator_dampratio(c, m, d);
+  warn_unstable_velocity_feedback(c, m, d);
   imp_free_data(d);
 }
 
@@ -1095,8 +1129,9 @@ imp_model* ld_compile(ld_ctx* c) {
                   m->eq_data + LD_NEQDATA * i);
   }
 
-  /* ---- position actuators' dampratio, from the inertia at qpos0 ---- */
-  actuator_dampratio(c, m);
+  /* ---- position actuators' dampratio, and the stability of explicit
+     velocity feedback, from the inertia at qpos0 ---- */
+  actuators_at_qpos0(c, m);
 
   /* ---- statistics (center, extent, meansize ...) at qpos0 ---- */
   ld_compute_statistic(c, m);
