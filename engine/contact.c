@@ -405,23 +405,27 @@ static int injects_too_much(const imp_cproblem* p, const double* g, double movin
   return dE > IMP_HOLD_FACTOR * allowed + IMP_COMMON_TOL * scale;
 }
 
-/* 1 when the solver stopped short and its answer adds kinetic energy (or
-   it failed outright). A
-   problem whose corrections conflict (a penetration only a move past a
-   joint limit could undo: piper's link2 in its base while the shoulder sits
-   on its limit) has no solution; solvers then stop at their limit with
-   impulses that grow with the iterations (pgs: 2.5e4 after 100, 2.5e5
-   after 1000) and todorov's best iterate added 30 J (relative residual
-   0.01) where the held problem's answer takes 2e-4 J out. A converged
-   answer, or one that adds no energy, is kept; a failed one (lemke's ray
-   termination on such a problem, with zero impulses that let gravity push
-   the link deeper) never is. work: n doubles. */
+/* 1 when the solver stopped short with an answer that looks like no
+   solution at all: it failed outright, or it adds more kinetic energy than
+   the island's moving mass M has at IMP_STAB_VMAX, or an impulse exceeds
+   IMP_HOLD_FACTOR M IMP_STAB_VMAX. A problem whose corrections conflict
+   (a penetration only a move past a joint limit could undo: piper's link2
+   in its base while the shoulder sits on its limit) has no solution, and
+   solvers stop at their limits with impulses that grow with the iterations
+   (pgs: 2.5e4 after 100, 2.5e5 after 1000; todorov 8e3 at piper's second
+   step, 2e9 later, spinning a finger at 40 rad/s) where the held problem's
+   answer is 5e-3; lemke's ray termination returns zeros that let gravity
+   push the link deeper. An ordinary hard step stays well inside both
+   bounds (barkour_v0 lying on its floor: 0.02 J and impulses of 3e-3 for
+   11 kg; holding it whenever unfinished froze the robot in its
+   penetrations). work: n doubles. */
 static int unfinished_and_suspect(const imp_cproblem* p, imp_csolver_stat st, const double* g,
-                                      double* work) {
+                                  double moving_mass, double* work) {
   if (st.exit == IMP_EXIT_CONVERGED) return 0;
   if (st.exit == IMP_EXIT_FAILED) return 1;
+  if (imp_max_abs_or_inf(g, p->n) > IMP_HOLD_FACTOR * moving_mass * IMP_STAB_VMAX) return 1;
   double scale, dE = imp_cproblem_energy_change(p, g, work, &scale);
-  return dE > IMP_COMMON_TOL * scale;
+  return dE > 0.5 * moving_mass * IMP_STAB_VMAX * IMP_STAB_VMAX + IMP_COMMON_TOL * scale;
 }
 
 /* Targets with every correction taken out (b <= 0 on unilateral rows, 0 on
@@ -511,22 +515,26 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   imp_csolver_stat st = solve_checked(solver, &p, &o, s->g, s->work, s->res_work);
   double moving_mass = island_moving_mass(m, d, s->rows, n, s->first_dof, s->roots);
   int too_much = injects_too_much(&p, s->g, moving_mass, s->res_work);
-  int unfinished = !too_much && unfinished_and_suspect(&p, st, s->g, s->res_work);
+  int unfinished = !too_much && unfinished_and_suspect(&p, st, s->g, moving_mass, s->res_work);
   if ((too_much || unfinished) && hold_corrections(&p, s->b_held)) {
     /* The corrections cannot be met at a bounded cost, or perhaps not at
        all (header): solve the step that holds every violation where it is
-       instead. An unfinished answer gives way only to a converged held one
-       (a solver that converges on neither, ccp on a violated four-bar,
-       keeps correcting). */
+       instead. A suspect unfinished answer gives way to the held one unless
+       that is suspect too and has the larger impulses. */
     imp_cproblem held = p;
     held.b = s->b_held;
     imp_csolver_opt cold = o;
     cold.warmstart = 0;
     if (unfinished) imp_copy(s->g_first, s->g, n);
-    imp_csolver_stat sh = solve_checked(solver, &held, &cold, s->g, s->work, s->res_work);
+    /* after an unfinished answer, projected Gauss-Seidel (O(n^2) a sweep):
+       the island's solver already failed on this state, and a second
+       full-cost failure tripled the steps of Menagerie's aloha (276 rows) */
+    const imp_csolver* hs = unfinished ? &imp_solver_pgs : solver;
+    imp_csolver_stat sh = solve_checked(hs, &held, &cold, s->g, s->work, s->res_work);
     d->solver_iter += sh.iterations;
     d->solver_newton += sh.newton;
-    if (unfinished && sh.exit != IMP_EXIT_CONVERGED) {
+    if (unfinished && unfinished_and_suspect(&held, sh, s->g, moving_mass, s->res_work) &&
+        imp_max_abs_or_inf(s->g_first, n) <= imp_max_abs_or_inf(s->g, n)) {
       imp_copy(s->g, s->g_first, n);
     } else {
       d->solver_iter += st.iterations - sh.iterations; /* sh's counted below as st */
