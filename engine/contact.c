@@ -249,30 +249,14 @@ void imp_set_problem_hook(imp_problem_hook hook, void* ctx) {
 
 /* ---- one island ---- */
 
-/* The mass a row moves: on each kinematic tree its dofs belong to (at most
-   two), the subtree of the body of its first dof there (dofs are numbered
-   root to leaf, so that is the moving part of the tree a contact or
-   connect moves, or the part a limit's joint carries). */
-static double row_moving_mass(const imp_model* m, const imp_data* d, int row) {
-  int adr = d->efc_J_rowadr[row], root[2] = {-1, -1}, first[2] = {0, 0};
-  for (int t = 0; t < d->efc_J_rownnz[row]; t++) {
-    int dof = d->efc_J_colind[adr + t], r = m->body_rootid[m->dof_bodyid[dof]];
-    int k = r == root[0] ? 0 : r == root[1] ? 1 : root[0] < 0 ? 0 : root[1] < 0 ? 1 : -1;
-    if (k < 0) continue;
-    if (root[k] < 0 || dof < first[k]) first[k] = dof;
-    root[k] = r;
-  }
-  double mass = 0;
-  for (int k = 0; k < 2; k++)
-    if (root[k] >= 0) mass += m->body_subtreemass[m->dof_bodyid[first[k]]];
-  return mass;
-}
-
-/* The mass an island moves: row_moving_mass over all its rows, each tree
-   counted once. first_dof: nbody ints, -1 on entry and on return;
-   roots: nbody ints of scratch. */
-static double island_moving_mass(const imp_model* m, const imp_data* d, const int* rows, int n,
-                                 int* first_dof, int* roots) {
+/* The mass rows move: on each kinematic tree their dofs belong to, the
+   subtree of the body of their first dof there (dofs are numbered root to
+   leaf, so that is the moving part of the tree a contact or connect
+   moves, or the part a limit's joint carries), each tree counted once.
+   first_dof: nbody ints, -1 on entry and on return; roots: nbody ints of
+   scratch. */
+static double moving_mass(const imp_model* m, const imp_data* d, const int* rows, int n,
+                          int* first_dof, int* roots) {
   int nroot = 0;
   for (int i = 0; i < n; i++) {
     int adr = d->efc_J_rowadr[rows[i]];
@@ -290,6 +274,16 @@ static double island_moving_mass(const imp_model* m, const imp_data* d, const in
   return mass;
 }
 
+/* Rows of block k that may carry a correction (a contact's normal only),
+   and whether target b of such a row is one: unilateral rows correct with
+   b > 0 (b < 0 is the approach they may make), equalities either way. */
+static int target_rows(const imp_cproblem* p, int k) {
+  return p->blk_type[k] == IMP_CNSTR_CONTACT ? 1 : p->blk_dim[k];
+}
+static int is_correction(const imp_cproblem* p, int k, double b) {
+  return b > 0 || (p->blk_type[k] == IMP_CNSTR_EQUALITY && b < 0);
+}
+
 /* Corrections bounded in energy as well as in speed. constraints.c caps a
    violated row's target at IMP_STAB_VMAX in the row's own units; met alone
    it costs b_i^2 / (2 A_ii), and a row with a short lever arm has an
@@ -297,24 +291,20 @@ static double island_moving_mass(const imp_model* m, const imp_data* d, const in
    with link2's capsule 3.7 cm into the base, 3 cm from the shoulder axis:
    1 / A_ii = 134 kg for a 4 kg arm, and 1 m/s there spun links at 30 rad/s).
    Each correction is held to the energy of the mass M it moves
-   (row_moving_mass) moving at IMP_STAB_VMAX: |b_i| <= IMP_STAB_VMAX
-   sqrt(A_ii M). A free body never
-   meets the cap (its effective mass at a point is at most its mass), nor
-   does an ordinary resting contact; only rotations about a nearby axis do.
-   Unilateral rows are capped only where they correct (b > 0: b < 0 is the
-   approach they may make); friction rows have no correction. */
+   (moving_mass) moving at IMP_STAB_VMAX: |b_i| <= IMP_STAB_VMAX
+   sqrt(A_ii M). A free body never meets the cap (its effective mass at a
+   point is at most its mass), nor does an ordinary resting contact; only
+   rotations about a nearby axis do. */
 static void cap_correction_energy(const imp_model* m, const imp_data* d, const imp_cproblem* p,
-                                  const int* rows, double* b) {
+                                  const int* rows, double* b, int* first_dof, int* roots) {
   int n = p->n;
-  for (int k = 0; k < p->nblock; k++) {
-    int i = p->blk_adr[k], equality = p->blk_type[k] == IMP_CNSTR_EQUALITY;
-    int nrow = p->blk_type[k] == IMP_CNSTR_CONTACT ? 1 : p->blk_dim[k];
-    for (int r = 0; r < nrow; r++, i++) {
-      if (!(b[i] > 0 || (equality && b[i] < 0))) continue;
-      double cap = IMP_STAB_VMAX * sqrt(p->A[(size_t)i * n + i] * row_moving_mass(m, d, rows[i]));
+  for (int k = 0; k < p->nblock; k++)
+    for (int r = 0, i = p->blk_adr[k]; r < target_rows(p, k); r++, i++) {
+      if (!is_correction(p, k, b[i])) continue;
+      double mass = moving_mass(m, d, rows + i, 1, first_dof, roots);
+      double cap = IMP_STAB_VMAX * sqrt(p->A[(size_t)i * n + i] * mass);
       if (fabs(b[i]) > cap) b[i] = b[i] > 0 ? cap : -cap;
     }
-  }
 }
 
 /* A row whose velocity no impulse can change (A_ii below IMMOBILE_TOL of
@@ -382,25 +372,22 @@ double imp_cproblem_energy_change(const imp_cproblem* p, const double* g, double
    dE = g'v - g'A g / 2), so a gain beyond the accuracy answers are held
    to (IMP_COMMON_TOL of dE's scale; test_solvers.c checks that converged
    answers stay below it) marks a wrong answer. The sum is also held to the
-   energy of the island's moving mass (island_moving_mass) at
+   energy of the island's moving mass (moving_mass) at
    IMP_STAB_VMAX: corrections that fight each other can be "met" to a small
    relative residual by impulses of 1e9 (nsn_fb on an arm pressed into its
    base by a joint limit, physics_violations), each row's share staying
    below its cap while together they spin the arm at 14 rad/s.
    work: n doubles. */
-static int injects_too_much(const imp_cproblem* p, const double* g, double moving_mass,
+static int injects_too_much(const imp_cproblem* p, const double* g, double mass,
                             double* work) {
   int n = p->n;
   double allowed = 0, scale;
-  for (int k = 0; k < p->nblock; k++) {
-    int equality = p->blk_type[k] == IMP_CNSTR_EQUALITY;
-    int nrow = p->blk_type[k] == IMP_CNSTR_CONTACT ? 1 : p->blk_dim[k];
-    for (int r = 0, i = p->blk_adr[k]; r < nrow; r++, i++) {
+  for (int k = 0; k < p->nblock; k++)
+    for (int r = 0, i = p->blk_adr[k]; r < target_rows(p, k); r++, i++) {
       double aii = p->A[(size_t)i * n + i], bi = p->b[i];
-      if ((bi > 0 || (equality && bi < 0)) && aii > 0) allowed += 0.5 * bi * bi / aii;
+      if (is_correction(p, k, bi) && aii > 0) allowed += 0.5 * bi * bi / aii;
     }
-  }
-  allowed = fmin(allowed, 0.5 * moving_mass * IMP_STAB_VMAX * IMP_STAB_VMAX);
+  allowed = fmin(allowed, 0.5 * mass * IMP_STAB_VMAX * IMP_STAB_VMAX);
   double dE = imp_cproblem_energy_change(p, g, work, &scale);
   return dE > IMP_HOLD_FACTOR * allowed + IMP_COMMON_TOL * scale;
 }
@@ -420,12 +407,12 @@ static int injects_too_much(const imp_cproblem* p, const double* g, double movin
    11 kg; holding it whenever unfinished froze the robot in its
    penetrations). work: n doubles. */
 static int unfinished_and_suspect(const imp_cproblem* p, imp_csolver_stat st, const double* g,
-                                  double moving_mass, double* work) {
+                                  double mass, double* work) {
   if (st.exit == IMP_EXIT_CONVERGED) return 0;
   if (st.exit == IMP_EXIT_FAILED) return 1;
-  if (imp_max_abs_or_inf(g, p->n) > IMP_HOLD_FACTOR * moving_mass * IMP_STAB_VMAX) return 1;
+  if (imp_max_abs_or_inf(g, p->n) > IMP_HOLD_FACTOR * mass * IMP_STAB_VMAX) return 1;
   double scale, dE = imp_cproblem_energy_change(p, g, work, &scale);
-  return dE > 0.5 * moving_mass * IMP_STAB_VMAX * IMP_STAB_VMAX + IMP_COMMON_TOL * scale;
+  return dE > 0.5 * mass * IMP_STAB_VMAX * IMP_STAB_VMAX + IMP_COMMON_TOL * scale;
 }
 
 /* Targets with every correction taken out (b <= 0 on unilateral rows, 0 on
@@ -470,7 +457,7 @@ typedef struct island_scratch {
   double *A, *v0, *b, *mu, *g, *x; /* problem in solver variables */
   double *b_held, *g_first;        /* the targets with corrections held; an answer kept */
   int *rows, *adr, *dim, *type;
-  int *first_dof, *roots; /* nbody each: island_moving_mass */
+  int *first_dof, *roots; /* nbody each: moving_mass */
   void* work;
   double* res_work;
 } island_scratch;
@@ -508,14 +495,14 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
     s->g[i] = d->efc_impulse[ri] / si;
   }
   imp_cproblem p = {n, nb, s->adr, s->dim, s->type, s->mu, s->A, s->v0, s->b, m->opt.timestep};
-  cap_correction_energy(m, d, &p, s->rows, s->b);
+  cap_correction_energy(m, d, &p, s->rows, s->b, s->first_dof, s->roots);
   disable_immobile_rows(&p, s->b, s->mu);
   if (g_problem_hook) g_problem_hook(g_problem_hook_ctx, &p, warm ? s->g : NULL);
   imp_csolver_opt o = {m->opt.iterations, m->opt.tolerance, warm, NULL, NULL};
   imp_csolver_stat st = solve_checked(solver, &p, &o, s->g, s->work, s->res_work);
-  double moving_mass = island_moving_mass(m, d, s->rows, n, s->first_dof, s->roots);
-  int too_much = injects_too_much(&p, s->g, moving_mass, s->res_work);
-  int unfinished = !too_much && unfinished_and_suspect(&p, st, s->g, moving_mass, s->res_work);
+  double mass = moving_mass(m, d, s->rows, n, s->first_dof, s->roots);
+  int too_much = injects_too_much(&p, s->g, mass, s->res_work);
+  int unfinished = !too_much && unfinished_and_suspect(&p, st, s->g, mass, s->res_work);
   if ((too_much || unfinished) && hold_corrections(&p, s->b_held)) {
     /* The corrections cannot be met at a bounded cost, or perhaps not at
        all (header): solve the step that holds every violation where it is
@@ -533,7 +520,7 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
     imp_csolver_stat sh = solve_checked(hs, &held, &cold, s->g, s->work, s->res_work);
     d->solver_iter += sh.iterations;
     d->solver_newton += sh.newton;
-    if (unfinished && unfinished_and_suspect(&held, sh, s->g, moving_mass, s->res_work) &&
+    if (unfinished && unfinished_and_suspect(&held, sh, s->g, mass, s->res_work) &&
         imp_max_abs_or_inf(s->g_first, n) <= imp_max_abs_or_inf(s->g, n)) {
       imp_copy(s->g, s->g_first, n);
     } else {
@@ -544,7 +531,7 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
       imp_copy(s->b, s->b_held, n); /* the targets solved, for efc_b below */
     }
   }
-  if (solver != &imp_solver_pgs && injects_too_much(&p, s->g, moving_mass, s->res_work)) {
+  if (solver != &imp_solver_pgs && injects_too_much(&p, s->g, mass, s->res_work)) {
     /* Still more energy than the corrections justify: this is no solution
        of the step (apollo's first step: todorov's best iterate added 1.6e4
        J to a problem whose solutions dissipate, relative residual 0.03).

@@ -377,6 +377,19 @@ int ld_geom_fits_mesh(const ld_geom* g);
    make it an ordinary primitive (g->mesh NULL) */
 void ld_fit_geom_to_mesh(ld_ctx* c, ld_geom* g);
 
+/* ---- actuator.c ---- */
+
+/* Resolve every actuator's joint (an error names an unknown one), skip
+   those on free and ball joints with a warning, apply inheritrange and
+   autolimits and check the ranges. Fills the kept actuators' joints
+   (actjnt) and spec indices (keep), returns how many are kept. */
+int ld_resolve_actuators(ld_ctx* c, const ld_joint* J, int* actjnt, int* keep);
+/* the kept (permuted) actuators into m, m->nu of them */
+void ld_put_actuators(ld_ctx* c, imp_model* m, const int* actjnt);
+/* dampratio into kv, and the warning for velocity feedback beyond the
+   explicit integrator's stability limit, from the inertia at qpos0 */
+void ld_actuators_at_qpos0(ld_ctx* c, imp_model* m);
+
 /* ---- statistic.c ---- */
 
 /* MuJoCo's meansize of a compiled model (its extent set): the mean over bodies

@@ -1,0 +1,131 @@
+/* Actuators of the spec into the model: their joint transmissions
+ * (actuators on free or ball joints are skipped with a warning),
+ * ctrl/force limits with compiler autolimits, position inheritrange,
+ * dampratio from the inertia at qpos0, and the warning for velocity
+ * feedback an explicit integrator cannot take. */
+#include <math.h>
+#include <string.h>
+
+#include "engine.h"
+#include "loader.h"
+#include "mathx.h"
+
+/* position inheritrange X: ctrlrange = the joint's range scaled by X about
+   its midpoint (MJCF reference, position/inheritrange); the joint must have
+   a range. */
+static void inherit_range(ld_ctx* c, ld_actuator* a, const ld_joint* jt) {
+  if (!jt->limited)
+    ld_error(c, a->file, a->line, "inheritrange: joint '%s' has no range", a->joint);
+  double mid = 0.5 * (jt->range[0] + jt->range[1]);
+  double half = 0.5 * a->inheritrange * (jt->range[1] - jt->range[0]);
+  a->ctrlrange[0] = mid - half;
+  a->ctrlrange[1] = mid + half;
+  a->has_ctrlrange = 1;
+  if (a->ctrllimited < 0) a->ctrllimited = 1;
+}
+
+/* position dampratio r: kv = r 2 sqrt(kp m), the damping of a critically
+   damped oscillator for r = 1, with m the inertia the actuator moves at
+   qpos0, armature included: M_ii / gear^2 through its joint (MJCF
+   reference, position/dampratio). Applied to position-like actuators
+   (fixed gain kp, affine bias (0, -kp, 0)); the bias becomes (0, -kp, -kv). */
+static void actuator_dampratio(ld_ctx* c, imp_model* m, const imp_data* d) {
+  for (int u = 0; u < m->nu; u++) {
+    double ratio = LD_AT(c->actuators, ld_actuator, u)->dampratio;
+    double* g = m->actuator_gainprm + IMP_NGAIN * u;
+    double* b = m->actuator_biasprm + IMP_NGAIN * u;
+    int position_like = m->actuator_gaintype[u] == IMP_GAIN_FIXED &&
+                        m->actuator_biastype[u] == IMP_BIAS_AFFINE && b[1] == -g[0] && b[2] == 0;
+    if (!(ratio > 0) || !position_like || !(g[0] >= 0)) continue;
+    double gear = m->actuator_gear[6 * u];
+    int dof = m->jnt_dofadr[m->actuator_trnid[u]];
+    double mass = gear != 0 ? d->qM[m->dof_Madr[dof]] / (gear * gear) : 0;
+    b[2] = -ratio * 2 * sqrt(g[0] * mass);
+  }
+}
+
+/* An actuator's velocity feedback (affine bias -kv v through gear) is
+   explicit under Euler and RK4, as in MuJoCo: on its own joint it decays
+   only while h kv gear^2 / M_ii stays below 2 (Euler) or 2.785 (RK4's
+   stability limit on the real axis), M_ii with armature at qpos0. Past it
+   the joint's velocity flips sign and grows every step. Menagerie's
+   franka_fr3_v2 asks for Euler with kv = 450 on 0.2 kg m^2 of armature
+   (4.5): its wrist reached 3000 m/s, and MuJoCo 2.2.2 diverges on the same
+   file (bad qacc at 0.028 s). Worth a warning naming the actuator; the
+   file is run as written. */
+static void warn_unstable_velocity_feedback(ld_ctx* c, const imp_model* m, const imp_data* d) {
+  double limit = m->opt.integrator == IMP_INT_EULER ? 2 : m->opt.integrator == IMP_INT_RK4 ? 2.785 : 0;
+  if (!(limit > 0)) return;
+  for (int u = 0; u < m->nu; u++) {
+    if (m->actuator_biastype[u] != IMP_BIAS_AFFINE) continue;
+    double gear = m->actuator_gear[6 * u];
+    int dof = m->jnt_dofadr[m->actuator_trnid[u]];
+    double kv = -m->actuator_biasprm[IMP_NGAIN * u + 2] * gear * gear;
+    double ratio = m->opt.timestep * kv / d->qM[m->dof_Madr[dof]];
+    if (!(ratio > limit)) continue;
+    const ld_actuator* a = LD_AT(c->actuators, ld_actuator, u);
+    ld_warning(c, "unstable velocity feedback", a->file, a->line,
+               "actuator '%s': velocity feedback h kv / M = %.3g exceeds %.3g, the stability "
+               "limit of integrator %s for it (kv %g, inertia %g at qpos0): the joint will "
+               "oscillate and diverge; integrator=\"implicitfast\" steps it implicitly",
+               a->name ? a->name : "", ratio, limit,
+               m->opt.integrator == IMP_INT_EULER ? "Euler" : "RK4", kv,
+               d->qM[m->dof_Madr[dof]]);
+  }
+}
+
+void ld_actuators_at_qpos0(ld_ctx* c, imp_model* m) {
+  if (!m->nu) return;
+  imp_data* d = imp_make_data(m); /* at qpos0 */
+  if (!d) ld_error(c, "", 0, "out of memory");
+  imp_kinematics(m, d);
+  imp_com_pos(m, d);
+  imp_crb(m, d);
+  actuator_dampratio(c, m, d);
+  warn_unstable_velocity_feedback(c, m, d);
+  imp_free_data(d);
+}
+
+int ld_resolve_actuators(ld_ctx* c, const ld_joint* J, int* actjnt, int* keep) {
+  int nu = 0;
+  for (int i = 0; i < c->actuators.n; i++) {
+    ld_actuator* a = LD_AT(c->actuators, ld_actuator, i);
+    int j = -1;
+    for (int k = 0; k < c->joints.n && j < 0; k++)
+      if (J[k].name && !strcmp(J[k].name, a->joint)) j = k;
+    if (j < 0) ld_error(c, a->file, a->line, "unknown joint '%s'", a->joint);
+    if (J[j].type == IMP_JNT_FREE || J[j].type == IMP_JNT_BALL) {
+      ld_warning(c, "actuator/balljoint", a->file, a->line,
+                 "actuators on free or ball joints are not supported yet (actuator skipped)");
+      continue;
+    }
+    if (a->inheritrange > 0) inherit_range(c, a, &J[j]);
+    if (a->ctrllimited < 0) a->ctrllimited = c->autolimits ? a->has_ctrlrange : 0;
+    if (a->forcelimited < 0) a->forcelimited = c->autolimits ? a->has_forcerange : 0;
+    if (a->ctrllimited && a->ctrlrange[0] >= a->ctrlrange[1])
+      ld_error(c, a->file, a->line, "invalid ctrlrange");
+    if (a->forcelimited && a->forcerange[0] >= a->forcerange[1])
+      ld_error(c, a->file, a->line, "invalid forcerange");
+    actjnt[nu] = j;
+    keep[nu++] = i;
+  }
+  return nu;
+}
+
+void ld_put_actuators(ld_ctx* c, imp_model* m, const int* actjnt) {
+  for (int i = 0; i < m->nu; i++) {
+    const ld_actuator* a = LD_AT(c->actuators, ld_actuator, i);
+    m->actuator_trntype[i] = IMP_TRN_JOINT;
+    m->actuator_trnid[i] = actjnt[i];
+    m->actuator_dyntype[i] = IMP_DYN_NONE;
+    m->actuator_gaintype[i] = a->gaintype;
+    m->actuator_biastype[i] = a->biastype;
+    m->actuator_ctrllimited[i] = a->ctrllimited;
+    m->actuator_forcelimited[i] = a->forcelimited;
+    imp_copy(m->actuator_gear + 6 * i, a->gear, 6);
+    imp_copy(m->actuator_gainprm + IMP_NGAIN * i, a->gainprm, IMP_NGAIN);
+    imp_copy(m->actuator_biasprm + IMP_NGAIN * i, a->biasprm, IMP_NGAIN);
+    imp_copy(m->actuator_ctrlrange + 2 * i, a->ctrlrange, 2);
+    imp_copy(m->actuator_forcerange + 2 * i, a->forcerange, 2);
+  }
+}
