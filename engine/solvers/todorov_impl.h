@@ -50,6 +50,7 @@ enum { RESCALE_NEVER = 0, RESCALE_ON_LOCAL_MIN = 1, RESCALE_ALWAYS = 2 };
 #define PROX_REACH 1e3
 #define PROX_FAST 3
 #define PROX_CRAWLS 3
+#define PROX_OFF_EDGE_CRAWLS 10 /* consecutive crawls off edges: a smooth local minimum */
 
 enum { REG_EQ, REG_BREAK, REG_STICK, REG_SLIP };
 enum { EDGE_NONE, EDGE_PLANE, EDGE_CONE };
