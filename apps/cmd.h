@@ -16,6 +16,12 @@ int cmd_check(int argc, char** argv);
 int cmd_run(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
 int cmd_solvers(int argc, char** argv);
+/* impetus solvers --compare (argv as cmd_solvers gets it): in the impetus
+   program it runs the impetus-compare program beside it (compare_exec.c),
+   in that program the comparison itself (cmd_compare.c) */
+int cli_solvers_compare(int argc, char** argv);
+/* the usage of impetus solvers (cmd_solvers.c) */
+extern const char* const cli_usage_solvers;
 /* cmd_render.c; without the renderer (IMP_BUILD_RENDER=OFF) it says so and exits 2 */
 int cmd_render(int argc, char** argv);
 extern const char* const cli_usage_render;

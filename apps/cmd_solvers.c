@@ -1,14 +1,14 @@
 /* impetus solvers: list the registered contact solvers, or compare them
-   (--compare, solver_compare.c); and the helpers that
-   run, bench and check share for --solver and the solver's exit reasons. */
+   (--compare: cli_solvers_compare, which the impetus program hands to the
+   impetus-compare program, compare_exec.c, and which that program runs,
+   cmd_compare.c); and the helpers that run, bench and check share for
+   --solver and the solver's exit reasons. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "contact.h" /* imp_solver_exit: the names below follow its order */
-#include "fclib_io.h"
-#include "solver_compare.h"
 
 /* The names of imp_solver_exit, by value, so a reordered enum cannot
    mislabel them silently; a new reason must get a name here. */
@@ -18,6 +18,33 @@ static const char* const exit_names[IMP_NEXIT] = {
     [IMP_EXIT_FAILED] = "failed",
 };
 _Static_assert(IMP_NEXIT == 5, "name the new solver exit reason in exit_names");
+
+const char* const cli_usage_solvers =
+    "usage: impetus solvers\n"
+    "       impetus solvers --compare [--out DIR] [--steps N] [--every K]\n"
+    "                       [--max-problems P] [--maxiter N] [--tol T]\n"
+    "                       [--fclib-out DIR] [--no-siconos]\n"
+    "                       [SCENE.xml | PROBLEM.hdf5 ...]\n"
+    "\n"
+    "List the contact solvers, one a line: the name (what --solver NAME and\n"
+    "the MJCF option solver=\"NAME\" take), then a description; the default\n"
+    "is marked (default). run and bench take --solver NAME, as does\n"
+    "check --contacts.\n"
+    "\n"
+    "--compare: simulate each scene N steps (default 200) with the default\n"
+    "solver, record every K-th contact problem (default 5, at most P = 20 per\n"
+    "scene) and solve each with every solver from a cold start (--maxiter,\n"
+    "default 1000; --tol, default 1e-10), measuring the common residual and\n"
+    "the time at each iteration. Without SCENE files: balls in a cube, the\n"
+    "heavy stack, the arch, the box pyramid and MuJoCo's humanoid lying down.\n"
+    "Writes DIR (default build/solver_compare): iterations.csv, summary.csv,\n"
+    "SCENE_work_precision.png and SCENE_convergence.png (900 x 600).\n"
+    "A PROBLEM.hdf5 (or .h5) is an FCLIB local problem (W, q, mu), solved\n"
+    "like a recorded one. --fclib-out DIR writes every recorded problem made\n"
+    "of condim-3 contacts only as DIR/SCENE_K.hdf5 (K: its problem number in\n"
+    "iterations.csv); the others are counted on stderr.\n"
+    "When built with libsiconos-numerics-dev, Siconos' siconos_nsgs,\n"
+    "siconos_ac and siconos_fb run beside ours; --no-siconos leaves them out.\n";
 
 const char* cli_exit_name(int exit_reason) {
   if (exit_reason < 0 || exit_reason >= IMP_NEXIT) return "unknown";
@@ -44,75 +71,16 @@ static int name_width(void) {
   return w;
 }
 
-/* impetus solvers --compare [--out DIR] [--steps N] [--every K]
-   [--max-problems P] [--maxiter N] [--tol T] [--fclib-out DIR] [--no-siconos] [SCENE...] */
-static int cmd_compare(int argc, char** argv) {
-  compare_opt o = {"build/solver_compare", 200, 5, 20, 1000, 1e-10, NULL, 0, NULL, 0};
-  const char** scenes = calloc((size_t)argc + 1, sizeof *scenes);
-  if (!scenes) return CLI_EXIT_ERROR;
-  int rc = 0;
-  for (int i = 1; i < argc && rc == 0; i++) {
-    const char* v;
-    long long x;
-    int k;
-    if (!strcmp(argv[i], "--compare")) continue;
-    if (cli_is_help(argv[i])) {
-      cli_usage("solvers", 0);
-      free(scenes);
-      return 0;
-    }
-    if ((k = cli_option(argc, argv, &i, "out", &v)) != 0) {
-      if (k < 0) rc = CLI_EXIT_USAGE;
-      else o.out = v;
-    } else if ((k = cli_option(argc, argv, &i, "steps", &v)) != 0) {
-      if (k < 0 || cli_parse_ll("--steps", v, 1, &x)) rc = CLI_EXIT_USAGE;
-      else o.steps = (int)(x > 1000000 ? 1000000 : x);
-    } else if ((k = cli_option(argc, argv, &i, "every", &v)) != 0) {
-      if (k < 0 || cli_parse_ll("--every", v, 1, &x)) rc = CLI_EXIT_USAGE;
-      else o.every = (int)(x > 1000000 ? 1000000 : x);
-    } else if ((k = cli_option(argc, argv, &i, "max-problems", &v)) != 0) {
-      if (k < 0 || cli_parse_ll("--max-problems", v, 1, &x)) rc = CLI_EXIT_USAGE;
-      else o.max_problems = (int)(x > 100000 ? 100000 : x);
-    } else if ((k = cli_option(argc, argv, &i, "maxiter", &v)) != 0) {
-      if (k < 0 || cli_parse_ll("--maxiter", v, 1, &x)) rc = CLI_EXIT_USAGE;
-      else o.maxiter = (int)(x > 1000000 ? 1000000 : x);
-    } else if ((k = cli_option(argc, argv, &i, "tol", &v)) != 0) {
-      if (k < 0 || cli_parse_double("--tol", v, 1, &o.tol)) rc = CLI_EXIT_USAGE;
-    } else if ((k = cli_option(argc, argv, &i, "fclib-out", &v)) != 0) {
-      if (k < 0) rc = CLI_EXIT_USAGE;
-      else if (!fclib_io_available()) {
-        fprintf(stderr, "impetus solvers: --fclib-out: this impetus was built without FCLIB "
-                        "support (install libfclib-dev and rebuild)\n");
-        rc = CLI_EXIT_USAGE;
-      } else o.fclib_out = v;
-    } else if (!strcmp(argv[i], "--no-siconos")) {
-      o.no_siconos = 1;
-    } else if (argv[i][0] == '-') {
-      fprintf(stderr, "impetus solvers: unknown option '%s'\n", argv[i]);
-      rc = CLI_EXIT_USAGE;
-    } else {
-      scenes[o.nscenes++] = argv[i];
-    }
-  }
-  if (rc == CLI_EXIT_USAGE) cli_usage("solvers", 1);
-  if (rc == 0) {
-    o.scenes = scenes;
-    rc = solver_compare(&o);
-  }
-  free(scenes);
-  return rc;
-}
-
 int cmd_solvers(int argc, char** argv) {
   for (int i = 1; i < argc; i++)
-    if (!strcmp(argv[i], "--compare")) return cmd_compare(argc, argv);
+    if (!strcmp(argv[i], "--compare")) return cli_solvers_compare(argc, argv);
   for (int i = 1; i < argc; i++) {
     if (cli_is_help(argv[i])) {
-      cli_usage("solvers", 0);
+      fputs(cli_usage_solvers, stdout);
       return 0;
     }
     fprintf(stderr, "impetus solvers: unexpected argument '%s'\n", argv[i]);
-    cli_usage("solvers", 1);
+    fputs(cli_usage_solvers, stderr);
     return CLI_EXIT_USAGE;
   }
   /* one solver a line: the name (the first word, as --solver takes it),

@@ -1,6 +1,6 @@
 /* impetus: the command-line program. Dispatches to one function per
-   subcommand (cmd_check.c, cmd_run.c, cmd_bench.c, cmd_solvers.c) and holds the small
-   helpers they share: option matching, number parsing, model loading. */
+   subcommand (cmd_check.c, cmd_run.c, cmd_bench.c, cmd_solvers.c ...) and
+   prints their usage; the helpers they share are in cli.c. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
@@ -87,32 +87,6 @@ static const char* const usage_run =
     "status and nothing written.\n"
     "Exit 1: model, keyframe or file error; 2: bad arguments (nothing written).\n";
 
-static const char* const usage_solvers =
-    "usage: impetus solvers\n"
-    "       impetus solvers --compare [--out DIR] [--steps N] [--every K]\n"
-    "                       [--max-problems P] [--maxiter N] [--tol T]\n"
-    "                       [--fclib-out DIR] [--no-siconos]\n"
-    "                       [SCENE.xml | PROBLEM.hdf5 ...]\n"
-    "\n"
-    "List the contact solvers, one a line: the name (what --solver NAME and\n"
-    "the MJCF option solver=\"NAME\" take), then a description; the default\n"
-    "is marked (default). run and bench take --solver NAME, as does\n"
-    "check --contacts.\n"
-    "\n"
-    "--compare: simulate each scene N steps (default 200) with the default\n"
-    "solver, record every K-th contact problem (default 5, at most P = 20 per\n"
-    "scene) and solve each with every solver from a cold start (--maxiter,\n"
-    "default 1000; --tol, default 1e-10), measuring the common residual and\n"
-    "the time at each iteration. Without SCENE files: balls in a cube, the\n"
-    "heavy stack, the arch, the box pyramid and MuJoCo's humanoid lying down.\n"
-    "Writes DIR (default build/solver_compare): iterations.csv, summary.csv,\n"
-    "SCENE_work_precision.png and SCENE_convergence.png (900 x 600).\n"
-    "A PROBLEM.hdf5 (or .h5) is an FCLIB local problem (W, q, mu), solved\n"
-    "like a recorded one. --fclib-out DIR writes every recorded problem made\n"
-    "of condim-3 contacts only as DIR/SCENE_K.hdf5 (K: its problem number in\n"
-    "iterations.csv); the others are counted on stderr.\n"
-    "When built with libsiconos-numerics-dev, Siconos' siconos_nsgs,\n"
-    "siconos_ac and siconos_fb run beside ours; --no-siconos leaves them out.\n";
 
 static const char* const usage_bench =
     "usage: impetus bench MODEL.xml [--steps N] [--dt H] [--ctrlnoise S]\n"
@@ -149,7 +123,7 @@ int cli_usage(const char* name, int to_stderr) {
   else if (strcmp(name, "bench") == 0)
     text = usage_bench;
   else if (strcmp(name, "solvers") == 0)
-    text = usage_solvers;
+    text = cli_usage_solvers;
   else if (strcmp(name, "render") == 0)
     text = cli_usage_render;
   else if (strcmp(name, "view") == 0)
@@ -159,86 +133,6 @@ int cli_usage(const char* name, int to_stderr) {
   if (!text) return -1;
   fputs(text, out);
   return 0;
-}
-
-int cli_is_help(const char* arg) {
-  return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
-}
-
-int cli_option(int argc, char** argv, int* i, const char* name, const char** value) {
-  const char* a = argv[*i];
-  if (strncmp(a, "--", 2) != 0) return 0;
-  size_t n = strlen(name);
-  if (strncmp(a + 2, name, n) != 0) return 0;
-  if (a[2 + n] == '=') {
-    *value = a + 3 + n;
-    return 1;
-  }
-  if (a[2 + n] != '\0') return 0;
-  if (*i + 1 >= argc) {
-    fprintf(stderr, "impetus: option --%s needs a value\n", name);
-    return -1;
-  }
-  *i += 1;
-  *value = argv[*i];
-  return 1;
-}
-
-int cli_parse_ll(const char* opt, const char* s, long long min, long long* out) {
-  char* end = NULL;
-  errno = 0;
-  long long v = strtoll(s, &end, 10);
-  if (!*s || *end || errno == ERANGE) {
-    fprintf(stderr, "impetus: --%s: not an integer: '%s'\n", opt, s);
-    return -1;
-  }
-  if (v < min) {
-    fprintf(stderr, "impetus: --%s must be at least %lld, got %lld\n", opt, min, v);
-    return -1;
-  }
-  *out = v;
-  return 0;
-}
-
-int cli_parse_double(const char* opt, const char* s, int positive, double* out) {
-  char* end = NULL;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (!*s || *end || errno == ERANGE || !isfinite(v)) {
-    fprintf(stderr, "impetus: --%s: not a finite number: '%s'\n", opt, s);
-    return -1;
-  }
-  if (positive ? !(v > 0) : !(v >= 0)) {
-    fprintf(stderr, "impetus: --%s must be %s, got %g\n", opt, positive ? "> 0" : ">= 0", v);
-    return -1;
-  }
-  *out = v;
-  return 0;
-}
-
-imp_model* cli_load(const char* path) {
-  char err[1024] = "";
-  imp_model* m = imp_load_xml(path, err, sizeof err);
-  if (!m) {
-    fprintf(stderr, "%s\n", err[0] ? err : "impetus: the model did not load");
-    return NULL;
-  }
-  if (m->warnings && m->warnings[0]) {
-    size_t n = strlen(m->warnings);
-    fputs(m->warnings, stderr);
-    if (m->warnings[n - 1] != '\n') fputc('\n', stderr);
-  }
-  return m;
-}
-
-const char* cli_model_name(const imp_model* m) {
-  return m->names && m->nnames > 0 ? m->names : "";
-}
-
-double cli_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 int main(int argc, char** argv) {

@@ -16,6 +16,7 @@
 #include "contact.h"
 
 #define MAXDIM 6
+#define LAPACK_MIN_ROWS 64 /* from here dpotrf beats our loop (measured: 0.033 vs 0.038 ms at 64, 0.47 vs 1.34 at 276) */
 #define EDGE_TOL 1e-9       /* relative distance to an edge counted as "on" it */
 #define RANK_TOL 1e-11      /* pivots below this times max diag(A) are zero */
 #define LAMBDA_UP 10.0      /* lambda *= otherwise (2, 4, 100 measured: no better) */

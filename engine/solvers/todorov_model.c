@@ -62,7 +62,24 @@ static void rows_dot(double* res, const double* M, size_t ld, const double* v, i
    written); 0 when a pivot is not positive or not finite. Column j's
    entries below the diagonal are independent dot products, taken four rows
    at a time (dot4). */
+#ifdef IMP_HAVE_LAPACK
+/* LAPACK (Fortran): the trailing length of the character argument */
+void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info, size_t uplo_len);
+#endif
+
 int imp_tod_cholesky_factor(double* M, int m) {
+#ifdef IMP_HAVE_LAPACK
+  if (m >= LAPACK_MIN_ROWS) {
+    /* row-major lower = column-major upper: dpotrf's "U" factor U'U = M is
+       L' with the same storage, and it reads and writes only that triangle */
+    int info = 0;
+    dpotrf_("U", &m, M, &m, &info, 1);
+    if (info != 0) return 0;
+    for (int j = 0; j < m; j++) /* a NaN pivot passes some kernels' test */
+      if (!(M[(size_t)j * m + j] > 0) || !isfinite(M[(size_t)j * m + j])) return 0;
+    return 1;
+  }
+#endif
   for (int j = 0; j < m; j++) {
     double* rj = M + (size_t)j * m;
     double d = rj[j] - imp_dot(rj, rj, j);

@@ -1,0 +1,93 @@
+/* The small helpers every command of the command-line programs shares
+   (impetus and impetus-compare): option matching, number parsing, model
+   loading, the clock. Declared in cmd.h. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd.h"
+
+int cli_is_help(const char* arg) {
+  return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+int cli_option(int argc, char** argv, int* i, const char* name, const char** value) {
+  const char* a = argv[*i];
+  if (strncmp(a, "--", 2) != 0) return 0;
+  size_t n = strlen(name);
+  if (strncmp(a + 2, name, n) != 0) return 0;
+  if (a[2 + n] == '=') {
+    *value = a + 3 + n;
+    return 1;
+  }
+  if (a[2 + n] != '\0') return 0;
+  if (*i + 1 >= argc) {
+    fprintf(stderr, "impetus: option --%s needs a value\n", name);
+    return -1;
+  }
+  *i += 1;
+  *value = argv[*i];
+  return 1;
+}
+
+int cli_parse_ll(const char* opt, const char* s, long long min, long long* out) {
+  char* end = NULL;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (!*s || *end || errno == ERANGE) {
+    fprintf(stderr, "impetus: --%s: not an integer: '%s'\n", opt, s);
+    return -1;
+  }
+  if (v < min) {
+    fprintf(stderr, "impetus: --%s must be at least %lld, got %lld\n", opt, min, v);
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+int cli_parse_double(const char* opt, const char* s, int positive, double* out) {
+  char* end = NULL;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (!*s || *end || errno == ERANGE || !isfinite(v)) {
+    fprintf(stderr, "impetus: --%s: not a finite number: '%s'\n", opt, s);
+    return -1;
+  }
+  if (positive ? !(v > 0) : !(v >= 0)) {
+    fprintf(stderr, "impetus: --%s must be %s, got %g\n", opt, positive ? "> 0" : ">= 0", v);
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+imp_model* cli_load(const char* path) {
+  char err[1024] = "";
+  imp_model* m = imp_load_xml(path, err, sizeof err);
+  if (!m) {
+    fprintf(stderr, "%s\n", err[0] ? err : "impetus: the model did not load");
+    return NULL;
+  }
+  if (m->warnings && m->warnings[0]) {
+    size_t n = strlen(m->warnings);
+    fputs(m->warnings, stderr);
+    if (m->warnings[n - 1] != '\n') fputc('\n', stderr);
+  }
+  return m;
+}
+
+const char* cli_model_name(const imp_model* m) {
+  return m->names && m->nnames > 0 ? m->names : "";
+}
+
+double cli_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
