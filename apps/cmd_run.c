@@ -181,6 +181,7 @@ typedef struct run_stats {
   long long iterations;          /* solver iterations over the run */
   int worst_exit;                /* worst solver exit (exits are ordered good to bad) */
   long long not_converged;       /* steps whose worst island exit was not converged */
+  long long work_bounded;        /* steps with an island stopped by the work bound */
   long long nonfinite;           /* steps that ended with a non-finite state */
   double max_speed;              /* largest linear speed of a body's com, m/s */
   int max_speed_body;            /* its body, -1 before any step */
@@ -225,6 +226,7 @@ static void track_step(const imp_model* m, const imp_data* d, run_stats* s) {
   s->iterations += d->solver_iter;
   if (d->solver_exit > s->worst_exit) s->worst_exit = d->solver_exit;
   if (d->solver_exit != IMP_EXIT_CONVERGED) s->not_converged++;
+  if (d->solver_bounded > 0) s->work_bounded++;
   if (!state_finite(m, d)) s->nonfinite++;
 }
 
@@ -249,6 +251,7 @@ static void print_summary(const imp_model* m, const imp_data* d, const run_stats
   printf("solver: %s iterations: %lld worst_exit: %s\n", solver ? solver : "?", s->iterations,
          cli_exit_name(s->worst_exit));
   printf("steps_not_converged: %lld\n", s->not_converged);
+  printf("steps_work_bounded: %lld\n", s->work_bounded);
   printf("max_body_speed: %.9g\n", s->max_speed);
   if (s->max_speed_body < 0) {
     printf("max_body_speed_body: none\n");
@@ -353,7 +356,7 @@ int cmd_run(int argc, char** argv) {
 
   int io_error = rec && imp_recorder_write(rec, m, d) != 0;
   long long rows = rec ? 1 : 0, done = 0;
-  run_stats s = {0, 0, 0, 0, 0.0, -1, 0};
+  run_stats s = {0, 0, 0, 0, 0, 0.0, -1, 0};
   double t0 = cli_now();
   for (long long i = 1; i <= a.steps && !interrupted && !io_error; i++) {
     imp_step(m, d);

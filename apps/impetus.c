@@ -72,6 +72,8 @@ static const char* const usage_run =
     "(the solver's iterations over the run and its worst exit reason:\n"
     "converged, maxiter, stalled, diverged, failed), then\n"
     "  steps_not_converged  steps whose worst island did not exit converged\n"
+    "  steps_work_bounded   of those, steps with an island stopped by the\n"
+    "                       work bound of a solve (README: contact stage)\n"
     "  max_body_speed       the largest speed (m/s) of a body's centre of\n"
     "                       mass after any step\n"
     "  max_body_speed_body  that body (name, #id unnamed, none without steps)\n"

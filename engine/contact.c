@@ -406,6 +406,16 @@ static int injects_too_much(const imp_cproblem* p, const double* g, double mass,
    bounds (barkour_v0 lying on its floor: 0.02 J and impulses of 3e-3 for
    11 kg; holding it whenever unfinished froze the robot in its
    penetrations). work: n doubles. */
+/* The iteration limit of a solve of n rows: maxiter, lowered to keep the
+   solve's work within IMP_SOLVE_WORK_MAX (contact.h), never below
+   IMP_SOLVE_MIN_ITER. */
+static int bounded_iterations(const imp_csolver* s, int n, int maxiter) {
+  double per_iteration = pow((double)n, s->work_power > 0 ? s->work_power : 3);
+  double allowed = floor(IMP_SOLVE_WORK_MAX / fmax(per_iteration, 1));
+  if (allowed >= maxiter) return maxiter;
+  return allowed > IMP_SOLVE_MIN_ITER ? (int)allowed : IMP_SOLVE_MIN_ITER;
+}
+
 static int unfinished_and_suspect(const imp_cproblem* p, imp_csolver_stat st, const double* g,
                                   double mass, double* work) {
   if (st.exit == IMP_EXIT_CONVERGED) return 0;
@@ -498,7 +508,9 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   cap_correction_energy(m, d, &p, s->rows, s->b, s->first_dof, s->roots);
   disable_immobile_rows(&p, s->b, s->mu);
   if (g_problem_hook) g_problem_hook(g_problem_hook_ctx, &p, warm ? s->g : NULL);
-  imp_csolver_opt o = {m->opt.iterations, m->opt.tolerance, warm, NULL, NULL};
+  int maxiter = bounded_iterations(solver, n, m->opt.iterations);
+  int bounded = maxiter < m->opt.iterations;
+  imp_csolver_opt o = {maxiter, m->opt.tolerance, warm, NULL, NULL};
   imp_csolver_stat st = solve_checked(solver, &p, &o, s->g, s->work, s->res_work);
   double mass = moving_mass(m, d, s->rows, n, s->first_dof, s->roots);
   int too_much = injects_too_much(&p, s->g, mass, s->res_work);
@@ -517,6 +529,8 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
        the island's solver already failed on this state, and a second
        full-cost failure tripled the steps of Menagerie's aloha (276 rows) */
     const imp_csolver* hs = unfinished ? &imp_solver_pgs : solver;
+    cold.maxiter = bounded_iterations(hs, n, m->opt.iterations);
+    bounded |= cold.maxiter < m->opt.iterations;
     imp_csolver_stat sh = solve_checked(hs, &held, &cold, s->g, s->work, s->res_work);
     d->solver_iter += sh.iterations;
     d->solver_newton += sh.newton;
@@ -541,6 +555,8 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
     imp_copy(s->g_first, s->g, n);
     imp_csolver_opt cold = o;
     cold.warmstart = 0;
+    cold.maxiter = bounded_iterations(&imp_solver_pgs, n, m->opt.iterations);
+    bounded |= cold.maxiter < m->opt.iterations;
     imp_csolver_stat st2 = solve_checked(&imp_solver_pgs, &p, &cold, s->g, s->work, s->res_work);
     d->solver_iter += st.iterations;
     d->solver_rescued++;
@@ -555,6 +571,7 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   d->solver_iter += st.iterations;
   d->solver_newton += st.newton;
   if (st.exit > d->solver_exit) d->solver_exit = st.exit;
+  if (bounded && st.exit != IMP_EXIT_CONVERGED) d->solver_bounded++;
   if (!(rel <= d->solver_residual)) d->solver_residual = rel;
   if (!(abs_res <= d->solver_residual_abs)) d->solver_residual_abs = abs_res;
   for (int i = 0; i < n; i++) {
@@ -572,6 +589,7 @@ void imp_contact_stage(const imp_model* m, imp_data* d) {
   double h = m->opt.timestep;
   imp_zero(d->qfrc_constraint, nv);
   d->solver_iter = d->solver_newton = d->solver_held = d->solver_rescued = 0;
+  d->solver_bounded = 0;
   d->solver_exit = IMP_EXIT_CONVERGED;
   d->solver_residual = d->solver_residual_abs = 0;
   d->nisland = 0;

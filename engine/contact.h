@@ -106,6 +106,17 @@ typedef enum imp_solver_law {
    holds every violation is solved instead. */
 #define IMP_HOLD_FACTOR 10.0
 
+/* The work bound of one island's solve (issue 17: every solve ends, and
+   its cost is bounded): the iteration limit is lowered so that iterations
+   times n^work_power stays within IMP_SOLVE_WORK_MAX multiply-adds, never
+   below IMP_SOLVE_MIN_ITER. 4e7 is 1,000 iterations of a 34-row island and
+   leaves every island of MuJoCo's humanoid samples and our scenes below 160
+   rows its full limit; Menagerie's aloha from qpos0 (276 rows that no solver
+   converges) gets 2 Todorov iterations and 100 sweeps of the held step.
+   Islands cut short are counted (imp_data.solver_bounded). */
+#define IMP_SOLVE_WORK_MAX 4e7
+#define IMP_SOLVE_MIN_ITER 2
+
 typedef struct imp_csolver {
   const char* name;        /* as in option solver="..." and --solver */
   const char* description; /* one line for `impetus solvers` */
@@ -114,6 +125,10 @@ typedef struct imp_csolver {
   void (*solve)(const imp_cproblem* p, const imp_csolver_opt* o, double* f,
                 imp_csolver_stat* s, void* work);
   int law;                 /* imp_solver_law; 0 (the cone) when not given */
+  /* an iteration on n rows costs about n^work_power multiply-adds: 3 for
+     the Newton solvers (a dense factor), 2 for the sweeps and pivots; the
+     stage bounds a solve's work with it (IMP_SOLVE_WORK_MAX) */
+  int work_power;
 } imp_csolver;
 
 /* ---- the registry (contact.c) ---- */

@@ -545,6 +545,7 @@ typedef struct imp_data {
   int solver_newton;         /* iterations whose Newton point was accepted (todorov) */
   int solver_held;           /* islands solved again with their corrections held (contact.c) */
   int solver_rescued;        /* islands whose answer added energy, solved again by pgs */
+  int solver_bounded;        /* islands stopped unconverged by the work bound (IMP_SOLVE_WORK_MAX) */
   int solver_exit;           /* worst imp_solver_exit over islands */
   double solver_residual;    /* largest relative common residual over islands (residual.c) */
   double solver_residual_abs;/* largest absolute common residual over islands */

@@ -269,6 +269,44 @@ START_TEST(test_arm_pressed_into_its_base_by_a_limit) {
 }
 END_TEST
 
+/* Two free bodies of 6 overlapping boxes: one island of redundant contacts
+   (hundreds of rows on 12 dofs) that no solver meets at tolerance 0. With a
+   limit of a billion iterations the step still ends, because the stage
+   bounds each solve's work (IMP_SOLVE_WORK_MAX), and the island it cut short
+   is counted (issue 17: a hard bound on the work of every solve). */
+START_TEST(test_solve_work_is_bounded) {
+  char xml[4096];
+  int len = snprintf(xml, sizeof xml,
+                     "<mujoco><option solver='%s' iterations='1000000000' tolerance='0' "
+                     "gravity='0 0 0'/><worldbody>", imp_solver_name(_i));
+  for (int b = 0; b < 2; b++) {
+    len += snprintf(xml + len, sizeof xml - (size_t)len,
+                    "<body pos='%g %g %g'><freejoint/>", 0.05 * b, 0.05 * b, 1 + 0.05 * b);
+    for (int g = 0; g < 6; g++)
+      len += snprintf(xml + len, sizeof xml - (size_t)len,
+                      "<geom type='box' size='.1 .1 .1' pos='%g 0 0'/>", 0.001 * g);
+    len += snprintf(xml + len, sizeof xml - (size_t)len, "</body>");
+  }
+  snprintf(xml + len, sizeof xml - (size_t)len, "</worldbody></mujoco>");
+  imp_model* m = imp_test_load_string(xml);
+  imp_data* d = imp_make_data(m);
+  imp_step(m, d);
+  printf("%-8s %d rows at a billion iterations: %d iterations, bounded %d\n",
+         imp_solver_name(_i), d->nefc, d->solver_iter, d->solver_bounded);
+  ck_assert_int_ge(d->nefc, 200);
+  /* the bound in iterations, for the cheapest (n^2) solvers and with every
+     second solve the stage may add (held step, pgs rescue) */
+  double most = 3 * IMP_SOLVE_WORK_MAX / ((double)d->nefc * d->nefc);
+  ck_assert_int_le(d->solver_iter, most);
+  /* cut short and counted, unless the solver stopped by itself first
+     (lemke's pivoting ends in a few dozen pivots) */
+  ck_assert(d->solver_bounded == 1 || d->solver_exit != IMP_EXIT_MAXITER);
+  ck_assert_int_eq(d->nwarning_nan, 0);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
 static Suite* violations_suite(void) {
   Suite* s = suite_create("violations");
   TCase* tc = tcase_create("every solver");
@@ -278,6 +316,7 @@ static Suite* violations_suite(void) {
   tcase_add_loop_test(tc, test_internal_impulses_conserve_angular_momentum, 0, count);
   tcase_add_loop_test(tc, test_violations_corrected_at_a_bounded_rate, 0, count);
   tcase_add_loop_test(tc, test_arm_pressed_into_its_base_by_a_limit, 0, count);
+  tcase_add_loop_test(tc, test_solve_work_is_bounded, 0, count);
   suite_add_tcase(s, tc);
   return s;
 }
