@@ -547,6 +547,19 @@ static void wait_for_file(const char* path, pid_t pid) {
   }
 }
 
+/* The threads of process pid (/proc/PID/status), -1 when unreadable. */
+static int thread_count(pid_t pid) {
+  char path[64], line[256];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+  FILE* f = fopen(path, "r");
+  if (!f) return -1;
+  int n = -1;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "Threads: %d", &n) == 1) break;
+  fclose(f);
+  return n;
+}
+
 /* Wait up to limit seconds for pid to exit; its exit status (the test
    fails, the process killed, if it is still running or died of a signal).
    *took: seconds waited. */
@@ -565,6 +578,38 @@ static int wait_exit(pid_t pid, double limit, double* took) {
   ck_assert_msg(WIFEXITED(st), "impetus run died of signal %d", WTERMSIG(st));
   return WEXITSTATUS(st);
 }
+
+/* The program users simulate with runs in one thread, also while the
+   contact stage factors islands with LAPACK (islands of 192 rows, above
+   LAPACK_MIN_ROWS): no library brings a thread pool (Siconos' threaded
+   OpenBLAS lives in impetus-compare only). */
+START_TEST(run_is_one_thread) {
+  const char* path = in_dir("one_thread.xml");
+  FILE* f = fopen(path, "w");
+  ck_assert(f != NULL);
+  fputs("<mujoco><option gravity='0 0 0'/><worldbody>\n", f);
+  for (int p = 0; p < 10; p++)
+    for (int b = 0; b < 2; b++) {
+      fprintf(f, "<body pos='%g %g %g'><freejoint/>", p + 0.05 * b, 0.05 * b, 1 + 0.05 * b);
+      for (int i = 0; i < 4; i++)
+        fprintf(f, "<geom type='box' size='.1 .1 .1' pos='%g 0 0'/>", 0.001 * i);
+      fputs("</body>\n", f);
+    }
+  fputs("</worldbody></mujoco>\n", f);
+  ck_assert_int_eq(fclose(f), 0);
+  const char* rec = in_dir("one_thread.csv");
+  char tmp[4400];
+  snprintf(tmp, sizeof tmp, "%s.tmp", rec);
+  pid_t pid = start_run(path, "1000000", rec);
+  wait_for_file(tmp, pid);
+  sleep_s(0.3); /* stepping */
+  int threads = thread_count(pid);
+  kill(pid, SIGKILL);
+  waitpid(pid, NULL, 0);
+  unlink(tmp);
+  ck_assert_msg(threads == 1, "impetus run had %d threads", threads);
+}
+END_TEST
 
 /* Between steps: the loop sees the flag at the next step boundary, discards
    the recording and says how far it got. */
@@ -991,6 +1036,7 @@ static Suite* cli_suite(void) {
   tcase_add_test(tc, run_summary_pendulum);
   tcase_add_test(tc, run_summary_resting);
   tcase_add_test(tc, run_summary_not_converged_counts);
+  tcase_add_test(tc, run_is_one_thread);
   tcase_add_test(tc, run_signal_between_steps);
   tcase_add_test(tc, run_signal_in_endless_step);
   tcase_add_test(tc, run_second_signal_exits_at_once);
