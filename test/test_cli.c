@@ -489,24 +489,29 @@ END_TEST
    solve, so the step ends, but only after 100 islands at their bound: about
    5 s here, longer under the sanitizers. It stands for a step that does not
    end in time, with no hook in the engine. */
-static const char* write_endless_step_model(void) {
-  const char* path = in_dir("endless_step.xml");
+/* Write pairs islands of two free bodies of 4 overlapping boxes each (192
+   redundant contact rows an island, no gravity) under option to file name
+   in the test directory; its path. */
+static const char* write_box_pairs(const char* name, const char* option, int pairs) {
+  const char* path = in_dir(name);
   FILE* f = fopen(path, "w");
   ck_assert(f != NULL);
-  fputs("<mujoco model=\"endless_step\">\n"
-        "<option solver=\"pgs\" iterations=\"1000000000\" tolerance=\"0\" gravity=\"0 0 0\"/>\n"
-        "<worldbody>\n",
-        f);
-  for (int p = 0; p < 100; p++)
+  fprintf(f, "<mujoco><option %s gravity='0 0 0'/><worldbody>\n", option);
+  for (int p = 0; p < pairs; p++)
     for (int b = 0; b < 2; b++) {
-      fprintf(f, "<body pos=\"%g %g %g\"><freejoint/>\n", p + 0.05 * b, 0.05 * b, 1 + 0.05 * b);
+      fprintf(f, "<body pos='%g %g %g'><freejoint/>", p + 0.05 * b, 0.05 * b, 1 + 0.05 * b);
       for (int i = 0; i < 4; i++)
-        fprintf(f, "<geom type=\"box\" size=\"0.1 0.1 0.1\" pos=\"%g 0 0\"/>\n", 0.001 * i);
+        fprintf(f, "<geom type='box' size='.1 .1 .1' pos='%g 0 0'/>", 0.001 * i);
       fputs("</body>\n", f);
     }
-  fputs("</worldbody>\n</mujoco>\n", f);
+  fputs("</worldbody></mujoco>\n", f);
   ck_assert_int_eq(fclose(f), 0);
   return path;
+}
+
+static const char* write_endless_step_model(void) {
+  return write_box_pairs("endless_step.xml",
+                         "solver='pgs' iterations='1000000000' tolerance='0'", 100);
 }
 
 /* seconds on the monotonic clock */
@@ -584,19 +589,7 @@ static int wait_exit(pid_t pid, double limit, double* took) {
    LAPACK_MIN_ROWS): no library brings a thread pool (Siconos' threaded
    OpenBLAS lives in impetus-compare only). */
 START_TEST(run_is_one_thread) {
-  const char* path = in_dir("one_thread.xml");
-  FILE* f = fopen(path, "w");
-  ck_assert(f != NULL);
-  fputs("<mujoco><option gravity='0 0 0'/><worldbody>\n", f);
-  for (int p = 0; p < 10; p++)
-    for (int b = 0; b < 2; b++) {
-      fprintf(f, "<body pos='%g %g %g'><freejoint/>", p + 0.05 * b, 0.05 * b, 1 + 0.05 * b);
-      for (int i = 0; i < 4; i++)
-        fprintf(f, "<geom type='box' size='.1 .1 .1' pos='%g 0 0'/>", 0.001 * i);
-      fputs("</body>\n", f);
-    }
-  fputs("</worldbody></mujoco>\n", f);
-  ck_assert_int_eq(fclose(f), 0);
+  const char* path = write_box_pairs("one_thread.xml", "", 10);
   const char* rec = in_dir("one_thread.csv");
   char tmp[4400];
   snprintf(tmp, sizeof tmp, "%s.tmp", rec);
