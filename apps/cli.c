@@ -51,6 +51,15 @@ int cli_parse_ll(const char* opt, const char* s, long long min, long long* out) 
   return 0;
 }
 
+int cli_parse_threads(const char* cmd, const char* s, long long* out) {
+  if (cli_parse_ll("threads", s, 1, out)) return -1;
+  if (*out > 64) {
+    fprintf(stderr, "impetus %s: --threads must be at most 64, got %lld\n", cmd, *out);
+    return -1;
+  }
+  return 0;
+}
+
 int cli_parse_double(const char* opt, const char* s, int positive, double* out) {
   char* end = NULL;
   errno = 0;

@@ -47,6 +47,8 @@ int cli_option(int argc, char** argv, int* i, const char* name, const char** val
 
 /* Parse an integer option value >= min; -1 with a message on failure. */
 int cli_parse_ll(const char* opt, const char* s, long long min, long long* out);
+/* Parse --threads (1 to 64, imp_set_threads' range); -1 with a message. */
+int cli_parse_threads(const char* cmd, const char* s, long long* out);
 /* Parse a finite double option value; positive: must be > 0, else >= 0. */
 int cli_parse_double(const char* opt, const char* s, int positive, double* out);
 

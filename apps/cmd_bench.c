@@ -93,6 +93,7 @@ int cmd_bench(int argc, char** argv) {
   long long steps = 10000, seed_arg = 1;
   double dt = 0, noise = 0;
   const char* solver = NULL;
+  long long threads = 1;
   for (int i = 1; i < argc; i++) {
     const char* v = NULL;
     int k;
@@ -111,6 +112,8 @@ int cmd_bench(int argc, char** argv) {
     } else if ((k = cli_option(argc, argv, &i, "solver", &v)) != 0) {
       if (k < 0 || cli_check_solver("bench", v)) return CLI_EXIT_USAGE;
       solver = v;
+    } else if ((k = cli_option(argc, argv, &i, "threads", &v)) != 0) {
+      if (k < 0 || cli_parse_threads("bench", v, &threads)) return CLI_EXIT_USAGE;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
       fprintf(stderr, "impetus bench: unknown option '%s'\n", argv[i]);
       cli_usage("bench", 1);
@@ -147,6 +150,14 @@ int cmd_bench(int argc, char** argv) {
     imp_free_data(d);
     imp_free_model(m);
     return CLI_EXIT_USAGE;
+  }
+
+  if (threads > 1 && imp_set_threads(m, d, (int)threads) != 0) {
+    fprintf(stderr, "impetus bench: cannot start %lld threads\n", threads);
+    free(ctrl);
+    imp_free_data(d);
+    imp_free_model(m);
+    return CLI_EXIT_ERROR;
   }
 
   uint64_t seed = (uint64_t)seed_arg;

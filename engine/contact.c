@@ -2,10 +2,13 @@
  * the stage that hands each island's contact-space problem to the chosen
  * solver. */
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "contact.h"
 #include "mathx.h"
+#include "pool.h"
 
 /* ---- the registry: index 0 is the default ---- */
 
@@ -57,9 +60,11 @@ size_t imp_contact_arena_bytes(const imp_model* m) {
   }
   size_t doubles = na * na /* A */ + stage_doubles(m);
   size_t ints = n * (size_t)m->nJrow /* Y's pattern */ + 8 * n + 2 * (size_t)m->nv +
-                2 * (size_t)m->nbody + 64;
-  /* every allocation may lose up to 64 bytes to alignment */
-  return doubles * sizeof(double) + ints * sizeof(int) + work + 64 * 64;
+                2 * (size_t)m->nbody + 64 + 3 * n /* the pool's island order */;
+  /* every allocation may lose up to 64 bytes to alignment; the pool's
+     table of per-thread scratch */
+  return doubles * sizeof(double) + ints * sizeof(int) + work + 64 * 64 +
+         IMP_THREADS_MAX * 256;
 }
 
 /* Rows of the half-solve Y = K L^-1: pattern and values. */
@@ -463,19 +468,75 @@ static imp_csolver_stat solve_checked(const imp_csolver* solver, const imp_cprob
   return st;
 }
 
+/* One thread's scratch for the islands it solves: sized for nmax rows and
+   bmax blocks, carved from one block of island_scratch_bytes. */
 typedef struct island_scratch {
-  double *A, *v0, *b, *mu, *g, *x; /* problem in solver variables */
+  double *A, *v0, *b, *mu, *g;     /* problem in solver variables */
   double *b_held, *g_first;        /* the targets with corrections held; an answer kept */
+  double* dense;                   /* nv, zero between uses: A's assembly */
   int *rows, *adr, *dim, *type;
   int *first_dof, *roots; /* nbody each: moving_mass */
   void* work;
   double* res_work;
 } island_scratch;
 
+#define SCRATCH_ALIGN 64
+_Static_assert(sizeof(island_scratch) <= 256, "imp_contact_arena_bytes budgets 256 bytes a thread");
+
+/* bytes of one piece of scratch, rounded to keep the next aligned */
+static size_t piece(size_t count, size_t size) {
+  return (count * size + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
+}
+
+/* the solver's work for n rows and nb blocks, and the pgs rescue's */
+static size_t solver_work_bytes(const imp_csolver* solver, int n, int nb) {
+  size_t w = solver->work_size(n, nb), wpgs = imp_solver_pgs.work_size(n, nb);
+  return w > wpgs ? w : wpgs;
+}
+
+/* Carve s from base (SCRATCH_ALIGN-aligned; NULL: only count); the bytes.
+   first_dof is set to -1 (moving_mass's invariant) and dense to 0. */
+static size_t carve_island_scratch(const imp_model* m, int nmax, int bmax, size_t work_bytes,
+                                   char* base, island_scratch* s) {
+  size_t off = 0;
+#define PIECE(ptr, count)                              \
+  do {                                                 \
+    (ptr) = (void*)(base ? base + off : NULL);         \
+    off += piece((size_t)(count), sizeof *(ptr));      \
+  } while (0)
+  PIECE(s->A, (size_t)nmax * nmax);
+  PIECE(s->v0, nmax);
+  PIECE(s->b, nmax);
+  PIECE(s->g, nmax);
+  PIECE(s->mu, bmax);
+  PIECE(s->res_work, 2 * (size_t)nmax);
+  PIECE(s->b_held, nmax);
+  PIECE(s->g_first, nmax);
+  PIECE(s->dense, m->nv);
+  PIECE(s->rows, nmax);
+  PIECE(s->adr, bmax);
+  PIECE(s->dim, bmax);
+  PIECE(s->type, bmax);
+  PIECE(s->first_dof, m->nbody);
+  PIECE(s->roots, m->nbody);
+#undef PIECE
+  s->work = base ? base + off : NULL;
+  off += piece(work_bytes, 1);
+  if (base) {
+    for (int b = 0; b < m->nbody; b++) s->first_dof[b] = -1;
+    imp_zero(s->dense, m->nv);
+  }
+  return off;
+}
+
+/* Solve island isl with scratch s: its rows' impulses, velocities and
+   targets and its island_* statistics are all it writes of d, so islands
+   may be solved in any order, on any thread. */
 static void solve_island(const imp_model* m, imp_data* d, int isl, const half_rows* Y,
-                         const double* diaginv, double* dense, island_scratch* s) {
+                         const double* diaginv, island_scratch* s) {
   const imp_csolver* solver = k_solvers[d->solver];
-  int nb = d->island_blknum[isl], n = 0, warm = 0;
+  double* dense = s->dense;
+  int nb = d->island_blknum[isl], n = 0, warm = 0, iter = 0, newton = 0, flags = 0;
   const int* blks = d->island_blk + d->island_blkadr[isl];
   for (int i = 0; i < nb; i++) {
     int k = blks[i];
@@ -512,6 +573,8 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   int bounded = maxiter < m->opt.iterations;
   imp_csolver_opt o = {maxiter, m->opt.tolerance, warm, NULL, NULL};
   imp_csolver_stat st = solve_checked(solver, &p, &o, s->g, s->work, s->res_work);
+  iter += st.iterations;
+  newton += st.newton;
   double mass = moving_mass(m, d, s->rows, n, s->first_dof, s->roots);
   int too_much = injects_too_much(&p, s->g, mass, s->res_work);
   int unfinished = !too_much && unfinished_and_suspect(&p, st, s->g, mass, s->res_work);
@@ -532,15 +595,13 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
     cold.maxiter = bounded_iterations(hs, n, m->opt.iterations);
     bounded |= cold.maxiter < m->opt.iterations;
     imp_csolver_stat sh = solve_checked(hs, &held, &cold, s->g, s->work, s->res_work);
-    d->solver_iter += sh.iterations;
-    d->solver_newton += sh.newton;
+    iter += sh.iterations;
+    newton += sh.newton;
     if (unfinished && unfinished_and_suspect(&held, sh, s->g, mass, s->res_work) &&
         imp_max_abs_or_inf(s->g_first, n) <= imp_max_abs_or_inf(s->g, n)) {
       imp_copy(s->g, s->g_first, n);
     } else {
-      d->solver_iter += st.iterations - sh.iterations; /* sh's counted below as st */
-      d->solver_newton += st.newton - sh.newton;
-      d->solver_held++;
+      flags |= IMP_ISLAND_HELD;
       st = sh;
       imp_copy(s->b, s->b_held, n); /* the targets solved, for efc_b below */
     }
@@ -558,22 +619,22 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
     cold.maxiter = bounded_iterations(&imp_solver_pgs, n, m->opt.iterations);
     bounded |= cold.maxiter < m->opt.iterations;
     imp_csolver_stat st2 = solve_checked(&imp_solver_pgs, &p, &cold, s->g, s->work, s->res_work);
-    d->solver_iter += st.iterations;
-    d->solver_rescued++;
+    iter += st2.iterations;
+    flags |= IMP_ISLAND_RESCUED;
     if (imp_cproblem_energy_change(&p, s->g, s->res_work, &scale) < e_first) {
       st = st2;
     } else {
       imp_copy(s->g, s->g_first, n);
-      d->solver_iter -= st.iterations; /* counted once below */
     }
   }
   double rel = 0, abs_res = imp_cresidual(&p, s->g, &rel, s->res_work);
-  d->solver_iter += st.iterations;
-  d->solver_newton += st.newton;
-  if (st.exit > d->solver_exit) d->solver_exit = st.exit;
-  if (bounded && st.exit != IMP_EXIT_CONVERGED) d->solver_bounded++;
-  if (!(rel <= d->solver_residual)) d->solver_residual = rel;
-  if (!(abs_res <= d->solver_residual_abs)) d->solver_residual_abs = abs_res;
+  if (bounded && st.exit != IMP_EXIT_CONVERGED) flags |= IMP_ISLAND_BOUNDED;
+  d->island_iter[isl] = iter;
+  d->island_newton[isl] = newton;
+  d->island_exit[isl] = st.exit;
+  d->island_flags[isl] = flags;
+  d->island_residual[isl] = rel;
+  d->island_residual_abs[isl] = abs_res;
   for (int i = 0; i < n; i++) {
     int ri = s->rows[i];
     double si = d->blk_scale[6 * d->efc_blk[ri] + (ri - d->blk_efcadr[d->efc_blk[ri]])];
@@ -581,6 +642,92 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
     d->efc_impulse[ri] = s->g[i] * si;
     d->efc_vel[ri] = vi / si;
     d->efc_b[ri] = s->b[i] / si; /* lowered by the immobile rows or the held corrections */
+  }
+}
+
+
+/* a worker's scratch: the largest island any solver may be given */
+static size_t worker_work_bytes(const imp_model* m) {
+  size_t w = 0;
+  for (int i = 0; i < imp_solver_count(); i++) {
+    size_t wi = solver_work_bytes(k_solvers[i], m->nislandmax, m->nislandmax);
+    if (wi > w) w = wi;
+  }
+  return w;
+}
+
+/* the islands' work for the pool: one island per task */
+typedef struct islands_job {
+  const imp_model* m;
+  imp_data* d;
+  const half_rows* Y;
+  const double* diaginv;
+  island_scratch* scratch; /* per worker: [0] the caller's */
+  const int* order;        /* islands, largest first */
+} islands_job;
+
+static void island_task(void* ctx, int task, int worker) {
+  islands_job* j = ctx;
+  solve_island(j->m, j->d, j->order[task], j->Y, j->diaginv, j->scratch + worker);
+}
+
+/* an island and its rows, to order the pool's tasks */
+typedef struct island_size {
+  int rows, island;
+} island_size;
+
+static int larger_first(const void* a, const void* b) {
+  const island_size *x = a, *y = b;
+  if (x->rows != y->rows) return x->rows > y->rows ? -1 : 1;
+  return x->island - y->island;
+}
+
+/* Solve every island: in order on the caller's thread, or on the data's
+   pool, largest first (the longest solves start first, so the threads end
+   together). Each island writes only its own rows and statistics, so the
+   results are the same bitwise either way. */
+static void solve_islands(const imp_model* m, imp_data* d, const half_rows* Y,
+                          const double* diaginv, island_scratch* s0) {
+  if (!d->pool || d->nisland < 2) {
+    for (int i = 0; i < d->nisland; i++) solve_island(m, d, i, Y, diaginv, s0);
+    return;
+  }
+  int nthread = d->nthread;
+  island_scratch* scratch = (island_scratch*)imp_stack_alloc(
+      d, (int)((sizeof(island_scratch) * (size_t)nthread + sizeof(double) - 1) / sizeof(double)));
+  scratch[0] = *s0;
+  size_t wbytes = worker_work_bytes(m);
+  for (int w = 1; w < nthread; w++)
+    carve_island_scratch(m, m->nislandmax, m->nislandmax, wbytes,
+                         (char*)d->worker_scratch + (size_t)(w - 1) * d->worker_scratch_bytes,
+                         scratch + w);
+  island_size* sizes = (island_size*)imp_stack_alloc_int(d, 2 * d->nisland);
+  for (int i = 0; i < d->nisland; i++) {
+    int rows = 0;
+    for (int j = 0; j < d->island_blknum[i]; j++)
+      rows += d->blk_dim[d->island_blk[d->island_blkadr[i] + j]];
+    sizes[i] = (island_size){rows, i};
+  }
+  qsort(sizes, (size_t)d->nisland, sizeof *sizes, larger_first);
+  int* order = imp_stack_alloc_int(d, d->nisland);
+  for (int i = 0; i < d->nisland; i++) order[i] = sizes[i].island;
+  islands_job job = {m, d, Y, diaginv, scratch, order};
+  imp_pool_run(d->pool, d->nisland, island_task, &job);
+}
+
+/* The step's solver statistics from the islands', in island order. */
+static void sum_island_statistics(imp_data* d) {
+  for (int i = 0; i < d->nisland; i++) {
+    int flags = d->island_flags[i];
+    d->solver_iter += d->island_iter[i];
+    d->solver_newton += d->island_newton[i];
+    d->solver_held += (flags & IMP_ISLAND_HELD) != 0;
+    d->solver_rescued += (flags & IMP_ISLAND_RESCUED) != 0;
+    d->solver_bounded += (flags & IMP_ISLAND_BOUNDED) != 0;
+    if (d->island_exit[i] > d->solver_exit) d->solver_exit = d->island_exit[i];
+    if (!(d->island_residual[i] <= d->solver_residual)) d->solver_residual = d->island_residual[i];
+    if (!(d->island_residual_abs[i] <= d->solver_residual_abs))
+      d->solver_residual_abs = d->island_residual_abs[i];
   }
 }
 
@@ -652,26 +799,14 @@ void imp_contact_stage(const imp_model* m, imp_data* d) {
     d->nefc_dropped += nleft;
   }
   island_scratch s;
-  s.A = imp_stack_alloc(d, nmax * nmax);
-  s.v0 = imp_stack_alloc(d, nmax);
-  s.b = imp_stack_alloc(d, nmax);
-  s.g = imp_stack_alloc(d, nmax);
-  s.mu = imp_stack_alloc(d, bmax);
-  s.res_work = imp_stack_alloc(d, 2 * nmax);
-  s.b_held = imp_stack_alloc(d, nmax);
-  s.g_first = imp_stack_alloc(d, nmax);
-  s.rows = imp_stack_alloc_int(d, nmax);
-  s.adr = imp_stack_alloc_int(d, bmax);
-  s.dim = imp_stack_alloc_int(d, bmax);
-  s.type = imp_stack_alloc_int(d, bmax);
-  s.first_dof = imp_stack_alloc_int(d, m->nbody);
-  s.roots = imp_stack_alloc_int(d, m->nbody);
-  for (int b = 0; b < m->nbody; b++) s.first_dof[b] = -1;
-  size_t wbytes = k_solvers[d->solver]->work_size(nmax, bmax);
-  size_t wpgs = imp_solver_pgs.work_size(nmax, bmax); /* the rescue's */
-  if (wpgs > wbytes) wbytes = wpgs;
-  s.work = imp_stack_alloc(d, (int)((wbytes + sizeof(double) - 1) / sizeof(double)));
-  for (int i = 0; i < d->nisland; i++) solve_island(m, d, i, &Y, diaginv, dense, &s);
+  size_t sbytes = carve_island_scratch(m, nmax, bmax,
+                                       solver_work_bytes(k_solvers[d->solver], nmax, bmax), NULL, &s);
+  char* sbase = (char*)imp_stack_alloc(d, (int)((sbytes + SCRATCH_ALIGN) / sizeof(double)));
+  sbase += (SCRATCH_ALIGN - (uintptr_t)sbase % SCRATCH_ALIGN) % SCRATCH_ALIGN;
+  carve_island_scratch(m, nmax, bmax, solver_work_bytes(k_solvers[d->solver], nmax, bmax), sbase,
+                       &s);
+  solve_islands(m, d, &Y, diaginv, &s);
+  sum_island_statistics(d);
   if (d->solver_exit != IMP_EXIT_CONVERGED) {
     if (!d->nwarning_solver)
       imp_warning("contact solver '%s' did not converge at step %lld (exit %d, residual %g); "
@@ -692,6 +827,32 @@ void imp_contact_stage(const imp_model* m, imp_data* d) {
 }
 
 /* ---- public API ---- */
+
+int imp_set_threads(const imp_model* m, imp_data* d, int n) {
+  if (!m || !d || n < 1 || n > IMP_THREADS_MAX) return -1;
+  if (n == d->nthread || (n == 1 && !d->pool)) return 0;
+  imp_pool_free(d->pool);
+  free(d->worker_scratch);
+  d->pool = NULL;
+  d->worker_scratch = NULL;
+  d->worker_scratch_bytes = 0;
+  d->nthread = 1;
+  if (n == 1) return 0;
+  island_scratch s;
+  size_t bytes = carve_island_scratch(m, m->nislandmax, m->nislandmax, worker_work_bytes(m), NULL, &s);
+  /* pages of the scratch are touched only by the islands a worker solves */
+  void* scratch = aligned_alloc(SCRATCH_ALIGN, bytes * (size_t)(n - 1));
+  imp_pool* pool = scratch ? imp_pool_make(n) : NULL;
+  if (!pool) {
+    free(scratch);
+    return -1;
+  }
+  d->pool = pool;
+  d->worker_scratch = scratch;
+  d->worker_scratch_bytes = bytes;
+  d->nthread = n;
+  return 0;
+}
 
 int imp_set_solver(const imp_model* m, imp_data* d, const char* name) {
   (void)m;

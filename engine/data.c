@@ -7,6 +7,7 @@
 #include "contact.h"
 #include "engine.h"
 #include "mathx.h"
+#include "pool.h"
 
 #define IMP_ALIGN 64
 
@@ -38,7 +39,8 @@
   X(efc_impulse, m->njmax) X(blk_mu, m->njmax)                  \
   X(blk_scale, 6 * (size_t)m->njmax)                            \
   X(warm_pos, 3 * (size_t)m->njmax) X(warm_frame, 9 * (size_t)m->njmax) \
-  X(warm_impulse, 6 * (size_t)m->njmax)
+  X(warm_impulse, 6 * (size_t)m->njmax)                         \
+  X(island_residual, m->njmax) X(island_residual_abs, m->njmax)
 
 /* The same for int arrays. */
 #define IMP_DATA_IARRAYS(X)                                            \
@@ -48,7 +50,9 @@
   X(blk_efcadr, m->njmax) X(blk_dim, m->njmax) X(blk_type, m->njmax)    \
   X(blk_id, m->njmax) X(blk_island, m->njmax)                           \
   X(island_blkadr, m->njmax) X(island_blknum, m->njmax)                 \
-  X(island_blk, m->njmax) X(warm_type, m->njmax) X(warm_id, m->njmax)   \
+  X(island_blk, m->njmax) X(island_iter, m->njmax) X(island_newton, m->njmax)              \
+  X(island_exit, m->njmax) X(island_flags, m->njmax)                    \
+  X(warm_type, m->njmax) X(warm_id, m->njmax)   \
   X(warm_id2, m->njmax)
 
 static size_t aligned_bytes(size_t ndouble) {
@@ -112,12 +116,15 @@ imp_data* imp_make_data(const imp_model* m) {
   d->contact = (imp_contact*)(void*)p;
   d->narena = narena;
   d->solver = m->opt.solver;
+  d->nthread = 1;
   imp_reset_data(m, d);
   return d;
 }
 
 void imp_free_data(imp_data* d) {
   if (!d) return;
+  imp_pool_free(d->pool);
+  free(d->worker_scratch);
   free(d->buffer);
   free(d);
 }

@@ -81,6 +81,15 @@ const char* imp_solver_description(int i);
    unknown name (nothing changed). */
 int imp_set_solver(const imp_model* m, imp_data* d, const char* name);
 
+/* Solve the contact stage's independent islands on n threads (the caller's
+   and n - 1 workers owned by d, which sleep between steps) from the next
+   step on; n = 1, the default, starts none. The results are bitwise the
+   same for every n. Returns 0, or -1 when n is outside [1, 64] or the
+   threads or their scratch cannot be had (d then keeps one thread). The
+   workers and their scratch are made here, never inside a step, and go
+   with imp_free_data; a data copied by imp_copy_data keeps its own. */
+int imp_set_threads(const imp_model* m, imp_data* d, int n);
+
 /* Impulse of contact i (0 <= i < d->ncon) of the last step in its frame,
    zero-padded to 6; returns its dimension (0 when the contact had no rows). */
 int imp_contact_impulse(const imp_model* m, const imp_data* d, int i, double impulse[6]);

@@ -62,6 +62,13 @@ typedef enum imp_disable_bit {
                                    (Todorov 2010's tests, "We set b = 0") */
 } imp_disable_bit;
 
+/* what the contact stage did with an island (imp_data.island_flags) */
+enum {
+  IMP_ISLAND_HELD = 1,    /* solved again with its corrections held */
+  IMP_ISLAND_RESCUED = 2, /* its answer added energy: pgs solved it again */
+  IMP_ISLAND_BOUNDED = 4  /* stopped unconverged by the work bound */
+};
+
 typedef enum imp_trn_type { IMP_TRN_JOINT = 0 } imp_trn_type;
 typedef enum imp_dyn_type { IMP_DYN_NONE = 0 } imp_dyn_type;
 typedef enum imp_gain_type {
@@ -538,6 +545,18 @@ typedef struct imp_data {
   int* island_blkadr;        /* njmax: first entry of each island in island_blk */
   int* island_blknum;        /* njmax: blocks of each island */
   int* island_blk;           /* njmax: blocks, island by island */
+  /* per island, written by its solve (contact.c), summed below in island order */
+  int* island_iter;          /* njmax: solver iterations, retries included */
+  int* island_newton;        /* njmax: of which accepted a Newton point */
+  int* island_exit;          /* njmax: imp_solver_exit of the answer kept */
+  int* island_flags;         /* njmax: IMP_ISLAND_HELD | _RESCUED | _BOUNDED */
+  double* island_residual;   /* njmax: relative common residual of the answer */
+  double* island_residual_abs; /* njmax: absolute */
+  /* the islands' worker pool (imp_set_threads): NULL for one thread */
+  int nthread;
+  struct imp_pool* pool;
+  void* worker_scratch;      /* nthread - 1 blocks of worker_scratch_bytes */
+  size_t worker_scratch_bytes;
 
   /* contact stage statistics of the last forward, summed over islands */
   int solver;                /* registry index of the contact solver in use (imp_set_solver) */

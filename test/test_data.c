@@ -145,6 +145,54 @@ START_TEST(test_determinism_bit_identical) {
 }
 END_TEST
 
+
+/* several piles, each its own island: boxes, capsules and spheres dropped
+   tilted onto each other on a plane */
+static const char* k_piles =
+    "<mujoco><option timestep='0.004'/><worldbody><geom type='plane' size='5 5 .1'/>"
+    "<body pos='0 0 .2' euler='5 3 0'><freejoint/><geom type='box' size='.1 .1 .1'/></body>"
+    "<body pos='0.02 0 .45' euler='0 7 20'><freejoint/><geom type='box' size='.1 .08 .1'/></body>"
+    "<body pos='1 0 .1' euler='0 4 0'><freejoint/><geom type='capsule' size='.05 .2' euler='0 90 0'/></body>"
+    "<body pos='1 .02 .3' euler='30 0 0'><freejoint/><geom type='capsule' size='.05 .2' euler='0 90 0'/></body>"
+    "<body pos='2 0 .1'><freejoint/><geom type='sphere' size='.1'/></body>"
+    "<body pos='2.05 0 .35'><freejoint/><geom type='sphere' size='.1'/></body>"
+    "<body pos='3 0 .15' euler='10 10 10'><freejoint/><geom type='box' size='.2 .1 .05'/></body>"
+    "<body pos='3 0.05 .4' euler='0 0 45'><freejoint/><geom type='box' size='.1 .1 .05'/></body>"
+    "<body pos='4 0 .1' euler='3 0 0'><freejoint/><geom type='box' size='.1 .1 .1' friction='.3'/></body>"
+    "</worldbody></mujoco>";
+
+/* The islands solved on 1, 2 or 3 threads give the same bits after every
+   step (pool.h's promise: each island writes only its own rows), and the
+   thread count can change between steps. */
+START_TEST(test_threads_bit_identical) {
+  imp_model* m = imp_test_load_string_nowarn(k_piles);
+  imp_data* d[3] = {imp_make_data(m), imp_make_data(m), imp_make_data(m)};
+  ck_assert_int_eq(imp_set_threads(m, d[0], 0), -1);
+  ck_assert_int_eq(imp_set_threads(m, d[0], 65), -1);
+  ck_assert_int_eq(imp_set_threads(m, d[1], 2), 0);
+  ck_assert_int_eq(imp_set_threads(m, d[2], 3), 0);
+  ck_assert_int_eq(d[2]->nthread, 3);
+  int most_islands = 0;
+  for (int i = 0; i < 400; i++) {
+    if (i == 200) ck_assert_int_eq(imp_set_threads(m, d[2], 1), 0);
+    if (i == 300) ck_assert_int_eq(imp_set_threads(m, d[2], 2), 0);
+    for (int k = 0; k < 3; k++) imp_step(m, d[k]);
+    if (d[0]->nisland > most_islands) most_islands = d[0]->nisland;
+    for (int k = 1; k < 3; k++) {
+      ck_assert_int_eq(d[k]->nefc, d[0]->nefc);
+      ck_assert(memcmp(d[k]->qpos, d[0]->qpos, sizeof(double) * m->nq) == 0);
+      ck_assert(memcmp(d[k]->qvel, d[0]->qvel, sizeof(double) * m->nv) == 0);
+      ck_assert(memcmp(d[k]->efc_impulse, d[0]->efc_impulse, sizeof(double) * d[0]->nefc) == 0);
+      ck_assert_int_eq(d[k]->solver_iter, d[0]->solver_iter);
+      ck_assert(d[k]->solver_residual == d[0]->solver_residual);
+    }
+  }
+  ck_assert_int_ge(most_islands, 5); /* the pool had islands to share */
+  for (int k = 0; k < 3; k++) imp_free_data(d[k]);
+  imp_free_model(m);
+}
+END_TEST
+
 /* A step never leaves scratch on the arena, and uses it within its size. */
 START_TEST(test_arena_balanced) {
   imp_model* m = imp_test_load_string_nowarn(k_model);
@@ -221,6 +269,7 @@ int main(void) {
   tcase_add_test(tc, test_keyframe_loads_state);
   tcase_add_test(tc, test_copy_continues_identically);
   tcase_add_test(tc, test_determinism_bit_identical);
+  tcase_add_test(tc, test_threads_bit_identical);
   tcase_add_test(tc, test_arena_balanced);
   tcase_add_test(tc, test_nan_resets_and_counts);
   suite_add_tcase(s, tc);
