@@ -23,7 +23,10 @@
 /* The contact stage's statistics summed (or maxed) over the steps. */
 typedef struct solver_totals {
   long long iter, newton, nefc, nisland;
+  long long not_converged, work_bounded; /* steps where any island ... */
   double residual_max;
+  long long* hist; /* nhist: island solves by iterations (the last bin: that many or more) */
+  int nhist;
 } solver_totals;
 
 /* Add the statistics of the step d just took. */
@@ -32,7 +35,25 @@ static void add_step(const imp_data* d, solver_totals* t) {
   t->newton += d->solver_newton;
   t->nefc += d->nefc;
   t->nisland += d->nisland;
+  t->not_converged += d->solver_exit != 0; /* imp_solver_exit: 0 is converged */
+  t->work_bounded += d->solver_bounded > 0;
   if (d->solver_residual > t->residual_max) t->residual_max = d->solver_residual;
+  for (int i = 0; i < d->nisland; i++) {
+    int it = d->island_iter[i];
+    t->hist[it < t->nhist - 1 ? it : t->nhist - 1]++;
+  }
+}
+
+/* the iterations at quantile q of the island solves in hist */
+static int hist_quantile(const solver_totals* t, double q) {
+  long long total = 0, seen = 0;
+  for (int i = 0; i < t->nhist; i++) total += t->hist[i];
+  if (total == 0) return 0;
+  long long rank = (long long)ceil(q * (double)total); /* nearest rank */
+  if (rank < 1) rank = 1;
+  for (int i = 0; i < t->nhist; i++)
+    if ((seen += t->hist[i]) >= rank) return i;
+  return t->nhist - 1;
 }
 
 /* Print the contact stage's lines of the report. */
@@ -44,6 +65,12 @@ static void print_solver(const imp_data* d, const solver_totals* t, long long st
   /* share of iterations that accepted the Newton point (Todorov 2010, eqs. 22-23) */
   printf("newton_share: %.6g\n", t->iter > 0 ? (double)t->newton / (double)t->iter : 0.0);
   printf("solver_residual_max: %.6g\n", t->residual_max);
+  /* how often the solver gave up, not just the first time (the warning) */
+  printf("steps_not_converged: %lld\n", t->not_converged);
+  printf("steps_work_bounded: %lld\n", t->work_bounded);
+  printf("island_iterations_median: %d\n", hist_quantile(t, 0.5));
+  printf("island_iterations_p90: %d\n", hist_quantile(t, 0.9));
+  printf("island_iterations_max: %d\n", hist_quantile(t, 1.0));
   printf("constraint_rows_per_step: %.6g\n", (double)t->nefc * per);
   printf("islands_per_step: %.6g\n", (double)t->nisland * per);
   /* the engine's own timer, like collision_ns_per_step */
@@ -163,7 +190,17 @@ int cmd_bench(int argc, char** argv) {
   uint64_t seed = (uint64_t)seed_arg;
   double wall = 0;
   long long ncon = 0, nbroad = 0, nnarrow = 0;
-  solver_totals st = {0, 0, 0, 0, 0.0};
+  /* an island's solve, retries included, runs at most 3 x the limit (contact.c) */
+  int nhist = 3 * m->opt.iterations + 2;
+  long long* hist = calloc((size_t)nhist, sizeof *hist);
+  if (!hist) {
+    fprintf(stderr, "impetus bench: out of memory\n");
+    free(ctrl);
+    imp_free_data(d);
+    imp_free_model(m);
+    return CLI_EXIT_ERROR;
+  }
+  solver_totals st = {0, 0, 0, 0, 0, 0, 0.0, hist, nhist};
   for (long long done = 0; done < steps;) {
     int n = steps - done < BLOCK ? (int)(steps - done) : BLOCK;
     if (ctrl) draw_controls(m, noise, &seed, ctrl, n);
@@ -198,6 +235,7 @@ int cmd_bench(int argc, char** argv) {
   if (d->nwarning_nan > 0)
     fprintf(stderr, "impetus bench: warning: the state went non-finite %d times\n",
             d->nwarning_nan);
+  free(hist);
   free(ctrl);
   imp_free_data(d);
   imp_free_model(m);

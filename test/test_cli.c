@@ -784,7 +784,9 @@ START_TEST(bench_prints_solver_figures) {
   ck_assert_msg(strstr(out, "\nsolver: todorov\n") != NULL, "%s", out);
   for (int i = 0; i < 5; i++) ck_assert_msg(key_number(out, keys[i]) == 0, "%s:\n%s", keys[i], out);
   ck_assert(key_number(out, "solver_ns_per_step") >= 0);
-  ck_assert_int_eq(count_lines(out_path), 11 + 7); /* the old lines and the new ones */
+  ck_assert_int_eq(count_lines(out_path), 11 + 7 + 5); /* the old lines and the new ones */
+  ck_assert_msg(key_number(out, "steps_not_converged") == 0, "%s", out);
+  ck_assert_msg(key_number(out, "island_iterations_max") == 0, "%s", out);
 
   /* the ball on the plane: 1 contact, 3 rows, 1 island on every step, any solver */
   const char* ball = write_ball_on_plane();
@@ -806,7 +808,46 @@ START_TEST(bench_prints_solver_figures) {
     ck_assert(key_number(out, "solver_residual_max") >= 0);
     ck_assert(key_number(out, "solver_ns_per_step") >= 0);
     ck_assert(is_whole(20 * it)); /* a mean of 20 counts */
+    ck_assert_msg(key_number(out, "steps_not_converged") == 0, "%s", out);
+    double med = key_number(out, "island_iterations_median");
+    double p90 = key_number(out, "island_iterations_p90");
+    double max = key_number(out, "island_iterations_max");
+    ck_assert_msg(med >= 0 && med <= p90 && p90 <= max && max <= 3 * 100 + 1, "%s", out);
+    ck_assert_msg(max >= it, "%s", out); /* one island a step: its mean is at most the max */
   }
+}
+END_TEST
+
+/* Every step that did not converge is counted, by bench as by run, and
+   bench's figures do not depend on the number of threads. Boxes pushed
+   into each other with two iterations allowed cannot converge. */
+START_TEST(bench_counts_unconverged_steps) {
+  const char* path = write_box_pairs("two_iterations.xml", "iterations='2' tolerance='1e-12'", 3);
+  char args[8800];
+  snprintf(args, sizeof args, "run '%s' --steps 30", path);
+  ck_assert_msg(impetus(args) == 0, "%s", text_of(err_path));
+  double run_nc = key_number(text_of(out_path), "steps_not_converged");
+  ck_assert_msg(run_nc > 0, "%s", text_of(out_path));
+  double first[6] = {0};
+  const char* keys[] = {"steps_not_converged", "island_iterations_median", "island_iterations_p90",
+                        "island_iterations_max", "solver_iterations_per_step", "islands_per_step"};
+  for (int t = 1; t <= 3; t += 2) {
+    snprintf(args, sizeof args, "bench '%s' --steps 30 --threads %d", path, t);
+    ck_assert_msg(impetus(args) == 0, "%s", text_of(err_path));
+    const char* out = text_of(out_path);
+    for (int k = 0; k < 6; k++) {
+      double v = key_number(out, keys[k]);
+      if (t == 1) first[k] = v;
+      ck_assert_msg(v == first[k], "%s with %d threads:\n%s", keys[k], t, out);
+    }
+    ck_assert_msg(key_number(out, "steps_not_converged") == run_nc, "%s", out);
+    ck_assert_msg(key_number(out, "island_iterations_max") >= 2, "%s", out);
+    ck_assert_msg(key_number(out, "islands_per_step") >= 2, "%s", out);
+  }
+  snprintf(args, sizeof args, "bench '%s' --steps 3 --threads 0", path);
+  ck_assert_int_eq(impetus(args), 2);
+  snprintf(args, sizeof args, "bench '%s' --steps 3 --threads 65", path);
+  ck_assert_int_eq(impetus(args), 2);
 }
 END_TEST
 
@@ -1037,6 +1078,7 @@ static Suite* cli_suite(void) {
   tcase_add_test(tc, solver_option_accepted);
   tcase_add_test(tc, unknown_solver_is_usage);
   tcase_add_test(tc, bench_prints_solver_figures);
+  tcase_add_test(tc, bench_counts_unconverged_steps);
   tcase_add_test(tc, record_solver_csv);
   tcase_add_test(tc, record_solver_npy);
   tcase_add_test(tc, solvers_compare_writes_csv_and_png);
