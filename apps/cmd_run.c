@@ -114,11 +114,12 @@ typedef struct run_args {
   const char* key;
   int record_solver; /* --record-solver: the solver columns (IMP_RECORD_SOLVER) */
   const char* solver;/* --solver: a registered contact solver, NULL: the model's */
+  long long threads; /* --threads: islands solved on this many threads */
 } run_args;
 
 /* Parse argv into a; 0 on success, or an exit status (usage printed). */
 static int parse_args(int argc, char** argv, run_args* a) {
-  *a = (run_args){NULL, -1, 0, NULL, 1, NULL, 0, NULL};
+  *a = (run_args){NULL, -1, 0, NULL, 1, NULL, 0, NULL, 1};
   for (int i = 1; i < argc; i++) {
     const char* v = NULL;
     int k;
@@ -141,6 +142,8 @@ static int parse_args(int argc, char** argv, run_args* a) {
     } else if ((k = cli_option(argc, argv, &i, "solver", &v)) != 0) {
       if (k < 0 || cli_check_solver("run", v)) return CLI_EXIT_USAGE;
       a->solver = v;
+    } else if ((k = cli_option(argc, argv, &i, "threads", &v)) != 0) {
+      if (k < 0 || cli_parse_threads("run", v, &a->threads)) return CLI_EXIT_USAGE;
     } else if (strcmp(argv[i], "--record-solver") == 0) {
       a->record_solver = 1;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -305,6 +308,12 @@ static imp_data* prepare(const run_args* a, imp_model** mp, int* status) {
     cli_check_solver("run", a->solver);
     imp_free_data(d);
     *status = CLI_EXIT_USAGE;
+    return NULL;
+  }
+  if (a->threads > 1 && imp_set_threads(m, d, (int)a->threads) != 0) {
+    fprintf(stderr, "impetus run: cannot start %lld threads\n", a->threads);
+    imp_free_data(d);
+    *status = CLI_EXIT_ERROR;
     return NULL;
   }
   *status = 0;

@@ -50,7 +50,7 @@ static const char* const usage_check =
 static const char* const usage_run =
     "usage: impetus run MODEL.xml --steps N [--dt H] [--key NAME]\n"
     "                   [--record FILE.csv|FILE.npy [--record-solver]] [--every K]\n"
-    "                   [--solver NAME]\n"
+    "                   [--solver NAME] [--threads T]\n"
     "\n"
     "Simulate N steps (N >= 0) from the model's reference configuration, or\n"
     "from keyframe NAME (#I: keyframe number I). --dt overrides the model's\n"
@@ -66,6 +66,8 @@ static const char* const usage_run =
     "relative residual of the step that produced the row (0 in the initial row).\n"
     "--solver NAME uses that contact solver instead of the model's (see\n"
     "`impetus solvers`); an unknown name is bad usage.\n"
+    "--threads T (1 to 64, default 1) solves independent contact islands on\n"
+    "T threads; the recording is bitwise that of one thread.\n"
     "\n"
     "A summary goes to stdout, one `key: value` a line: steps, final time,\n"
     "wall time, nan_resets, a line `solver: NAME iterations: N worst_exit: E`\n"

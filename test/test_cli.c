@@ -818,6 +818,28 @@ START_TEST(bench_prints_solver_figures) {
 }
 END_TEST
 
+/* A recording made with islands on 3 threads is byte for byte the one made
+   on 1 (imp_set_threads' promise, seen from the command line). */
+START_TEST(run_threads_record_the_same) {
+  const char* path = write_box_pairs("three_pairs.xml", "timestep='0.002'", 3);
+  char args[8800];
+  const char* one = in_dir("one_thread.csv");
+  const char* three = in_dir("three_threads.csv");
+  snprintf(args, sizeof args, "run '%s' --steps 40 --every 2 --record '%s' --record-solver", path, one);
+  ck_assert_msg(impetus(args) == 0, "%s", text_of(err_path));
+  snprintf(args, sizeof args, "run '%s' --steps 40 --every 2 --record '%s' --record-solver --threads 3", path,
+           three);
+  ck_assert_msg(impetus(args) == 0, "%s", text_of(err_path));
+  char* a = strdup(text_of(one));
+  const char* b = text_of(three);
+  ck_assert(strlen(a) > 1000);
+  ck_assert_str_eq(a, b);
+  free(a);
+  snprintf(args, sizeof args, "run '%s' --steps 1 --threads 65", path);
+  ck_assert_int_eq(impetus(args), 2);
+}
+END_TEST
+
 /* Every step that did not converge is counted, by bench as by run, and
    bench's figures do not depend on the number of threads. Boxes pushed
    into each other with two iterations allowed cannot converge. */
@@ -1079,6 +1101,7 @@ static Suite* cli_suite(void) {
   tcase_add_test(tc, unknown_solver_is_usage);
   tcase_add_test(tc, bench_prints_solver_figures);
   tcase_add_test(tc, bench_counts_unconverged_steps);
+  tcase_add_test(tc, run_threads_record_the_same);
   tcase_add_test(tc, record_solver_csv);
   tcase_add_test(tc, record_solver_npy);
   tcase_add_test(tc, solvers_compare_writes_csv_and_png);
