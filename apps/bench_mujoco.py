@@ -41,8 +41,8 @@ def fail(msg):
     sys.exit(1)
 
 
-def run(cmd):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def run(cmd, cwd=None):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd)
     if p.returncode != 0:
         fail("%s exited %d:\n%s" % (" ".join(cmd), p.returncode, p.stderr))
     return p.stdout
@@ -58,15 +58,16 @@ def impetus_bench(impetus, model, steps, threads):
     return kv
 
 
-def mujoco_steps_per_second(testspeed, model, steps):
-    out = run([testspeed, model, str(steps), "1", "0"])
+def mujoco_steps_per_second(testspeed, model, steps, out_dir):
+    # in the output folder: testspeed writes MUJOCO_LOG.TXT where it runs
+    out = run([testspeed, os.path.abspath(model), str(steps), "1", "0"], cwd=out_dir)
     m = re.search(r"Steps per second\s*:\s*([0-9.eE+-]+)", out)
     if not m:
         fail("no 'Steps per second' in mujoco-testspeed's output for " + model)
     return float(m.group(1))
 
 
-def speed_table(impetus, testspeed, pairs, threads):
+def speed_table(impetus, testspeed, pairs, threads, out):
     rows = []
     for rel, steps in MODELS:
         model = os.path.join(SAMPLES, rel)
@@ -75,7 +76,7 @@ def speed_table(impetus, testspeed, pairs, threads):
             last = impetus_bench(impetus, model, steps, threads)
             imp.append(float(last["steps_per_second"]))
             if testspeed:
-                muj.append(mujoco_steps_per_second(testspeed, model, steps))
+                muj.append(mujoco_steps_per_second(testspeed, model, steps, out))
                 ratio.append(imp[-1] / muj[-1])
         rows.append((rel, steps, imp, muj, ratio, last))
         print("  measured %s" % rel, file=sys.stderr)
@@ -155,7 +156,7 @@ def scaling(impetus, testspeed, threads, out, plotter):
         islands = float(kv["islands_per_step"])
         row = "%d,%.4g" % (n, 1e3 / float(kv["steps_per_second"]))
         if testspeed:
-            row += ",%.4g" % (1e3 / mujoco_steps_per_second(testspeed, path, SCALING_STEPS))
+            row += ",%.4g" % (1e3 / mujoco_steps_per_second(testspeed, path, SCALING_STEPS, out))
         lines.append(row)
         print("  %d humanoids: %s (islands per step %.1f)" % (n, row, islands), file=sys.stderr)
     with open(csv, "w") as f:
@@ -190,7 +191,7 @@ def main():
         print("bench_mujoco: no mujoco-testspeed (libmujoco-dev): Impetus alone",
               file=sys.stderr)
     os.makedirs(a.out, exist_ok=True)
-    speed_table(impetus, testspeed, a.pairs, a.threads)
+    speed_table(impetus, testspeed, a.pairs, a.threads, a.out)
     if a.scaling:
         scaling(impetus, testspeed, a.threads, a.out, os.path.join(a.build, "bin", "bench_plot"))
 
