@@ -13,8 +13,9 @@ runs Impetus's islands on T threads (testspeed always runs one).
 
 Scaling (--scaling): ms per step against the number of humanoids, 1, 2, 5,
 10, 22 and 100, each humanoid its own island (3 m apart on a grid), built
-from the installed humanoid.xml into the output folder; one pair per size
-over 200 steps (the fall and the first contacts). Written as scaling.csv
+from the installed humanoid.xml into the output folder; one run of each per
+size over 200 steps (the fall and the first contacts), Impetus on one
+thread and, with --threads T > 1, on T threads too. Written as scaling.csv
 and scaling.png (build/bin/bench_plot).
 
 Needs python3 and, for the MuJoCo columns, Debian's libmujoco-samples and
@@ -148,13 +149,20 @@ def humanoids_model(n, path):
 
 def scaling(impetus, testspeed, threads, out, plotter):
     csv = os.path.join(out, "scaling.csv")
-    lines = ["humanoids,Impetus ms,MuJoCo ms" if testspeed else "humanoids,Impetus ms"]
+    # ms per step in every column but the first; short names fit the legend
+    header = "humanoids,Impetus"
+    if threads > 1:
+        header += ",Impetus T=%d" % threads
+    lines = [header + (",MuJoCo" if testspeed else "")]
     for n in SCALING_SIZES:
         path = os.path.join(out, "humanoids_%d.xml" % n)
         humanoids_model(n, path)
-        kv = impetus_bench(impetus, path, SCALING_STEPS, threads)
+        kv = impetus_bench(impetus, path, SCALING_STEPS, 1)
         islands = float(kv["islands_per_step"])
         row = "%d,%.4g" % (n, 1e3 / float(kv["steps_per_second"]))
+        if threads > 1:
+            kv = impetus_bench(impetus, path, SCALING_STEPS, threads)
+            row += ",%.4g" % (1e3 / float(kv["steps_per_second"]))
         if testspeed:
             row += ",%.4g" % (1e3 / mujoco_steps_per_second(testspeed, path, SCALING_STEPS, out))
         lines.append(row)
