@@ -87,11 +87,12 @@ START_TEST(cube_faces_from_builtins_and_grids) {
   for (int k = 0; k < 6; k++) /* cell k grey level 40 k */
     img[3 * k] = img[3 * k + 1] = img[3 * k + 2] = (unsigned char)(40 * k);
   ck_assert_int_eq(imp_image_write_png(path, img, 3, 2, err, sizeof err), 0);
-  snprintf(xml, sizeof xml,
-           "<mujoco><asset><texture type='cube' builtin='flat' width='4' rgb1='0 1 0'/>"
-           "<texture type='cube' file='%s' gridsize='2 3' gridlayout='RLUDFB'/>"
-           "<texture type='skybox' file='%s'/></asset><worldbody/></mujoco>",
-           path, path);
+  int len = snprintf(xml, sizeof xml,
+                     "<mujoco><asset><texture type='cube' builtin='flat' width='4' rgb1='0 1 0'/>"
+                     "<texture type='cube' file='%s' gridsize='2 3' gridlayout='RLUDFB'/>"
+                     "<texture type='skybox' file='%s'/></asset><worldbody/></mujoco>",
+                     path, path);
+  ck_assert_int_lt(len, (int)sizeof xml);
   imp_model* m = imp_test_load_string(xml);
   int size;
   unsigned char* f = imp_texture_cube_faces(m, 0, &size, err, sizeof err);

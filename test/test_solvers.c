@@ -204,7 +204,10 @@ static void random_block_solution(const tprob* t, int k, double* f, double* w) {
   } else { /* sticking strictly inside, or sliding on the cone against the slip */
     f[0] = imp_test_urand(0.2, 1);
     double d[6], dn = 0;
-    for (int r = 1; r < dim; r++) dn += (d[r] = imp_test_urand(-1, 1)) * d[r];
+    for (int r = 1; r < dim; r++) {
+      d[r] = imp_test_urand(-1, 1);
+      dn += d[r] * d[r];
+    }
     dn = sqrt(dn);
     double radius = state < 2 ? imp_test_urand(0, 0.9) * mu * f[0] : mu * f[0];
     double slip = state < 2 ? 0 : imp_test_urand(0.1, 2);

@@ -18,6 +18,9 @@
 #define STB_IMAGE_IMPLEMENTATION
 #include <stb/stb_image.h>
 #pragma GCC diagnostic pop
+/* gcc reports the header's unused static declarations at the end of the
+   file (render/texture.c says why they are there) */
+#pragma GCC diagnostic ignored "-Wunused-function"
 
 #include "test_util.h"
 
@@ -33,7 +36,7 @@ static const char* display_prefix(void) {
 /* Run a shell command, stdout and stderr into files; the exit status. */
 static int run(const char* cmd, const char* out, const char* err) {
   char full[4096];
-  snprintf(full, sizeof full, "%s >'%s' 2>'%s'", cmd, out, err);
+  ck_assert_int_lt(snprintf(full, sizeof full, "%s >'%s' 2>'%s'", cmd, out, err), (int)sizeof full);
   int st = system(full);
   ck_assert_msg(st != -1, "system() failed: %s", full);
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -144,8 +147,9 @@ static double scripted(const char* prefix, const char* dir, const char* args, ch
 /* A fresh directory for one test's files. */
 static void fresh_dir(char* dir, size_t n, const char* name) {
   char cmd[1400];
-  snprintf(dir, n, "%s/viewer_cli_%s", IMP_TEST_TMPDIR, name);
-  snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir);
+  ck_assert_int_lt(snprintf(dir, n, "%s/viewer_cli_%s", IMP_TEST_TMPDIR, name), (int)n);
+  ck_assert_int_lt(snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir),
+                   (int)sizeof cmd);
   ck_assert_int_eq(system(cmd), 0);
 }
 
