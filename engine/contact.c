@@ -61,10 +61,8 @@ size_t imp_contact_arena_bytes(const imp_model* m) {
   size_t doubles = na * na /* A */ + stage_doubles(m);
   size_t ints = n * (size_t)m->nJrow /* Y's pattern */ + 8 * n + 2 * (size_t)m->nv +
                 2 * (size_t)m->nbody + 64 + 3 * n /* the pool's island order */;
-  /* every allocation may lose up to 64 bytes to alignment; the pool's
-     table of per-thread scratch */
-  return doubles * sizeof(double) + ints * sizeof(int) + work + 64 * 64 +
-         IMP_THREADS_MAX * 256;
+  /* every allocation may lose up to 64 bytes to alignment */
+  return doubles * sizeof(double) + ints * sizeof(int) + work + 64 * 64;
 }
 
 /* Rows of the half-solve Y = K L^-1: pattern and values. */
@@ -481,7 +479,6 @@ typedef struct island_scratch {
 } island_scratch;
 
 #define SCRATCH_ALIGN 64
-_Static_assert(sizeof(island_scratch) <= 256, "imp_contact_arena_bytes budgets 256 bytes a thread");
 
 /* bytes of one piece of scratch, rounded to keep the next aligned */
 static size_t piece(size_t count, size_t size) {
@@ -645,7 +642,6 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   }
 }
 
-
 /* a worker's scratch: the largest island any solver may be given */
 static size_t worker_work_bytes(const imp_model* m) {
   size_t w = 0;
@@ -692,15 +688,9 @@ static void solve_islands(const imp_model* m, imp_data* d, const half_rows* Y,
     for (int i = 0; i < d->nisland; i++) solve_island(m, d, i, Y, diaginv, s0);
     return;
   }
-  int nthread = d->nthread;
-  island_scratch* scratch = (island_scratch*)imp_stack_alloc(
-      d, (int)((sizeof(island_scratch) * (size_t)nthread + sizeof(double) - 1) / sizeof(double)));
+  /* the table imp_set_threads made: [0] is the caller's, this step's */
+  island_scratch* scratch = d->worker_scratch;
   scratch[0] = *s0;
-  size_t wbytes = worker_work_bytes(m);
-  for (int w = 1; w < nthread; w++)
-    carve_island_scratch(m, m->nislandmax, m->nislandmax, wbytes,
-                         (char*)d->worker_scratch + (size_t)(w - 1) * d->worker_scratch_bytes,
-                         scratch + w);
   island_size* sizes = (island_size*)imp_stack_alloc_int(d, 2 * d->nisland);
   for (int i = 0; i < d->nisland; i++) {
     int rows = 0;
@@ -799,12 +789,11 @@ void imp_contact_stage(const imp_model* m, imp_data* d) {
     d->nefc_dropped += nleft;
   }
   island_scratch s;
-  size_t sbytes = carve_island_scratch(m, nmax, bmax,
-                                       solver_work_bytes(k_solvers[d->solver], nmax, bmax), NULL, &s);
+  size_t wbytes = solver_work_bytes(k_solvers[d->solver], nmax, bmax);
+  size_t sbytes = carve_island_scratch(m, nmax, bmax, wbytes, NULL, &s);
   char* sbase = (char*)imp_stack_alloc(d, (int)((sbytes + SCRATCH_ALIGN) / sizeof(double)));
   sbase += (SCRATCH_ALIGN - (uintptr_t)sbase % SCRATCH_ALIGN) % SCRATCH_ALIGN;
-  carve_island_scratch(m, nmax, bmax, solver_work_bytes(k_solvers[d->solver], nmax, bmax), sbase,
-                       &s);
+  carve_island_scratch(m, nmax, bmax, wbytes, sbase, &s);
   solve_islands(m, d, &Y, diaginv, &s);
   sum_island_statistics(d);
   if (d->solver_exit != IMP_EXIT_CONVERGED) {
@@ -838,18 +827,27 @@ int imp_set_threads(const imp_model* m, imp_data* d, int n) {
   d->worker_scratch_bytes = 0;
   d->nthread = 1;
   if (n == 1) return 0;
+  /* one block: the table of n scratches, then workers 1..n-1's arrays,
+     carved once (solve_island leaves first_dof and dense as it found them) */
   island_scratch s;
-  size_t bytes = carve_island_scratch(m, m->nislandmax, m->nislandmax, worker_work_bytes(m), NULL, &s);
+  size_t wbytes = worker_work_bytes(m);
+  size_t bytes = carve_island_scratch(m, m->nislandmax, m->nislandmax, wbytes, NULL, &s);
+  size_t table = piece((size_t)n, sizeof(island_scratch));
+  size_t total = table + bytes * (size_t)(n - 1);
   /* pages of the scratch are touched only by the islands a worker solves */
-  void* scratch = aligned_alloc(SCRATCH_ALIGN, bytes * (size_t)(n - 1));
-  imp_pool* pool = scratch ? imp_pool_make(n) : NULL;
+  char* block = aligned_alloc(SCRATCH_ALIGN, total);
+  imp_pool* pool = block ? imp_pool_make(n) : NULL;
   if (!pool) {
-    free(scratch);
+    free(block);
     return -1;
   }
+  island_scratch* scratch = (island_scratch*)(void*)block;
+  for (int w = 1; w < n; w++)
+    carve_island_scratch(m, m->nislandmax, m->nislandmax, wbytes,
+                         block + table + (size_t)(w - 1) * bytes, scratch + w);
   d->pool = pool;
-  d->worker_scratch = scratch;
-  d->worker_scratch_bytes = bytes;
+  d->worker_scratch = block;
+  d->worker_scratch_bytes = total;
   d->nthread = n;
   return 0;
 }

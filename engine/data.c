@@ -50,9 +50,9 @@
   X(blk_efcadr, m->njmax) X(blk_dim, m->njmax) X(blk_type, m->njmax)    \
   X(blk_id, m->njmax) X(blk_island, m->njmax)                           \
   X(island_blkadr, m->njmax) X(island_blknum, m->njmax)                 \
-  X(island_blk, m->njmax) X(island_iter, m->njmax) X(island_newton, m->njmax)              \
-  X(island_exit, m->njmax) X(island_flags, m->njmax)                    \
-  X(warm_type, m->njmax) X(warm_id, m->njmax)   \
+  X(island_blk, m->njmax) X(island_iter, m->njmax)                     \
+  X(island_newton, m->njmax) X(island_exit, m->njmax)                   \
+  X(island_flags, m->njmax) X(warm_type, m->njmax) X(warm_id, m->njmax) \
   X(warm_id2, m->njmax)
 
 static size_t aligned_bytes(size_t ndouble) {

@@ -555,7 +555,7 @@ typedef struct imp_data {
   /* the islands' worker pool (imp_set_threads): NULL for one thread */
   int nthread;
   struct imp_pool* pool;
-  void* worker_scratch;      /* nthread - 1 blocks of worker_scratch_bytes */
+  void* worker_scratch;      /* worker_scratch_bytes: the threads' scratch (contact.c) */
   size_t worker_scratch_bytes;
 
   /* contact stage statistics of the last forward, summed over islands */
