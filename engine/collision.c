@@ -434,6 +434,31 @@ static void planes_against_all(const imp_model* m, imp_data* d) {
   }
 }
 
+/* the most contacts of one pair: its routine's limit, 0 without a routine */
+static long pair_max_contacts(const imp_model* m, int g1, int g2) {
+  int t1 = m->geom_type[g1], t2 = m->geom_type[g2];
+  return narrow_table[t1 < t2 ? t1 : t2][t1 < t2 ? t2 : t1] ? IMP_MAXCONPAIR : 0;
+}
+
+long imp_collision_row_bound(const imp_model* m, long cap) {
+  if (m->opt.disableflags & (IMP_DSBL_CONTACT | IMP_DSBL_CONSTRAINT)) return 0;
+  long rows = 0;
+  for (int p = 0; p < m->npair && rows < cap; p++)
+    rows += pair_max_contacts(m, m->pair_geom1[p], m->pair_geom2[p]) * m->pair_dim[p];
+  long ncollide = 0;
+  for (int g = 0; g < m->ngeom; g++) ncollide += can_collide(m, g);
+  if (ncollide > IMP_ROWBOUND_GEOMS) return cap; /* not worth ncollide^2 / 2 tests */
+  for (int g1 = 0; g1 < m->ngeom && rows < cap; g1++) {
+    if (!can_collide(m, g1)) continue;
+    for (int g2 = g1 + 1; g2 < m->ngeom && rows < cap; g2++) {
+      if (!can_collide(m, g2) || !dynamic_pair_allowed(m, g1, g2)) continue;
+      int dim = m->geom_condim[g1] > m->geom_condim[g2] ? m->geom_condim[g1] : m->geom_condim[g2];
+      rows += pair_max_contacts(m, g1, g2) * dim; /* priority may pick the smaller */
+    }
+  }
+  return rows < cap ? rows : cap;
+}
+
 void imp_collision(const imp_model* m, imp_data* d) {
   d->ncon = 0;
   d->ncon_dropped = 0;

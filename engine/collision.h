@@ -43,6 +43,15 @@ void imp_collision(const imp_model* m, imp_data* d);
 int imp_collide_geoms(const imp_model* m, const imp_data* d, int g1, int g2, double margin,
                       imp_contact* con);
 
+/* An upper bound on the contact rows model m can have at once, at most cap:
+   every pair that may touch (explicit pairs, and dynamic pairs past the
+   filters: bitmasks, welds, parents, excludes) whose types have a routine,
+   with IMP_MAXCONPAIR contacts of the larger condim. Over IMP_ROWBOUND_GEOMS
+   colliding geoms the pairs are not counted (their number is quadratic)
+   and the bound is cap. */
+#define IMP_ROWBOUND_GEOMS 4096
+long imp_collision_row_bound(const imp_model* m, long cap);
+
 /* Complete frame[3..8] with unit tangents so that (n, t1, t2) is a
    right-handed orthonormal frame; frame[0..2] holds the unit normal n. */
 void imp_contact_frame(double frame[9]);

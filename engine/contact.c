@@ -46,18 +46,18 @@ int imp_solver_find(const char* name) {
  * Islands are the trees (bodies under the world) coupled by a block; each
  * island's problem is solved alone, in the same scratch. */
 
+static size_t solver_work_bytes(const imp_csolver* solver, int n, int nb);
+
 /* Scratch doubles the stage asks besides A and the solver's work. */
 static size_t stage_doubles(const imp_model* m) {
   size_t n = (size_t)m->njmax;
   return n * (size_t)m->nJrow /* Y */ + 15 * n + 4 * (size_t)m->nv + 64;
 }
 
-size_t imp_contact_arena_bytes(const imp_model* m) {
-  size_t n = (size_t)m->njmax, na = (size_t)m->nislandmax, work = 0;
-  for (int i = 0; i < imp_solver_count(); i++) {
-    size_t w = k_solvers[i]->work_size(m->nislandmax, m->nislandmax);
-    if (w > work) work = w;
-  }
+size_t imp_contact_arena_bytes(const imp_model* m, int solver) {
+  size_t n = (size_t)m->njmax, na = (size_t)m->nislandmax;
+  const imp_csolver* s = imp_solver_get(solver);
+  size_t work = s ? solver_work_bytes(s, m->nislandmax, m->nislandmax) : 0;
   size_t doubles = na * na /* A */ + stage_doubles(m);
   size_t ints = n * (size_t)m->nJrow /* Y's pattern */ + 8 * n + 2 * (size_t)m->nv +
                 2 * (size_t)m->nbody + 64 + 3 * n /* the pool's island order */;
@@ -642,14 +642,9 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   }
 }
 
-/* a worker's scratch: the largest island any solver may be given */
-static size_t worker_work_bytes(const imp_model* m) {
-  size_t w = 0;
-  for (int i = 0; i < imp_solver_count(); i++) {
-    size_t wi = solver_work_bytes(k_solvers[i], m->nislandmax, m->nislandmax);
-    if (wi > w) w = wi;
-  }
-  return w;
+/* a worker's scratch: the largest island the data's solver may be given */
+static size_t worker_work_bytes(const imp_model* m, const imp_data* d) {
+  return solver_work_bytes(k_solvers[d->solver], m->nislandmax, m->nislandmax);
 }
 
 /* the islands' work for the pool: one island per task */
@@ -817,20 +812,13 @@ void imp_contact_stage(const imp_model* m, imp_data* d) {
 
 /* ---- public API ---- */
 
-int imp_set_threads(const imp_model* m, imp_data* d, int n) {
-  if (!m || !d || n < 1 || n > IMP_THREADS_MAX) return -1;
-  if (n == d->nthread || (n == 1 && !d->pool)) return 0;
-  imp_pool_free(d->pool);
-  free(d->worker_scratch);
-  d->pool = NULL;
-  d->worker_scratch = NULL;
-  d->worker_scratch_bytes = 0;
-  d->nthread = 1;
-  if (n == 1) return 0;
+/* the pool of n threads and its workers' scratch for d's solver; 0, or -1
+   with d unchanged */
+static int make_workers(const imp_model* m, imp_data* d, int n) {
   /* one block: the table of n scratches, then workers 1..n-1's arrays,
      carved once (solve_island leaves first_dof and dense as it found them) */
   island_scratch s;
-  size_t wbytes = worker_work_bytes(m);
+  size_t wbytes = worker_work_bytes(m, d);
   size_t bytes = carve_island_scratch(m, m->nislandmax, m->nislandmax, wbytes, NULL, &s);
   size_t table = piece((size_t)n, sizeof(island_scratch));
   size_t total = table + bytes * (size_t)(n - 1);
@@ -845,6 +833,8 @@ int imp_set_threads(const imp_model* m, imp_data* d, int n) {
   for (int w = 1; w < n; w++)
     carve_island_scratch(m, m->nislandmax, m->nislandmax, wbytes,
                          block + table + (size_t)(w - 1) * bytes, scratch + w);
+  imp_pool_free(d->pool);
+  free(d->worker_scratch);
   d->pool = pool;
   d->worker_scratch = block;
   d->worker_scratch_bytes = total;
@@ -852,11 +842,38 @@ int imp_set_threads(const imp_model* m, imp_data* d, int n) {
   return 0;
 }
 
+int imp_set_threads(const imp_model* m, imp_data* d, int n) {
+  if (!m || !d || n < 1 || n > IMP_THREADS_MAX) return -1;
+  if (n == d->nthread || (n == 1 && !d->pool)) return 0;
+  if (n > 1) return make_workers(m, d, n) == 0 ? 0 : -1;
+  imp_pool_free(d->pool);
+  free(d->worker_scratch);
+  d->pool = NULL;
+  d->worker_scratch = NULL;
+  d->worker_scratch_bytes = 0;
+  d->nthread = 1;
+  return 0;
+}
+
+int imp_contact_fit_solver(const imp_model* m, imp_data* d, int solver) {
+  if (imp_arena_reserve(d, imp_arena_bytes(m, solver)) != 0) return -1;
+  int old = d->solver;
+  d->solver = solver;
+  if (d->nthread > 1 && worker_work_bytes(m, d) > solver_work_bytes(k_solvers[old], m->nislandmax,
+                                                                    m->nislandmax)) {
+    if (make_workers(m, d, d->nthread) != 0) {
+      d->solver = old;
+      return -1;
+    }
+  }
+  return 0;
+}
+
 int imp_set_solver(const imp_model* m, imp_data* d, const char* name) {
-  (void)m;
   int i = imp_solver_find(name);
-  if (i < 0) return -1;
-  d->solver = i;
+  if (i < 0 || !m || !d) return -1;
+  /* the new solver's scratch is reserved now, never inside a step */
+  if (imp_contact_fit_solver(m, d, i) != 0) return -1;
   d->warm_nblk = 0; /* another solver's iterate is no warm start to trust */
   return 0;
 }

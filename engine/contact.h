@@ -196,9 +196,15 @@ void imp_set_problem_hook(imp_problem_hook hook, void* ctx);
 
 /* ---- the stage (contact.c) ---- */
 
-/* Bytes of arena the stage needs at most for model m: the largest island's
-   Delassus matrix and solver scratch, for data.c's sizing. */
-size_t imp_contact_arena_bytes(const imp_model* m);
+/* Bytes of arena the stage needs at most for model m with solver index
+   `solver`: the largest island's Delassus matrix and that solver's scratch
+   (and the pgs rescue's), for data.c's sizing. */
+size_t imp_contact_arena_bytes(const imp_model* m, int solver);
+
+/* Make d->solver = solver with its scratch reserved: the arena and, with
+   threads, the workers' scratch grown to the solver's need. 0, or -1 when
+   the memory cannot be had (d keeps its solver). */
+int imp_contact_fit_solver(const imp_model* m, imp_data* d, int solver);
 
 /* Solve every island of the rows made by imp_constraints with d->solver,
    write efc_impulse, efc_vel, qfrc_constraint and the statistics. */

@@ -69,12 +69,26 @@ static size_t aligned_int_bytes(size_t nint) {
    per body and per dof, the implicit integrators D (2 nM) and the tangent
    of RNE (19 per body, integrate.c, dynamics.c); generous, and checked on
    every allocation. */
-static size_t arena_bytes(const imp_model* m) {
+size_t imp_arena_bytes(const imp_model* m, int solver) {
   size_t n = 64 * (size_t)m->nbody + 32 * (size_t)m->nv + 4 * (size_t)m->nM + 4 * (size_t)m->nq +
              4 * (size_t)m->nu + 32 * (size_t)m->ngeom /* collision: boxes, tree */ +
              2 * (size_t)m->nM + 19 * (size_t)m->nbody; /* implicit integrators */
-  size_t b = aligned_bytes(n) + 64 * IMP_ALIGN + imp_contact_arena_bytes(m);
+  size_t b = aligned_bytes(n) + 64 * IMP_ALIGN + imp_contact_arena_bytes(m, solver);
   return (b + IMP_ALIGN - 1) / IMP_ALIGN * IMP_ALIGN; /* aligned_alloc wants a multiple */
+}
+
+int imp_arena_reserve(imp_data* d, size_t bytes) {
+  if (bytes <= d->narena) return 0;
+  if (d->pstack != 0) imp_error("imp_arena_reserve: called inside a step");
+  bytes = (bytes + IMP_ALIGN - 1) / IMP_ALIGN * IMP_ALIGN;
+  /* not cleared: its pages (the Delassus matrix and solver scratch of the
+     largest island) are only touched when used */
+  void* arena = aligned_alloc(IMP_ALIGN, bytes);
+  if (!arena) return -1;
+  free(d->arena);
+  d->arena = arena;
+  d->narena = bytes;
+  return 0;
 }
 
 imp_data* imp_make_data(const imp_model* m) {
@@ -88,19 +102,18 @@ imp_data* imp_make_data(const imp_model* m) {
 #undef IMP_ISIZE
   size_t contact_bytes = sizeof(imp_contact) * (size_t)m->nconmax;
   total += (contact_bytes + IMP_ALIGN - 1) / IMP_ALIGN * IMP_ALIGN; /* d->contact, last */
-  size_t narena = arena_bytes(m);
-  total += narena;
+  total = (total + IMP_ALIGN - 1) / IMP_ALIGN * IMP_ALIGN;
 
   imp_data* d = calloc(1, sizeof(imp_data));
   if (!d) return NULL;
   d->buffer = aligned_alloc(IMP_ALIGN, total);
-  if (!d->buffer) {
+  d->solver = m->opt.solver;
+  if (!d->buffer || imp_arena_reserve(d, imp_arena_bytes(m, d->solver)) != 0) {
+    free(d->buffer);
     free(d);
     return NULL;
   }
-  /* the arena is not cleared: its pages (the Delassus matrix and solver
-     scratch of the largest island njmax allows) are only touched when used */
-  memset(d->buffer, 0, total - narena);
+  memset(d->buffer, 0, total);
   d->nbuffer = total;
   char* p = d->buffer;
 #define IMP_ASSIGN(name, n)  \
@@ -114,8 +127,6 @@ imp_data* imp_make_data(const imp_model* m) {
   IMP_DATA_IARRAYS(IMP_IASSIGN)
 #undef IMP_IASSIGN
   d->contact = (imp_contact*)(void*)p;
-  d->narena = narena;
-  d->solver = m->opt.solver;
   d->nthread = 1;
   imp_reset_data(m, d);
   return d;
@@ -125,15 +136,16 @@ void imp_free_data(imp_data* d) {
   if (!d) return;
   imp_pool_free(d->pool);
   free(d->worker_scratch);
+  free(d->arena);
   free(d->buffer);
   free(d);
 }
 
 void imp_reset_data(const imp_model* m, imp_data* d) {
   if (!m || !d) imp_error("imp_reset_data: NULL argument");
-  /* everything but the arena goes back to zero; the solver chosen with
-     imp_set_solver stays */
-  memset(d->buffer, 0, d->nbuffer - d->narena);
+  /* everything goes back to zero (the arena holds nothing between steps);
+     the solver chosen with imp_set_solver stays */
+  memset(d->buffer, 0, d->nbuffer);
   d->nefc = d->nblk = d->nefc_dropped = d->nwarning_efcfull = 0;
   d->nisland = d->warm_nblk = 0;
   d->solver_iter = d->solver_newton = d->solver_exit = d->nwarning_solver = 0;
@@ -164,9 +176,11 @@ void imp_reset_data_keyframe(const imp_model* m, imp_data* d, int key) {
 }
 
 void imp_copy_data(const imp_model* m, imp_data* dst, const imp_data* src) {
-  (void)m;
   if (dst->nbuffer != src->nbuffer) imp_error("imp_copy_data: datas of different models");
-  memcpy(dst->buffer, src->buffer, src->nbuffer - src->narena);
+  /* src's solver may need more scratch than dst's */
+  if (imp_contact_fit_solver(m, dst, src->solver) != 0)
+    imp_error("imp_copy_data: out of memory for the scratch of solver %d", src->solver);
+  memcpy(dst->buffer, src->buffer, src->nbuffer);
   dst->time = src->time;
   dst->nstep = src->nstep;
   dst->nwarning_nan = src->nwarning_nan;
@@ -199,7 +213,7 @@ static void* stack_alloc_bytes(imp_data* d, size_t bytes) {
     imp_error("arena exhausted: %zu bytes asked, %zu of %zu in use", bytes, d->pstack, d->narena);
   d->pstack = start + bytes;
   if (d->pstack > d->maxuse_arena) d->maxuse_arena = d->pstack;
-  return (char*)d->buffer + (d->nbuffer - d->narena) + start;
+  return (char*)d->arena + start;
 }
 
 double* imp_stack_alloc(imp_data* d, int n) {

@@ -9,7 +9,8 @@
 
 #include "impetus.h"
 
-/* ---- arena (data.c): a stack inside the data's buffer ---- */
+/* ---- arena (data.c): a stack in the data's own allocation, sized for
+   the model and the data's contact solver ---- */
 
 /* n doubles of scratch, 64-byte aligned; aborts through the error hook
    when the arena is exhausted (a sizing bug, never user input). */
@@ -19,6 +20,11 @@ int* imp_stack_alloc_int(imp_data* d, int n);
 /* current stack mark, to release everything allocated after it */
 size_t imp_stack_mark(const imp_data* d);
 void imp_stack_release(imp_data* d, size_t mark);
+/* Bytes of arena a step of model m needs with contact solver `solver`. */
+size_t imp_arena_bytes(const imp_model* m, int solver);
+/* Make the arena at least `bytes` long (between steps only: the stack must
+   be empty); 0, or -1 when the memory cannot be had (the arena is kept). */
+int imp_arena_reserve(imp_data* d, size_t bytes);
 
 /* ---- errors (error.c) ---- */
 

@@ -77,8 +77,11 @@ const char* imp_solver_name(int i);
 const char* imp_solver_description(int i);
 
 /* Use the named contact solver from the next step on (the model's
-   option solver="..." is the initial choice). Returns 0, or -1 for an
-   unknown name (nothing changed). */
+   option solver="..." is the initial choice). The solver's scratch is
+   reserved here (a data holds only its solver's: a pendulum's todorov
+   scratch is kilobytes, lemke's dense tableau on 1000 rows 89 MB).
+   Returns 0, or -1 for an unknown name or when that scratch cannot be had
+   (nothing changed). */
 int imp_set_solver(const imp_model* m, imp_data* d, const char* name);
 
 /* Solve the contact stage's independent islands on n threads (the caller's

@@ -205,7 +205,8 @@ typedef struct imp_model {
   int neq;     /* equality constraints */
   int njmax;   /* constraint rows a data holds (size njmax, or chosen) */
   int nislandmax; /* rows of the largest contact-space problem (its dense Delassus
-                     matrix) a data holds: size nislandmax, or min(njmax, 1000) */
+                     matrix) a data holds: size nislandmax, or min(njmax, 1000,
+                     the rows the model can make: compile.c bound_island_rows) */
   int nJrow;   /* most non-zeros of a constraint row: 2 x the longest dof chain */
   int nM;      /* non-zeros of the tree-sparse mass matrix */
   int nnames;  /* bytes in names */
@@ -433,7 +434,9 @@ typedef struct imp_model {
 } imp_model;
 
 typedef struct imp_data {
-  /* arena for the scratch of a step: a stack inside the data's buffer */
+  /* arena for the scratch of a step: a stack in its own allocation, sized
+     for the model and the contact solver in use (imp_set_solver grows it) */
+  void* arena;
   size_t narena;  /* bytes */
   size_t pstack;  /* bytes in use */
   size_t maxuse_arena;

@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collision.h"
 #include "engine.h"
 #include "impetus.h"
 #include "loader.h"
@@ -486,6 +487,21 @@ static void camlight_references(ld_ctx* c, imp_model* m) {
   imp_free_data(d);
 }
 
+/* An automatic nislandmax no larger than the rows the model can have at
+   once (its Delassus matrix and solver scratch are sized by it): contacts
+   of every pair that may touch (imp_collision_row_bound, at most nconmax
+   contacts of 6 rows), 2 rows a limited joint, 6 an equality. A pendulum
+   then reserves a few rows' scratch instead of 1000's. */
+static void bound_island_rows(imp_model* m) {
+  long rows = 6L * m->neq;
+  for (int j = 0; j < m->njnt; j++) rows += 2L * (m->jnt_limited[j] != 0);
+  long contact = imp_collision_row_bound(m, m->nislandmax);
+  if (contact > 6L * m->nconmax) contact = 6L * m->nconmax;
+  rows += contact;
+  if (rows < 1) rows = 1;
+  if (rows < m->nislandmax) m->nislandmax = (int)rows;
+}
+
 imp_model* ld_compile(ld_ctx* c) {
   int nbody = c->bodies.n;
   ld_body* B = (ld_body*)c->bodies.data;
@@ -657,7 +673,8 @@ imp_model* ld_compile(ld_ctx* c) {
   int ncon_rows = 3 * m->nconmax > 1000 ? 3 * m->nconmax : 1000;
   m->njmax = c->njmax >= 0 ? c->njmax : ncon_rows + 6 * m->neq + 2 * nlimited;
   /* the largest island's problem is dense (memory quadratic in its rows):
-     <size nislandmax> when given, else up to 1000 rows */
+     <size nislandmax> when given, else up to 1000 rows (lowered to what the
+     model can make once it is complete: bound_island_rows) */
   m->nislandmax = c->nislandmax > 0 ? c->nislandmax : (m->njmax < 1000 ? m->njmax : 1000);
   if (m->nislandmax > m->njmax) m->nislandmax = m->njmax;
   m->opt = c->opt;
@@ -1024,6 +1041,9 @@ imp_model* ld_compile(ld_ctx* c) {
   /* ---- statistics (center, extent, meansize ...) at qpos0 ---- */
   ld_compute_statistic(c, m);
   camlight_references(c, m);
+
+  /* ---- the largest island, bounded by the rows the model can make ---- */
+  if (c->nislandmax <= 0) bound_island_rows(m);
 
   /* ---- warnings: their own allocation, freed with the model ---- */
   m->nwarning = c->nwarning;

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "contact.h"
 #include "engine.h"
 #include "mathx.h"
 #include "test_util.h"
@@ -193,6 +194,79 @@ START_TEST(test_threads_bit_identical) {
 }
 END_TEST
 
+/* Memory is sized to the model and the solver in use (issue 12): a
+   pendulum, which can make no contact, reserves a few rows' scratch and no
+   solver's dense tables; choosing lemke reserves its tableau then, not
+   before, and a copy takes its source's solver with that scratch. */
+START_TEST(test_scratch_sized_to_model_and_solver) {
+  imp_model* pend = imp_test_load_model("pendulum.xml");
+  ck_assert_int_le(pend->nislandmax, 2); /* a hinge limit at most */
+  imp_data* dp = imp_make_data(pend);
+  ck_assert_uint_lt(dp->narena, (size_t)1 << 20);
+  imp_free_data(dp);
+  imp_free_model(pend);
+
+  imp_model* m = imp_test_load_string_nowarn(k_piles);
+  imp_data* d = imp_make_data(m);
+  imp_data* copy = imp_make_data(m);
+  size_t todorov_bytes = d->narena;
+  ck_assert_uint_eq(todorov_bytes, imp_arena_bytes(m, imp_solver_find("todorov")));
+  ck_assert_int_eq(imp_set_threads(m, d, 2), 0);
+  ck_assert_int_eq(imp_set_solver(m, d, "lemke"), 0);
+  ck_assert_uint_gt(d->narena, todorov_bytes);
+  ck_assert_uint_eq(d->narena, imp_arena_bytes(m, imp_solver_find("lemke")));
+  for (int i = 0; i < 50; i++) imp_step(m, d); /* an overrun aborts the test */
+  ck_assert_int_gt(d->nefc, 0);
+  imp_copy_data(m, copy, d);
+  ck_assert_uint_ge(copy->narena, d->narena);
+  for (int i = 0; i < 5; i++) {
+    imp_step(m, d);
+    imp_step(m, copy);
+    ck_assert(memcmp(copy->qpos, d->qpos, sizeof(double) * m->nq) == 0);
+  }
+  ck_assert_int_eq(imp_set_solver(m, d, "no such solver"), -1);
+  ck_assert_str_eq(imp_solver_name(d->solver), "lemke");
+  imp_free_data(copy);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
+/* The automatic nislandmax bounds what the model can make, not less: no
+   row of any bundled scene is ever left out of its island, and a pair the
+   filters exclude makes no room. */
+START_TEST(test_island_bound_holds) {
+  const char* files[] = {"box_pile.xml", "box_pyramid.xml", "ball_stack.xml", "heavy_stack.xml",
+                         "incline.xml", "capsule_pile.xml", "weld_load.xml", "joint_limits.xml"};
+  for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+    imp_model* m = imp_test_load_model(files[f]);
+    imp_data* d = imp_make_data(m);
+    for (int i = 0; i < 300; i++) {
+      imp_step(m, d);
+      /* below the cap of 1000 the bound covers all rows at once */
+      ck_assert_msg(m->nislandmax == 1000 || d->nefc <= m->nislandmax,
+                    "%s: %d rows > nislandmax %d", files[f], d->nefc, m->nislandmax);
+    }
+    ck_assert_msg(d->nefc_dropped == 0, "%s dropped rows", files[f]);
+    imp_free_data(d);
+    imp_free_model(m);
+  }
+  /* two boxes whose bitmasks never match, on no floor: no contact rows */
+  imp_model* m = imp_test_load_string_nowarn(
+      "<mujoco><worldbody>"
+      "<body><freejoint/><geom type='box' size='.1 .1 .1' contype='1' conaffinity='0'/></body>"
+      "<body><freejoint/><geom type='box' size='.1 .1 .1' contype='1' conaffinity='0'/></body>"
+      "</worldbody></mujoco>");
+  ck_assert_int_eq(m->nislandmax, 1);
+  imp_free_model(m);
+  m = imp_test_load_string_nowarn(
+      "<mujoco><size nislandmax='77'/><worldbody><body><freejoint/><geom size='.1'/></body>"
+      "</worldbody></mujoco>");
+  ck_assert_int_eq(m->nislandmax, 77); /* the file's own value stays */
+  imp_free_model(m);
+}
+END_TEST
+
 /* A step never leaves scratch on the arena, and uses it within its size. */
 START_TEST(test_arena_balanced) {
   imp_model* m = imp_test_load_string_nowarn(k_model);
@@ -271,6 +345,8 @@ int main(void) {
   tcase_add_test(tc, test_determinism_bit_identical);
   tcase_add_test(tc, test_threads_bit_identical);
   tcase_add_test(tc, test_arena_balanced);
+  tcase_add_test(tc, test_scratch_sized_to_model_and_solver);
+  tcase_add_test(tc, test_island_bound_holds);
   tcase_add_test(tc, test_nan_resets_and_counts);
   suite_add_tcase(s, tc);
   return imp_test_run_suite(s);
