@@ -349,12 +349,13 @@ static void add_connect(const imp_model* m, imp_data* d, int e, rel_jac* J) {
 static void add_weld(const imp_model* m, imp_data* d, int e, rel_jac* J) {
   int b1 = m->eq_obj1id[e], b2 = m->eq_obj2id[e];
   const double* data = m->eq_data + 11 * e;
-  double target[3], r[3], q1t[4], qerr[4], qc[4];
-  body_point(d, b1, data, target); /* where body2's origin belongs */
+  double target[3], p2[3], r[3], q1t[4], qerr[4], qc[4];
+  body_point(d, b1, data, target); /* where body2's point data[7..9] belongs */
+  body_point(d, b2, data + 7, p2);
   int blk = add_block(m, d, IMP_CNSTR_EQUALITY, e, 6);
   if (blk < 0) return;
-  relative_jacobian(m, d, b1, target, b2, d->xpos + 3 * b2, J);
-  for (int i = 0; i < 3; i++) r[i] = d->xpos[3 * b2 + i] - target[i];
+  relative_jacobian(m, d, b1, target, b2, p2, J);
+  for (int i = 0; i < 3; i++) r[i] = p2[i] - target[i];
   add_equality_rows(m, d, blk, 0, J, r, 0);
   /* orientation error as a world rotation vector: q2 = qerr * q1 * qrel,
      whose rate is w2 - w1 to first order */

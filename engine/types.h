@@ -310,10 +310,13 @@ typedef struct imp_model {
   int* eq_active;        /* neq: 0 when active="false" */
   double* eq_solref;     /* neq x 2 */
   double* eq_data;       /* neq x 11: connect: anchor in body1's frame (3), the same
-                            point in body2's frame at qpos0 (3); weld: body2's
-                            origin in body1's frame (3), body2's orientation
-                            relative to body1 (quat 4), both from relpose or
-                            qpos0; joint: polycoef (5) */
+                            point in body2's frame at qpos0 (3), or the two
+                            sites' positions; weld: a point in body1's frame
+                            (3), body2's orientation relative to body1 (quat
+                            4), the point of body2 that must coincide with it,
+                            in body2's frame (3): body2's origin (0) and its
+                            place from relpose or qpos0, or the two sites'
+                            positions; joint: polycoef (5) */
 
   /* excluded body pairs, body1 < body2, sorted by (body1, body2) */
   int* exclude_body1;    /* nexclude */

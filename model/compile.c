@@ -182,6 +182,14 @@ static int body_id(ld_ctx* c, const char* name, const char* file, int line) {
   ld_error(c, file, line, "unknown body '%s'", name);
 }
 
+static int site_id(ld_ctx* c, const char* name, const char* file, int line) {
+  for (int i = 0; i < c->sites.n; i++) {
+    const char* s = LD_AT(c->sites, ld_geom, i)->name;
+    if (s && !strcmp(s, name)) return i;
+  }
+  ld_error(c, file, line, "unknown site '%s'", name);
+}
+
 static int material_id(ld_ctx* c, const char* name, const char* file, int line) {
   if (!name) return -1;
   for (int i = 0; i < c->materials.n; i++) {
@@ -388,14 +396,17 @@ static void resolve_equalities(ld_ctx* c, int* obj1, int* obj2) {
           ld_error(c, e->file, e->line, "joint equality: joint '%s' is not a hinge or slide",
                    J[j].name);
       }
+    } else if (e->site1) { /* the sites' bodies */
+      obj1[i] = LD_AT(c->sites, ld_geom, site_id(c, e->site1, e->file, e->line))->body;
+      obj2[i] = LD_AT(c->sites, ld_geom, site_id(c, e->site2, e->file, e->line))->body;
     } else {
       obj1[i] = body_id(c, e->obj1, e->file, e->line);
       obj2[i] = e->obj2 ? body_id(c, e->obj2, e->file, e->line) : 0;
     }
     if (obj1[i] == obj2[i])
-      ld_error(c, e->file, e->line, "%s equality between '%s' and itself",
+      ld_error(c, e->file, e->line, "%s equality between %s'%s' and itself",
                e->type == IMP_EQ_CONNECT ? "connect" : e->type == IMP_EQ_WELD ? "weld" : "joint",
-               e->obj1);
+               e->site1 ? "the body of site " : "", e->site1 ? e->site1 : e->obj1);
   }
 }
 
@@ -420,6 +431,31 @@ static void body_poses_qpos0(const ld_body* B, int nbody, double* xpos, double* 
    p2 = R2' (x1 + R1 a - x2). weld: body2's pose in body1's frame,
    p = R1' (x2 - x1), q = q1^-1 q2 (so q2 = q1 q), from qpos0 unless relpose
    has a non-zero quaternion. joint: polycoef. */
+/* eq_data of a connect or weld by sites, from the sites' poses in their
+   bodies (p_i, q_i), whatever the configuration (the sites "snap
+   together"). connect: the two site positions, the anchors of the body
+   form. weld: the frames coincide when the points p_1 of body1 and p_2 of
+   body2 do and q_b2 = q_b1 q_1 q_2^-1 (eq_data's layout, types.h: the
+   position rows act at the sites, as MuJoCo's do). */
+static void site_equality_data(const ld_equality* e, const ld_geom* s1, const ld_geom* s2,
+                               double* data) {
+  if (e->type == IMP_EQ_CONNECT) {
+    imp_copy(data, s1->pos, 3);
+    imp_copy(data + 3, s2->pos, 3);
+    return;
+  }
+  double q1[4], q2c[4];
+  imp_copy(q1, s1->quat, 4);
+  imp_quat_normalize(q1);
+  imp_copy(q2c, s2->quat, 4);
+  imp_quat_normalize(q2c);
+  imp_quat_conj(q2c, q2c);
+  imp_copy(data, s1->pos, 3);
+  imp_quat_mul(data + 3, q1, q2c);
+  imp_quat_normalize(data + 3);
+  imp_copy(data + 7, s2->pos, 3);
+}
+
 static void equality_data(const ld_equality* e, int b1, int b2, const double* xpos,
                           const double* xquat, double* data) {
   const double *x1 = xpos + 3 * b1, *x2 = xpos + 3 * b2;
@@ -1030,8 +1066,13 @@ imp_model* ld_compile(ld_ctx* c) {
     m->eq_active[i] = e->active;
     imp_copy(m->eq_solref + 2 * i, e->solref, 2);
     int isbody = e->type != IMP_EQ_JOINT; /* joint ids do not index body poses */
-    equality_data(e, isbody ? eqobj1[i] : 0, isbody ? eqobj2[i] : 0, xpos, xquat,
-                  m->eq_data + LD_NEQDATA * i);
+    if (e->site1)
+      site_equality_data(e, LD_AT(c->sites, ld_geom, site_id(c, e->site1, e->file, e->line)),
+                         LD_AT(c->sites, ld_geom, site_id(c, e->site2, e->file, e->line)),
+                         m->eq_data + LD_NEQDATA * i);
+    else
+      equality_data(e, isbody ? eqobj1[i] : 0, isbody ? eqobj2[i] : 0, xpos, xquat,
+                    m->eq_data + LD_NEQDATA * i);
   }
 
   /* ---- position actuators' dampratio, and the stability of explicit

@@ -219,13 +219,30 @@ void ld_read_pair(ld_ctx* c, ld_node* n, ld_pair* p) {
 }
 
 /* the bodies or joints an equality of this type names: body1/body2 or
-   joint1/joint2, the first required */
+   joint1/joint2, the first required; a connect or weld may instead name
+   site1 and site2 (both, and then no body1, body2, anchor or relpose) */
 static void read_equality_objects(ld_ctx* c, ld_node* n, ld_equality* e) {
   const char* k1 = e->type == IMP_EQ_JOINT ? "joint1" : "body1";
   const char* k2 = e->type == IMP_EQ_JOINT ? "joint2" : "body2";
   e->obj1 = ld_attr_str(n, k1);
   e->obj2 = ld_attr_str(n, k2);
-  if (!e->obj1) ld_error(c, n->file, n->line, "%s: %s is required", n->name, k1);
+  if (e->type != IMP_EQ_JOINT) {
+    e->site1 = ld_attr_str(n, "site1");
+    e->site2 = ld_attr_str(n, "site2");
+  }
+  if (e->site1 || e->site2) {
+    if (!e->site1 || !e->site2)
+      ld_error(c, n->file, n->line, "%s: site1 and site2 go together", n->name);
+    static const char* const body_form[] = {"body1", "body2", "anchor", "relpose", NULL};
+    for (int i = 0; body_form[i]; i++)
+      if (ld_attr_str(n, body_form[i]))
+        ld_error(c, n->file, n->line, "%s: %s cannot be given with site1 and site2", n->name,
+                 body_form[i]);
+    return;
+  }
+  if (!e->obj1)
+    ld_error(c, n->file, n->line, "%s: %s is required%s", n->name, k1,
+             e->type == IMP_EQ_JOINT ? "" : " (or site1 and site2)");
 }
 
 /* weld anchor and torquescale (MuJoCo 2.2.2) are not in our weld rows: a
@@ -248,7 +265,7 @@ void ld_read_equality(ld_ctx* c, ld_node* n, ld_equality* e, int type) {
   e->type = type;
   read_equality_objects(c, n, e);
   if (type == IMP_EQ_CONNECT) {
-    if (ld_attr_nums(c, n, "anchor", e->anchor, 3, 3) < 0)
+    if (!e->site1 && ld_attr_nums(c, n, "anchor", e->anchor, 3, 3) < 0)
       ld_error(c, n->file, n->line, "connect: anchor is required");
   } else if (type == IMP_EQ_WELD) {
     ld_attr_nums(c, n, "relpose", e->relpose, 7, 7);

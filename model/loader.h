@@ -208,6 +208,7 @@ typedef struct ld_equality {
   int line;
   int type;                  /* imp_eq_type */
   const char *obj1, *obj2;   /* body1/body2 or joint1/joint2; obj2 NULL when omitted */
+  const char *site1, *site2; /* connect, weld by sites (MuJoCo 3.x): both, or neither */
   int active;
   double solref[2];
   double anchor[3];          /* connect: in body1's frame */

@@ -1253,6 +1253,33 @@ START_TEST(weld_relative_pose_from_qpos0_and_relpose) {
 }
 END_TEST
 
+/* connect and weld by sites (MuJoCo 3.x's form): the sites' poses in their
+   bodies, whatever the configuration, since the sites snap together.
+   connect: the two site positions. weld: site1's position, q = q_1 q_2^-1
+   (so that q_b2 = q_b1 q makes the frames coincide) and site2's position;
+   here q_1 = Rz(90), q_2 = Rx(90), so q = (c,0,0,s)(c,-s,0,0) =
+   (c^2, -cs, -s^2, cs) = (1/2, -1/2, -1/2, 1/2), c = s = sqrt(1/2). */
+START_TEST(connect_and_weld_by_sites) {
+  imp_model* m = imp_test_load_string_nowarn(
+      "<mujoco><worldbody><site name='w' pos='0 0 3'/>"
+      "<body name='a' pos='1 0 0'><freejoint/><geom size='0.1'/>"
+      "<site name='s1' pos='0.1 0.2 0.3' axisangle='0 0 1 90'/></body>"
+      "<body name='b' pos='0 0 1'><freejoint/><geom size='0.1'/>"
+      "<site name='s2' pos='-0.5 0 0' axisangle='1 0 0 90'/></body></worldbody>"
+      "<equality><connect site1='s1' site2='w'/><weld site1='s1' site2='s2'/></equality>"
+      "</mujoco>");
+  ck_assert_int_eq(m->eq_obj1id[0], 1);
+  ck_assert_int_eq(m->eq_obj2id[0], 0);
+  ck_assert_int_eq(m->eq_obj1id[1], 1);
+  ck_assert_int_eq(m->eq_obj2id[1], 2);
+  double e0[11] = {0.1, 0.2, 0.3, 0, 0, 3};
+  double e1[11] = {0.1, 0.2, 0.3, 0.5, -0.5, -0.5, 0.5, -0.5, 0, 0};
+  assert_vec(m->eq_data, e0, 11, TOL);
+  assert_vec(m->eq_data + 11, e1, 11, TOL);
+  imp_free_model(m);
+}
+END_TEST
+
 /* joint: polycoef as given, default 0 1 0 0 0 (joint1 = joint2); joint2
    omitted is -1 */
 START_TEST(joint_equality_polycoef) {
@@ -1344,8 +1371,8 @@ END_TEST
 START_TEST(error_bad_equalities_have_lines) {
   const char* head =
       "<mujoco><worldbody><body name='a'><joint name='h'/><joint name='s' type='slide'/>"
-      "<geom size='0.1'/><body name='b'><joint name='ball' type='ball'/><geom size='0.1'/>"
-      "</body></body></worldbody>\n<equality>\n";
+      "<geom size='0.1'/><site name='sa'/><site name='sa2'/><body name='b'><joint name='ball' "
+      "type='ball'/><geom size='0.1'/><site name='sb'/></body></body></worldbody>\n<equality>\n";
   struct { const char *eq, *what; } cases[] = {
       {"<connect body1='zz' anchor='0 0 0'/>", "unknown body 'zz'"},
       {"<weld body1='a' body2='zz'/>", "unknown body 'zz'"},
@@ -1362,6 +1389,12 @@ START_TEST(error_bad_equalities_have_lines) {
       {"<joint joint1='h' polycoef='0 1'/>", "expected 5 numbers"},
       {"<weld body1='a' class='nope'/>", "unknown default class 'nope'"},
       {"<weld body1='a' active='maybe'/>", "unknown value 'maybe'"},
+      {"<connect site1='sa'/>", "connect: site1 and site2 go together"},
+      {"<weld site2='sa'/>", "weld: site1 and site2 go together"},
+      {"<connect site1='sa' site2='sb' anchor='0 0 0'/>", "anchor cannot be given with site1"},
+      {"<weld site1='sa' site2='sb' body1='a'/>", "body1 cannot be given with site1"},
+      {"<weld site1='sa' site2='zz'/>", "unknown site 'zz'"},
+      {"<connect site1='sa' site2='sa2'/>", "between the body of site 'sa' and itself"},
   };
   char xml[1024];
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -1504,6 +1537,7 @@ Suite* loader_suite(void) {
   tcase_add_test(t, ball_range_is_a_cone_angle);
   tcase_add_test(t, connect_anchor_in_both_frames);
   tcase_add_test(t, weld_relative_pose_from_qpos0_and_relpose);
+  tcase_add_test(t, connect_and_weld_by_sites);
   tcase_add_test(t, joint_equality_polycoef);
   tcase_add_test(t, equality_data_matches_mujoco_on_nested_bodies);
   tcase_add_test(t, equalities_hold_in_kinematics_at_qpos0);
