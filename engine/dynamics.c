@@ -20,6 +20,22 @@ static void quat_difference(double r[3], const double a[4], const double b[4]) {
   for (int i = 0; i < 3; i++) r[i] = s > IMP_MINVAL ? axis[i] * angle : 0;
 }
 
+static void add_body_force(const imp_model* m, imp_data* d, int b, const double frc[6],
+                           double* qfrc);
+
+/* Gravity compensation (MJCF body gravcomp): an upward force of gravcomp
+   times the body's weight at its centre of mass, -gravcomp m g; nothing
+   when gravity is disabled. */
+static void add_gravcomp(const imp_model* m, imp_data* d) {
+  if (m->opt.disableflags & IMP_DSBL_GRAVITY) return;
+  for (int b = 1; b < m->nbody; b++) {
+    double s = m->body_gravcomp[b] * m->body_mass[b];
+    if (s == 0) continue;
+    double frc[6] = {-s * m->opt.gravity[0], -s * m->opt.gravity[1], -s * m->opt.gravity[2]};
+    add_body_force(m, d, b, frc, d->qfrc_passive);
+  }
+}
+
 void imp_passive(const imp_model* m, imp_data* d) {
   imp_zero(d->qfrc_passive, m->nv);
   if (m->opt.disableflags & IMP_DSBL_PASSIVE) return;
@@ -47,6 +63,7 @@ void imp_passive(const imp_model* m, imp_data* d) {
     }
   }
   for (int i = 0; i < m->nv; i++) d->qfrc_passive[i] -= m->dof_damping[i] * d->qvel[i];
+  add_gravcomp(m, d);
 }
 
 static double clamp(double x, const double range[2]) {

@@ -235,6 +235,7 @@ typedef struct imp_model {
   double* body_ipos;     /* nbody x 3: centre of mass in the body frame */
   double* body_iquat;    /* nbody x 4: principal axes in the body frame */
   double* body_mass;     /* nbody */
+  double* body_gravcomp; /* nbody: fraction of the weight lifted at the centre of mass (passive) */
   double* body_inertia;  /* nbody x 3: principal moments about the com */
   double* body_subtreemass; /* nbody */
   int* body_weldid;      /* nbody: the body's closest ancestor-or-self with a joint, 0 (world) if none */

@@ -56,7 +56,7 @@
   X(int, body_jntadr, nbody) X(int, body_dofnum, nbody) X(int, body_dofadr, nbody)         \
   X(int, body_geomnum, nbody) X(int, body_geomadr, nbody) X(double, body_pos, 3 * nbody)   \
   X(double, body_quat, 4 * nbody) X(double, body_ipos, 3 * nbody)                          \
-  X(double, body_iquat, 4 * nbody) X(double, body_mass, nbody)                             \
+  X(double, body_iquat, 4 * nbody) X(double, body_mass, nbody) X(double, body_gravcomp, nbody)                             \
   X(double, body_inertia, 3 * nbody) X(double, body_subtreemass, nbody)                    \
   X(int, body_weldid, nbody) X(int, geom_dataid, ngeom) X(int, geom_priority, ngeom)       \
   X(double, geom_aabb, 6 * ngeom) X(int, mesh_vertadr, nmesh) X(int, mesh_vertnum, nmesh)  \
@@ -839,6 +839,7 @@ imp_model* ld_compile(ld_ctx* c) {
   }
   for (int b = 0; b < nbody; b++) {
     m->body_mass[b] = B[b].mass;
+    m->body_gravcomp[b] = B[b].gravcomp;
     imp_copy(m->body_ipos + 3 * b, B[b].ipos, 3);
     imp_copy(m->body_iquat + 4 * b, B[b].iquat, 4);
     imp_copy(m->body_inertia + 3 * b, B[b].inertia, 3);

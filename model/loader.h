@@ -160,6 +160,7 @@ typedef struct ld_body {
   double pos[3], quat[4];
   int has_inertial;
   double ipos[3], iquat[4], mass, inertia[3];
+  double gravcomp; /* fraction of the body's weight lifted at its centre of mass */
 } ld_body;
 
 /* <mesh inertia=...>: how a geom's mass spreads over its mesh */

@@ -650,6 +650,8 @@ static void parse_body(ld_ctx* c, ld_node* n, int body, int childclass) {
       const char* cc = ld_attr_str(ch, "childclass");
       b->childclass = cc ? ld_find_class(c, ch, cc) : childclass;
       ld_read_frame(c, ch, b->pos, b->quat);
+      if (ld_attr_nums(c, ch, "gravcomp", &b->gravcomp, 1, 1) > 0 && !isfinite(b->gravcomp))
+        ld_error(c, ch->file, ch->line, "body gravcomp must be a finite number");
       int mocap = 0;
       if (ld_attr_bool(c, ch, "mocap", &mocap) && mocap)
         ld_warning(c, "mocap", ch->file, ch->line, "mocap bodies are not supported yet (static)");

@@ -487,6 +487,44 @@ START_TEST(test_applied_forces) {
 }
 END_TEST
 
+/* Gravity compensation (MJCF body gravcomp): an upward force of gravcomp
+   times the body's weight at its centre of mass. Truths: a fully
+   compensated free body and a fully compensated two-link arm hanging
+   sideways never move; a half-compensated free body falls at g/2, on
+   semi-implicit Euler's closed form z_n = z_0 - (g/2) h^2 n(n+1)/2; the
+   arm's passive force is then the gravity part of the bias (at rest,
+   qfrc_bias is the potential's gradient); with gravity disabled nothing is
+   added. */
+START_TEST(test_gravcomp) {
+  imp_model* m = imp_test_load_string_nowarn(
+      "<mujoco><option timestep='0.002'/><worldbody>"
+      "<body pos='0 0 1' gravcomp='1'><freejoint/><geom size='.1' mass='2'/></body>"
+      "<body pos='1 0 1' gravcomp='0.5'><freejoint/><geom size='.1' mass='3'/></body>"
+      "<body pos='2 0 1' gravcomp='1'><joint type='hinge' axis='0 1 0'/>"
+      "<geom type='capsule' fromto='0 0 0 .5 0 0' size='.05'/><body pos='.5 0 0' gravcomp='1'>"
+      "<joint type='hinge' axis='0 1 0'/><geom type='capsule' fromto='0 0 0 .4 0.1 0' size='.04'/>"
+      "</body></body></worldbody></mujoco>");
+  imp_data* d = imp_make_data(m);
+  imp_forward(m, d);
+  for (int i = 12; i < 14; i++) /* the arm at rest: passive = gravity's bias */
+    ck_assert_double_eq_tol(d->qfrc_passive[i], d->qfrc_bias[i], 1e-12);
+  ck_assert_double_gt(fabs(d->qfrc_bias[12]), 1); /* the arm's weight has a moment */
+  int n = 500;
+  for (int i = 0; i < n; i++) imp_step(m, d);
+  double h = m->opt.timestep, g = -m->opt.gravity[2];
+  for (int i = 0; i < 6; i++) ck_assert_double_eq_tol(d->qvel[i], 0, 1e-14);
+  ck_assert_double_eq_tol(d->qpos[2], 1, 1e-14);
+  ck_assert_double_eq_tol(d->qpos[9], 1 - 0.5 * g * h * h * n * (n + 1) / 2, 1e-11);
+  ck_assert_double_eq_tol(d->qvel[12], 0, 1e-13);
+  ck_assert_double_eq_tol(d->qvel[13], 0, 1e-13);
+  m->opt.disableflags |= IMP_DSBL_GRAVITY;
+  imp_forward(m, d);
+  for (int i = 0; i < m->nv; i++) ck_assert_double_eq(d->qfrc_passive[i], 0);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
 int main(void) {
   imp_test_rng = 0xda942042e4dd58b5ull;
   Suite* s = suite_create("dynamics");
@@ -504,6 +542,7 @@ int main(void) {
   tcase_add_test(tc, test_actuator_and_damping_velocity_derivative);
   tcase_add_test(tc, test_affine_gain);
   tcase_add_test(tc, test_applied_forces);
+  tcase_add_test(tc, test_gravcomp);
   suite_add_tcase(s, tc);
   return imp_test_run_suite(s);
 }
