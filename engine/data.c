@@ -55,15 +55,13 @@
   X(island_flags, m->njmax) X(warm_type, m->njmax) X(warm_id, m->njmax) \
   X(warm_id2, m->njmax)
 
-static size_t aligned_bytes(size_t ndouble) {
-  size_t b = ndouble * sizeof(double);
-  return (b + IMP_ALIGN - 1) / IMP_ALIGN * IMP_ALIGN;
-}
+/* bytes rounded up to a multiple of IMP_ALIGN (what aligned_alloc wants,
+   and what keeps the next array aligned) */
+static size_t round_up(size_t bytes) { return (bytes + IMP_ALIGN - 1) / IMP_ALIGN * IMP_ALIGN; }
 
-static size_t aligned_int_bytes(size_t nint) {
-  size_t b = nint * sizeof(int);
-  return (b + IMP_ALIGN - 1) / IMP_ALIGN * IMP_ALIGN;
-}
+static size_t aligned_bytes(size_t ndouble) { return round_up(ndouble * sizeof(double)); }
+
+static size_t aligned_int_bytes(size_t nint) { return round_up(nint * sizeof(int)); }
 
 /* Scratch a step needs at most: RNE and the integrator use a few arrays
    per body and per dof, the implicit integrators D (2 nM) and the tangent
@@ -74,13 +72,13 @@ size_t imp_arena_bytes(const imp_model* m, int solver) {
              4 * (size_t)m->nu + 32 * (size_t)m->ngeom /* collision: boxes, tree */ +
              2 * (size_t)m->nM + 19 * (size_t)m->nbody; /* implicit integrators */
   size_t b = aligned_bytes(n) + 64 * IMP_ALIGN + imp_contact_arena_bytes(m, solver);
-  return (b + IMP_ALIGN - 1) / IMP_ALIGN * IMP_ALIGN; /* aligned_alloc wants a multiple */
+  return round_up(b); /* aligned_alloc wants a multiple */
 }
 
 int imp_arena_reserve(imp_data* d, size_t bytes) {
   if (bytes <= d->narena) return 0;
   if (d->pstack != 0) imp_error("imp_arena_reserve: called inside a step");
-  bytes = (bytes + IMP_ALIGN - 1) / IMP_ALIGN * IMP_ALIGN;
+  bytes = round_up(bytes);
   /* not cleared: its pages (the Delassus matrix and solver scratch of the
      largest island) are only touched when used */
   void* arena = aligned_alloc(IMP_ALIGN, bytes);
@@ -101,8 +99,8 @@ imp_data* imp_make_data(const imp_model* m) {
   IMP_DATA_IARRAYS(IMP_ISIZE)
 #undef IMP_ISIZE
   size_t contact_bytes = sizeof(imp_contact) * (size_t)m->nconmax;
-  total += (contact_bytes + IMP_ALIGN - 1) / IMP_ALIGN * IMP_ALIGN; /* d->contact, last */
-  total = (total + IMP_ALIGN - 1) / IMP_ALIGN * IMP_ALIGN;
+  total += round_up(contact_bytes); /* d->contact, last */
+  total = round_up(total);
 
   imp_data* d = calloc(1, sizeof(imp_data));
   if (!d) return NULL;
@@ -208,7 +206,7 @@ void imp_copy_data(const imp_model* m, imp_data* dst, const imp_data* src) {
 /* ---- arena ---- */
 
 static void* stack_alloc_bytes(imp_data* d, size_t bytes) {
-  size_t start = (d->pstack + IMP_ALIGN - 1) / IMP_ALIGN * IMP_ALIGN;
+  size_t start = round_up(d->pstack);
   if (start + bytes > d->narena)
     imp_error("arena exhausted: %zu bytes asked, %zu of %zu in use", bytes, d->pstack, d->narena);
   d->pstack = start + bytes;

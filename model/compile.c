@@ -56,8 +56,9 @@
   X(int, body_jntadr, nbody) X(int, body_dofnum, nbody) X(int, body_dofadr, nbody)         \
   X(int, body_geomnum, nbody) X(int, body_geomadr, nbody) X(double, body_pos, 3 * nbody)   \
   X(double, body_quat, 4 * nbody) X(double, body_ipos, 3 * nbody)                          \
-  X(double, body_iquat, 4 * nbody) X(double, body_mass, nbody) X(double, body_gravcomp, nbody)                             \
-  X(double, body_inertia, 3 * nbody) X(double, body_subtreemass, nbody)                    \
+  X(double, body_iquat, 4 * nbody) X(double, body_mass, nbody)                             \
+  X(double, body_gravcomp, nbody) X(double, body_inertia, 3 * nbody)                       \
+  X(double, body_subtreemass, nbody)                                                       \
   X(int, body_weldid, nbody) X(int, geom_dataid, ngeom) X(int, geom_priority, ngeom)       \
   X(double, geom_aabb, 6 * ngeom) X(int, mesh_vertadr, nmesh) X(int, mesh_vertnum, nmesh)  \
   X(int, mesh_faceadr, nmesh) X(int, mesh_facenum, nmesh) X(int, mesh_hulladr, nmesh)      \
@@ -174,29 +175,28 @@ static void check_unique(ld_ctx* c, ld_vec* v, const char* what) {
   }
 }
 
-static int body_id(ld_ctx* c, const char* name, const char* file, int line) {
-  for (int i = 0; i < c->bodies.n; i++) {
-    const char* s = LD_AT(c->bodies, ld_body, i)->name;
+/* index of the element of v named name (every spec struct starts with its
+   name, as check_unique relies on); an error at the referring element when
+   there is none */
+static int named_id(ld_ctx* c, const ld_vec* v, const char* what, const char* name,
+                    const char* file, int line) {
+  for (int i = 0; i < v->n; i++) {
+    const char* s = *(const char* const*)(const void*)(v->data + (size_t)i * v->elsz);
     if (s && !strcmp(s, name)) return i;
   }
-  ld_error(c, file, line, "unknown body '%s'", name);
+  ld_error(c, file, line, "unknown %s '%s'", what, name);
+}
+
+static int body_id(ld_ctx* c, const char* name, const char* file, int line) {
+  return named_id(c, &c->bodies, "body", name, file, line);
 }
 
 static int site_id(ld_ctx* c, const char* name, const char* file, int line) {
-  for (int i = 0; i < c->sites.n; i++) {
-    const char* s = LD_AT(c->sites, ld_geom, i)->name;
-    if (s && !strcmp(s, name)) return i;
-  }
-  ld_error(c, file, line, "unknown site '%s'", name);
+  return named_id(c, &c->sites, "site", name, file, line);
 }
 
 static int material_id(ld_ctx* c, const char* name, const char* file, int line) {
-  if (!name) return -1;
-  for (int i = 0; i < c->materials.n; i++) {
-    const char* s = LD_AT(c->materials, ld_material, i)->name;
-    if (s && !strcmp(s, name)) return i;
-  }
-  ld_error(c, file, line, "unknown material '%s'", name);
+  return name ? named_id(c, &c->materials, "material", name, file, line) : -1;
 }
 
 /* fromto and the number of size values of a geom or site */
@@ -373,11 +373,7 @@ static void permute(ld_ctx* c, ld_vec* v, const int* perm, int n) {
 
 /* joint id by name, error at the referring element when unknown */
 static int joint_id(ld_ctx* c, const char* name, const char* file, int line) {
-  for (int i = 0; i < c->joints.n; i++) {
-    const char* s = LD_AT(c->joints, ld_joint, i)->name;
-    if (s && !strcmp(s, name)) return i;
-  }
-  ld_error(c, file, line, "unknown joint '%s'", name);
+  return named_id(c, &c->joints, "joint", name, file, line);
 }
 
 /* equality references: body ids (body2 omitted: the world) or joint ids
@@ -426,11 +422,6 @@ static void body_poses_qpos0(const ld_body* B, int nbody, double* xpos, double* 
   }
 }
 
-/* eq_data of one equality (layout in types.h). connect: the anchor in
-   body1's frame, and the world point it marks at qpos0 in body2's frame,
-   p2 = R2' (x1 + R1 a - x2). weld: body2's pose in body1's frame,
-   p = R1' (x2 - x1), q = q1^-1 q2 (so q2 = q1 q), from qpos0 unless relpose
-   has a non-zero quaternion. joint: polycoef. */
 /* eq_data of a connect or weld by sites, from the sites' poses in their
    bodies (p_i, q_i), whatever the configuration (the sites "snap
    together"). connect: the two site positions, the anchors of the body
@@ -456,6 +447,11 @@ static void site_equality_data(const ld_equality* e, const ld_geom* s1, const ld
   imp_copy(data + 7, s2->pos, 3);
 }
 
+/* eq_data of one equality (layout in types.h). connect: the anchor in
+   body1's frame, and the world point it marks at qpos0 in body2's frame,
+   p2 = R2' (x1 + R1 a - x2). weld: body2's pose in body1's frame,
+   p = R1' (x2 - x1), q = q1^-1 q2 (so q2 = q1 q), from qpos0 unless relpose
+   has a non-zero quaternion. joint: polycoef. */
 static void equality_data(const ld_equality* e, int b1, int b2, const double* xpos,
                           const double* xquat, double* data) {
   const double *x1 = xpos + 3 * b1, *x2 = xpos + 3 * b2;
