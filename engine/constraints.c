@@ -1,4 +1,4 @@
-/* Constraint rows: contacts, joint limits and equalities, each a block of
+/* Constraint rows: contacts, joint limits, joint friction and equalities, each a block of
  * rows with its Jacobian K (v = K u, u the generalized velocity), its
  * violation and its stabilization target b (Todorov 2010, eq. 11).
  *
@@ -24,6 +24,10 @@
  *  - joint limit, one block per side that can be reached in this step:
  *    hinge and slide pos = q - lower or upper - q; a ball joint's cone
  *    pos = range[1] - angle, its row the rotation axis of the joint;
+ *  - joint friction (MJCF frictionloss): one row per dof of a joint with
+ *    frictionloss > 0, in every step whatever the motion (MuJoCo's rule:
+ *    dry friction acts at rest too), the dof's velocity, with the impulse
+ *    bound frictionloss * h (IMP_CNSTR_FRICTION, contact.h); pos 0;
  *  - equality: connect (3 rows: the two anchors' world positions), weld
  *    (3 position rows, 3 orientation rows), joint (1 row,
  *    q1 - q1ref = poly(q2 - q2ref)); pos is the residual, signed like v.
@@ -313,6 +317,19 @@ static void add_limits(const imp_model* m, imp_data* d) {
   }
 }
 
+/* ---- joint friction ---- */
+
+static void add_joint_friction(const imp_model* m, imp_data* d) {
+  for (int i = 0; i < m->nv; i++) {
+    if (!(m->dof_frictionloss[i] > 0)) continue;
+    int blk = add_block(m, d, IMP_CNSTR_FRICTION, i, 1);
+    if (blk < 0) return;
+    double one = 1;
+    set_row_entries(d, d->blk_efcadr[blk], 1, &i, &one);
+    d->blk_mu[blk] = m->dof_frictionloss[i] * m->opt.timestep; /* a force bound, as an impulse */
+  }
+}
+
 /* ---- equalities ---- */
 
 static void body_point(const imp_data* d, int b, const double local[3], double p[3]) {
@@ -459,6 +476,7 @@ void imp_constraints(const imp_model* m, imp_data* d) {
   size_t mark = imp_stack_mark(d);
   rel_jac J = rel_jac_alloc(m, d);
   if (!(m->opt.disableflags & IMP_DSBL_EQUALITY)) add_equalities(m, d, &J);
+  if (!(m->opt.disableflags & IMP_DSBL_FRICTIONLOSS)) add_joint_friction(m, d);
   if (!(m->opt.disableflags & IMP_DSBL_LIMIT)) add_limits(m, d);
   if (!(m->opt.disableflags & IMP_DSBL_CONTACT))
     for (int i = 0; i < d->ncon; i++) add_contact(m, d, i, &J);

@@ -331,7 +331,8 @@ static void disable_immobile_rows(const imp_cproblem* p, double* b, double* mu) 
   for (int k = 0; k < p->nblock; k++)
     for (int r = 0; r < p->blk_dim[k]; r++) {
       int i = p->blk_adr[k] + r;
-      int friction = p->blk_type[k] == IMP_CNSTR_CONTACT && r > 0;
+      int friction = (p->blk_type[k] == IMP_CNSTR_CONTACT && r > 0) ||
+                     p->blk_type[k] == IMP_CNSTR_FRICTION;
       if (friction || p->A[(size_t)i * n + i] > IMMOBILE_TOL * dmax) continue;
       if (p->blk_type[k] == IMP_CNSTR_EQUALITY) {
         b[i] = p->v0[i];

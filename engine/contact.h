@@ -21,6 +21,12 @@
  *    = 0, and friction opposes slip with maximal dissipation: if
  *    ||f_T|| < mu f_N then v_T = 0, else v_T = -s f_T for some s >= 0.
  *    b is zero on friction rows.
+ *  - IMP_CNSTR_FRICTION (dim 1): dry friction with a bound fixed in advance
+ *    (MJCF joint frictionloss times h), held in mu[k]: |f| <= mu[k], and
+ *    friction opposes slip with maximal dissipation: if |f| < mu[k] then
+ *    v = 0, else v = -s f for some s >= 0. b is zero. It is the friction
+ *    row of a contact whose normal impulse is known, so it keeps the
+ *    dissipation law: f v <= 0.
  * The MJCF elliptic cone of condim 4 and 6 (torsional and rolling friction)
  * reaches the solvers as this circular cone: the stage divides those rows'
  * impulses by their coefficient relative to the sliding one (d->blk_scale)
@@ -53,7 +59,8 @@ typedef struct imp_cproblem {
   const int* blk_adr; /* nblock: first row of each block */
   const int* blk_dim; /* nblock: rows of each block */
   const int* blk_type;/* nblock: imp_constraint_type */
-  const double* mu;   /* nblock: cone coefficient (contacts with dim > 1), else 0 */
+  const double* mu;   /* nblock: cone coefficient (contacts with dim > 1), the
+                         impulse bound (IMP_CNSTR_FRICTION, >= 0), else 0 */
   const double* A;    /* n x n, row-major, symmetric positive semidefinite */
   const double* v0;   /* n: v when f = 0 */
   const double* b;    /* n: stabilization targets (0 on friction rows) */
@@ -158,7 +165,8 @@ extern const imp_csolver imp_solver_prox;
    form: per block e = f - P(f - w) with w = v - b, v = A f + v0, and for
    friction blocks w_N += mu ||w_T|| and P the projection onto the cone
    ||f_T|| <= mu f_N (for limits and frictionless contacts f_N >= 0, for
-   equalities all of R^dim, so e = w). Returns ||e|| (2-norm over all
+   equalities all of R^dim, so e = w, for dry friction rows the interval
+   [-mu, mu]). Returns ||e|| (2-norm over all
    rows); *relative (may be NULL) gets ||e|| / max(||v0||, ||f||, ||w||)
    with w = A f + v0 - b, as the issue writes it (||e|| itself when all
    three are 0). work: 2n doubles. The measure of

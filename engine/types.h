@@ -58,8 +58,9 @@ typedef enum imp_disable_bit {
   IMP_DSBL_CONSTRAINT = 1 << 7, /* every constraint: contacts, limits, ... */
   IMP_DSBL_EQUALITY = 1 << 8,   /* equality constraints */
   IMP_DSBL_ISLAND = 1 << 9,     /* one contact-space problem for all constraints, not per island */
-  IMP_DSBL_STABILIZE = 1 << 10  /* b = 0 on every row: no gap closing or drift correction
+  IMP_DSBL_STABILIZE = 1 << 10, /* b = 0 on every row: no gap closing or drift correction
                                    (Todorov 2010's tests, "We set b = 0") */
+  IMP_DSBL_FRICTIONLOSS = 1 << 11 /* joint frictionloss rows */
 } imp_disable_bit;
 
 /* what the contact stage did with an island (imp_data.island_flags) */
@@ -134,7 +135,9 @@ typedef enum imp_eq_type {
 typedef enum imp_constraint_type {
   IMP_CNSTR_EQUALITY = 0, /* bilateral rows: v = b, f free */
   IMP_CNSTR_LIMIT = 1,    /* one unilateral row: f >= 0, v >= b, f (v - b) = 0 */
-  IMP_CNSTR_CONTACT = 2   /* normal, then friction rows inside the cone */
+  IMP_CNSTR_CONTACT = 2,  /* normal, then friction rows inside the cone */
+  IMP_CNSTR_FRICTION = 3  /* one row of dry friction with a fixed bound (joint
+                             frictionloss): |f| <= bound, v = 0 while |f| < bound */
 } imp_constraint_type;
 
 /* Default rows of stabilization: MJCF's solref (time constant, damping
@@ -259,6 +262,7 @@ typedef struct imp_model {
   int* dof_Madr;         /* nv: start of row i in qM (diagonal first) */
   double* dof_armature;  /* nv */
   double* dof_damping;   /* nv */
+  double* dof_frictionloss; /* nv: dry friction's bound (force or torque); 0 none */
 
   /* geoms */
   int* geom_type;        /* ngeom: imp_geom_type */

@@ -73,7 +73,7 @@
   X(double, jnt_axis, 3 * njnt) X(double, jnt_stiffness, njnt)                             \
   X(double, jnt_range, 2 * njnt) X(int, dof_bodyid, nv) X(int, dof_jntid, nv)              \
   X(int, dof_parentid, nv) X(int, dof_Madr, nv) X(double, dof_armature, nv)                \
-  X(double, dof_damping, nv) X(int, geom_type, ngeom) X(int, geom_contype, ngeom)          \
+  X(double, dof_damping, nv) X(double, dof_frictionloss, nv) X(int, geom_type, ngeom) X(int, geom_contype, ngeom)          \
   X(int, geom_conaffinity, ngeom) X(int, geom_condim, ngeom) X(int, geom_bodyid, ngeom)    \
   X(int, geom_group, ngeom) X(int, geom_matid, ngeom) X(double, geom_size, 3 * ngeom)      \
   X(double, geom_pos, 3 * ngeom) X(double, geom_quat, 4 * ngeom)                           \
@@ -522,11 +522,13 @@ static void camlight_references(ld_ctx* c, imp_model* m) {
 /* An automatic nislandmax no larger than the rows the model can have at
    once (its Delassus matrix and solver scratch are sized by it): contacts
    of every pair that may touch (imp_collision_row_bound, at most nconmax
-   contacts of 6 rows), 2 rows a limited joint, 6 an equality. A pendulum
-   then reserves a few rows' scratch instead of 1000's. */
+   contacts of 6 rows), 2 rows a limited joint, 6 an equality, 1 a dof with
+   frictionloss. A pendulum then reserves a few rows' scratch instead of
+   1000's. */
 static void bound_island_rows(imp_model* m) {
   long rows = 6L * m->neq;
   for (int j = 0; j < m->njnt; j++) rows += 2L * (m->jnt_limited[j] != 0);
+  for (int i = 0; i < m->nv; i++) rows += m->dof_frictionloss[i] > 0;
   long contact = imp_collision_row_bound(m, m->nislandmax);
   if (contact > 6L * m->nconmax) contact = 6L * m->nconmax;
   rows += contact;
@@ -606,7 +608,7 @@ imp_model* ld_compile(ld_ctx* c) {
   resolve_excludes(c, exb1, exb2);
 
   /* ---- joints: sizes and checks ---- */
-  int nq = 0, nv = 0, nlimited = 0;
+  int nq = 0, nv = 0, nlimited = 0, nfrictionloss = 0;
   for (int j = 0; j < c->joints.n; j++) {
     ld_joint* jt = &J[j];
     if (jt->type == IMP_JNT_FREE && B[jt->body].parent != 0)
@@ -635,6 +637,8 @@ imp_model* ld_compile(ld_ctx* c) {
     if (jt->limited && jt->type == IMP_JNT_BALL && !(jt->range[1] > 0))
       ld_error(c, jt->file, jt->line, "ball joint range: the cone angle must be positive");
     nlimited += jt->limited;
+    if (jt->frictionloss > 0) /* a row of dry friction per dof */
+      nfrictionloss += jt->type == IMP_JNT_FREE ? 6 : jt->type == IMP_JNT_BALL ? 3 : 1;
   }
   check_unique(c, &c->equalities, "equality");
   int* eqobj1 = ld_alloc(c, sizeof(int) * (size_t)(c->equalities.n + 1));
@@ -700,10 +704,12 @@ imp_model* ld_compile(ld_ctx* c) {
   /* contact slots: <size nconmax> when given, else room for a dense pile */
   m->nconmax = c->nconmax > 0 ? c->nconmax : 256 + 16 * m->ngeom;
   /* constraint rows: <size njmax> when given, else 3 rows for every contact
-     slot (at least 1000) plus every equality (at most 6 rows) and limit (2
-     sides); rows cost memory linear in their number */
+     slot (at least 1000) plus every equality (at most 6 rows), limit (2
+     sides) and dof with frictionloss; rows cost memory linear in their
+     number */
   int ncon_rows = 3 * m->nconmax > 1000 ? 3 * m->nconmax : 1000;
-  m->njmax = c->njmax >= 0 ? c->njmax : ncon_rows + 6 * m->neq + 2 * nlimited;
+  m->njmax = c->njmax >= 0 ? c->njmax
+                           : ncon_rows + 6 * m->neq + 2 * nlimited + nfrictionloss;
   /* the largest island's problem is dense (memory quadratic in its rows):
      <size nislandmax> when given, else up to 1000 rows (lowered to what the
      model can make once it is complete: bound_island_rows) */
@@ -776,6 +782,7 @@ imp_model* ld_compile(ld_ctx* c) {
         m->dof_jntid[d] = j;
         m->dof_armature[d] = jt->armature;
         m->dof_damping[d] = jt->damping;
+        m->dof_frictionloss[d] = jt->frictionloss;
         if (d > m->body_dofadr[b]) {
           m->dof_parentid[d] = d - 1;
         } else { /* last dof of the nearest ancestor with dofs */

@@ -148,10 +148,8 @@ void ld_read_joint(ld_ctx* c, ld_node* n, ld_joint* j) {
   ld_attr_nums(c, n, "armature", &j->armature, 1, 1);
   ld_attr_nums(c, n, "ref", &j->ref, 1, 1);
   ld_attr_nums(c, n, "solreflimit", j->solref, 2, 2);
-  double fl = 0;
-  if (ld_attr_nums(c, n, "frictionloss", &fl, 1, 1) > 0 && fl > 0)
-    ld_warning(c, "joint/frictionloss", n->file, n->line,
-               "joint frictionloss is not supported yet (ignored)");
+  if (ld_attr_nums(c, n, "frictionloss", &j->frictionloss, 1, 1) > 0 && !(j->frictionloss >= 0))
+    ld_error(c, n->file, n->line, "joint frictionloss must be >= 0 (it is a force bound)");
   ld_accept(n, ok);
 }
 

@@ -52,6 +52,7 @@ typedef struct ld_joint {
   int has_range;
   int limited;       /* 0, 1, or -1: auto */
   double damping, stiffness, springref, armature, ref; /* raw file units */
+  double frictionloss; /* dry friction bound, force or torque units, >= 0 */
   double solref[2];  /* solreflimit: time constant (or -stiffness), damping ratio (or -damping) */
 } ld_joint;
 

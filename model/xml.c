@@ -493,13 +493,14 @@ static void parse_option(ld_ctx* c, ld_node* n) {
     }
     static const char* const flags[] = {"contact",   "gravity",   "limit",      "passive",
                                         "actuation", "eulerdamp", "clampctrl",  "constraint",
-                                        "equality",  NULL};
+                                        "equality",  "frictionloss", NULL};
     static const int bits[] = {IMP_DSBL_CONTACT,    IMP_DSBL_GRAVITY,   IMP_DSBL_LIMIT,
                                IMP_DSBL_PASSIVE,    IMP_DSBL_ACTUATION, IMP_DSBL_EULERDAMP,
-                               IMP_DSBL_CLAMPCTRL,  IMP_DSBL_CONSTRAINT, IMP_DSBL_EQUALITY};
+                               IMP_DSBL_CLAMPCTRL,  IMP_DSBL_CONSTRAINT, IMP_DSBL_EQUALITY,
+                               IMP_DSBL_FRICTIONLOSS};
     /* settings of the constraint solver and of outputs we do not compute
        yet: they change nothing in smooth dynamics, so they pass silently */
-    static const char* const quiet[] = {"filterparent", "frictionloss", "refsafe", "sensor",
+    static const char* const quiet[] = {"filterparent", "refsafe", "sensor",
                                         "energy", "fwdinv", "override", "sensornoise",
                                         "multiccd", "midphase", NULL};
     ld_accept(ch, quiet);

@@ -27,13 +27,14 @@ typedef struct tprob {
 } tprob;
 
 /* Append a block of dim rows; mu is kept only where contact.h gives it a
-   meaning (contacts with friction rows), else 0. Returns its index. */
+   meaning (contacts with friction rows, dry friction's bound), else 0.
+   Returns its index. */
 static inline int add_block(tprob* t, int type, int dim, double mu) {
   int k = t->nblock++;
   t->adr[k] = t->n;
   t->dim[k] = dim;
   t->type[k] = type;
-  t->mu[k] = type == IMP_CNSTR_CONTACT && dim > 1 ? mu : 0;
+  t->mu[k] = (type == IMP_CNSTR_CONTACT && dim > 1) || type == IMP_CNSTR_FRICTION ? mu : 0;
   t->n += dim;
   return k;
 }

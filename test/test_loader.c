@@ -344,6 +344,35 @@ START_TEST(limited_auto_and_explicit) {
 }
 END_TEST
 
+/* frictionloss reaches every dof of its joint (a ball's three, a free
+   joint's six), from a default class too (not into <freejoint>, which takes
+   no defaults), with njmax and the island bound
+   counting one row each; a negative bound is refused */
+START_TEST(frictionloss_per_dof) {
+  imp_model* m = load(
+      "<mujoco><default><joint frictionloss='0.25'/><geom contype='0' conaffinity='0'/></default>"
+      "<worldbody>"
+      "<body><joint type='ball'/><geom size='1'/><body><joint frictionloss='2'/><geom size='1'/>"
+      "<body><joint frictionloss='0'/><geom size='1'/></body></body></body>"
+      "<body><joint type='free'/><geom size='1'/></body>"
+      "<body><freejoint/><geom size='1'/></body></worldbody></mujoco>");
+  ck_assert_int_eq(m->nv, 17);
+  for (int i = 0; i < 3; i++) ck_assert_double_eq(m->dof_frictionloss[i], 0.25);
+  ck_assert_double_eq(m->dof_frictionloss[3], 2);
+  ck_assert_double_eq(m->dof_frictionloss[4], 0);
+  for (int i = 5; i < 11; i++) ck_assert_double_eq(m->dof_frictionloss[i], 0.25);
+  for (int i = 11; i < 17; i++) ck_assert_double_eq(m->dof_frictionloss[i], 0);
+  ck_assert_int_ge(m->nislandmax, 10);
+  imp_data* d = imp_make_data(m);
+  imp_forward(m, d);
+  ck_assert_int_eq(d->nefc, 10); /* one dry friction row per dof with a bound, in every step */
+  imp_free_data(d);
+  imp_free_model(m);
+  expect_error("<mujoco><worldbody><body>\n<joint frictionloss='-1'/><geom size='1'/></body>"
+               "</worldbody></mujoco>", 2, "frictionloss must be >= 0");
+}
+END_TEST
+
 /* ----------------------------------------------------------------- inertia */
 
 /* mass and principal moments of one geom in a body of its own */
@@ -1495,6 +1524,7 @@ Suite* loader_suite(void) {
   tcase_add_test(t, hinge_range_ref_in_degrees_by_default);
   tcase_add_test(t, radian_compiler_keeps_values);
   tcase_add_test(t, limited_auto_and_explicit);
+  tcase_add_test(t, frictionloss_per_dof);
   suite_add_tcase(s, t);
   t = tcase_create("inertia");
   tcase_add_test(t, sphere_inertia);

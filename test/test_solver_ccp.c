@@ -6,7 +6,9 @@
  * ||w_T|| beside the exact law's w_N = 0), a box sliding on a plane (the same
  * effect on a rigid body, closed form from the primal problem), equalities
  * and limits, a frictionless mu = 0 contact, an unbounded dual reported as
- * DIVERGED, warm start and honest MAXITER. */
+ * DIVERGED, dry friction rows (the interval [-F, F]: sticking and sliding
+ * exactly as the exact law, no lift-off; and a large bound that must not be
+ * taken for a direction of unboundedness), warm start and honest MAXITER. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -217,6 +219,74 @@ START_TEST(test_unbounded_dual_diverges) {
 }
 END_TEST
 
+START_TEST(test_dry_friction_one_dof) {
+  /* one dry friction row, A = [a], bound F: the dual min 1/2 a f^2 + v0 f
+     over [-F, F] has f = clamp(-v0 / a, -F, F): sticking (v = 0) when
+     |v0| / a < F, else sliding on the bound against the slip (v = v0 + a f
+     of v0's sign). The relaxation changes nothing here (no normal to lift),
+     so the common residual of the exact law vanishes too. */
+  const double a = 2, F = 0.5;
+  tprob t = {0};
+  add_block(&t, IMP_CNSTR_FRICTION, 1, F);
+  t.A[0] = a;
+  double f[1], w[1], work[2], rel;
+  t.v0[0] = 0.3; /* sticking: |v0| / a = 0.15 < F */
+  imp_csolver_stat s = run_ccp(&t, f, 100, 1e-14, 0);
+  ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+  imp_assert_near(f[0], -0.15, 1e-15);
+  velocity(&t, f, w);
+  imp_assert_near(w[0], 0, 1e-15);
+  for (int side = -1; side <= 1; side += 2) { /* sliding: |v0| / a = 1.5 > F */
+    t.v0[0] = 3 * side;
+    s = run_ccp(&t, f, 100, 1e-14, 0);
+    ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+    imp_assert_near(f[0], -side * F, 0);
+    velocity(&t, f, w);
+    imp_assert_near(w[0], side * 2.0, 1e-15); /* v0 + a f = +-(3 - 1) */
+    ck_assert(w[0] * t.v0[0] > 0 && f[0] * w[0] < 0); /* slips on, friction opposes */
+    imp_cproblem p = view(&t);
+    imp_cresidual(&p, f, &rel, work);
+    ck_assert_double_le(rel, 1e-15); /* the exact law: no lift-off */
+  }
+}
+END_TEST
+
+START_TEST(test_dry_friction_bound_is_not_a_ray) {
+  /* test_unbounded_dual_diverges' problem with its second limit made a dry
+     friction row of bound F = 1e6: G = [[1, -1], [-1, 1]], g = (-1, -1).
+     [-F, F] is bounded, so the dual is bounded below and has the answer
+     f = (1 + F, F): w_0 = f_0 - f_1 - 1 = 0 (pressed limit), w_1 = -f_0 +
+     f_1 - 1 = -2, opposing f_1 on its bound. Near it x / ||x|| is the old
+     ray (1, 1) / sqrt(2) to 1e-6 (d'G d = 2.5e-13 of L = 2, g'd = -1.41):
+     a certificate that kept the dry row in its direction would say
+     DIVERGED here; the recession direction of an interval is 0, so the
+     solver must converge. Warm started near the answer (one iteration
+     reaches the certificate's test there), and cold. */
+  const double F = 1e6;
+  tprob t = {0};
+  add_block(&t, IMP_CNSTR_LIMIT, 1, 0);
+  add_block(&t, IMP_CNSTR_FRICTION, 1, F);
+  t.A[0] = 1;
+  t.A[1] = -1;
+  t.A[2] = -1;
+  t.A[3] = 1;
+  t.v0[0] = t.v0[1] = -1;
+  for (int warm = 1; warm >= 0; warm--) {
+    double f[2] = {F + 0.5, F - 0.25}, w[2];
+    imp_csolver_stat s = run_ccp(&t, f, 20000, 1e-14, warm);
+    ck_assert_msg(s.exit == IMP_EXIT_CONVERGED, "%s: exit %d after %d iterations",
+                  warm ? "warm" : "cold", s.exit, s.iterations);
+    imp_assert_near(f[1], F, 0);
+    velocity(&t, f, w);
+    /* the stopping test is relative to ||f|| = 1.4e6 */
+    imp_assert_near(w[0], 0, 1e-14 * 2 * F);
+    imp_assert_near(w[1], -2, 1e-14 * 2 * F);
+    printf("ccp dry friction bound 1e6 (%s): converged in %d iterations, w = (%.1e, %.6f)\n",
+           warm ? "warm" : "cold", s.iterations, w[0], w[1]);
+  }
+}
+END_TEST
+
 START_TEST(test_warm_start_and_maxiter) {
   const double u[6] = {0.7, -0.4, -0.2, 0.1, 0, 0.5};
   tprob t;
@@ -258,6 +328,8 @@ static Suite* ccp_suite(void) {
   tcase_add_test(tc, test_equality_and_limits);
   tcase_add_test(tc, test_frictionless_cone);
   tcase_add_test(tc, test_unbounded_dual_diverges);
+  tcase_add_test(tc, test_dry_friction_one_dof);
+  tcase_add_test(tc, test_dry_friction_bound_is_not_a_ray);
   tcase_add_test(tc, test_warm_start_and_maxiter);
   tcase_add_test(tc, test_registry_entry);
   suite_add_tcase(s, tc);

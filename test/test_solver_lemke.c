@@ -7,7 +7,10 @@
  * Schindler, Nguyen & Trinkle 2011 (eq. 45, G < 0, b < 0: no solution); the
  * trivial solution when q >= 0; warm start; honest MAXITER (the pivot
  * budget of lemke.c's pivot_budget really exhausted); a 4096:1 pair of
- * boxes on 8 contacts, at rest (the weights) and moving (convergence). */
+ * boxes on 8 contacts, at rest (the weights) and moving (convergence); dry
+ * friction rows with a fixed bound (IMP_CNSTR_FRICTION, exact in the LCP):
+ * one dof sticking and sliding either way, a bound of 0, one coupled to a
+ * limit in both regimes, and a chain of them. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -305,6 +308,119 @@ START_TEST(test_heavy_pair_moving) {
 }
 END_TEST
 
+/* one dof of dry friction: A = [a], bound F, v0 */
+static void one_dry(tprob* t, double a, double F, double v0) {
+  memset(t, 0, sizeof *t);
+  add_block(t, IMP_CNSTR_FRICTION, 1, F);
+  t->A[0] = a;
+  t->v0[0] = v0;
+}
+
+START_TEST(test_dry_friction_one_dof) {
+  /* A = [2], F = 1. |v0| / a below F sticks: f = -v0 / a, v = 0. Above it
+     slides: f = -sign(v0) F on the bound, v = v0 + a f keeps v0's sign
+     (friction opposes the slip, f v < 0). Both signs, since f = f+ - f-
+     and each half is its own unknown. Exact (an interval, no pyramid), so
+     to rounding. */
+  const double a = 2, F = 1;
+  const double v0s[4] = {-0.5, 0.5, -5, 5};
+  tprob t;
+  for (int c = 0; c < 4; c++) {
+    double v0 = v0s[c], f[1];
+    one_dry(&t, a, F, v0);
+    imp_csolver_stat s = run_lemke(&t, f, 100, 0);
+    ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+    ck_assert_double_le(s.residual, 1e-15);
+    int sliding = fabs(v0) / a > F;
+    double want = sliding ? -copysign(F, v0) : -v0 / a, v = v0 + a * f[0];
+    ck_assert_double_le(fabs(f[0] - want), 1e-15);
+    if (sliding) {
+      ck_assert(v * v0 > 0);
+      ck_assert_double_le(fabs(v - (v0 - copysign(a * F, v0))), 1e-14);
+    } else {
+      ck_assert_double_le(fabs(v), 1e-15);
+    }
+    ck_assert_double_le(relative_residual(&t, f), 1e-15);
+    /* measured: sticking z0 and f+- (2 pivots); sliding also lambda, with
+       w_lambda leaving at the bound (3) */
+    ck_assert_int_eq(s.iterations, sliding ? 3 : 2);
+    /* warm start at the answer: it solves the LCP, no pivot */
+    s = run_lemke(&t, f, 100, 1);
+    ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+    ck_assert_int_eq(s.iterations, 0);
+    ck_assert_double_le(fabs(f[0] - want), 1e-15);
+  }
+}
+END_TEST
+
+START_TEST(test_dry_friction_zero_bound) {
+  /* F = 0 admits only f = 0: lemke gives the block no unknowns, so the
+     answer is the trivial one, with no pivot, whatever the slip */
+  tprob t;
+  one_dry(&t, 2, 0, -5);
+  double f[1] = {7};
+  imp_csolver_stat s = run_lemke(&t, f, 100, 0);
+  ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+  ck_assert_int_eq(s.iterations, 0);
+  ck_assert_double_eq(f[0], 0);
+}
+END_TEST
+
+START_TEST(test_dry_friction_with_limit) {
+  /* a limit (row 0) and dry friction (row 1) on coupled rows, A = [2 1; 1
+     2], v0 = (-2, 3). F = 1 slides: w_0 = 0 and f_1 = -F give f_0 = (2 +
+     F) / 2 = 1.5 and v_1 = f_0 + 2 f_1 + 3 = 2.5 > 0, opposite f_1. F = 4
+     sticks: v = 0 gives f = (7/3, -8/3), |f_1| < F. */
+  tprob t = {0};
+  add_block(&t, IMP_CNSTR_LIMIT, 1, 0);
+  int k = add_block(&t, IMP_CNSTR_FRICTION, 1, 1);
+  double A[4] = {2, 1, 1, 2};
+  memcpy(t.A, A, sizeof A);
+  t.v0[0] = -2, t.v0[1] = 3;
+  double f[2];
+  imp_csolver_stat s = run_lemke(&t, f, 100, 0);
+  ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+  imp_assert_vec_near(f, ((double[]){1.5, -1}), 2, 1e-14);
+  ck_assert_double_le(relative_residual(&t, f), 1e-14);
+  t.mu[k] = 4;
+  s = run_lemke(&t, f, 100, 0);
+  ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+  imp_assert_vec_near(f, ((double[]){7.0 / 3, -8.0 / 3}), 2, 1e-14);
+  ck_assert_double_le(relative_residual(&t, f), 1e-14);
+}
+END_TEST
+
+START_TEST(test_dry_friction_chain) {
+  /* Six dry friction rows on a chain, A = tridiag(-1, 2.5, -1), random
+     slips and bounds: every row of the answer must meet the interval law
+     exactly. With no contact the common residual measures exactly that (no
+     pyramid in it), so it must be at rounding, and f v <= 0 row by row. Six
+     one-row blocks are also the LCP's largest size per row (3 unknowns a
+     row, lcp_bound), on the scratch work_size gives. */
+  int bad = 0;
+  for (int trial = 0; trial < 20; trial++) {
+    tprob t = {0};
+    int n = 6;
+    for (int i = 0; i < n; i++) add_block(&t, IMP_CNSTR_FRICTION, 1, imp_test_urand(0.05, 1));
+    for (int i = 0; i < n; i++) {
+      t.A[i * n + i] = 2.5;
+      if (i > 0) t.A[i * n + i - 1] = t.A[(i - 1) * n + i] = -1;
+      t.v0[i] = imp_test_urand(-3, 3);
+    }
+    double f[6];
+    imp_csolver_stat s = run_lemke(&t, f, 100, 0);
+    bad += s.exit != IMP_EXIT_CONVERGED;
+    ck_assert_double_le(relative_residual(&t, f), 1e-13);
+    for (int i = 0; i < n; i++) {
+      double v = imp_dot(t.A + i * n, f, n) + t.v0[i];
+      ck_assert_double_le(fabs(f[i]), t.mu[i]);
+      ck_assert_double_le(f[i] * v, 1e-14);
+    }
+  }
+  ck_assert_int_eq(bad, 0);
+}
+END_TEST
+
 static Suite* lemke_suite(void) {
   Suite* s = suite_create("solver_lemke");
   TCase* tc = tcase_create("closed forms");
@@ -319,6 +435,10 @@ static Suite* lemke_suite(void) {
   tcase_add_test(tc, test_maxiter_is_honest);
   tcase_add_test(tc, test_heavy_pair);
   tcase_add_test(tc, test_heavy_pair_moving);
+  tcase_add_test(tc, test_dry_friction_one_dof);
+  tcase_add_test(tc, test_dry_friction_zero_bound);
+  tcase_add_test(tc, test_dry_friction_with_limit);
+  tcase_add_test(tc, test_dry_friction_chain);
   suite_add_tcase(s, tc);
   return s;
 }

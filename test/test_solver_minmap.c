@@ -6,8 +6,11 @@
  * (l = -inf, u = +inf: H affine, so one Newton step after the 4 Gauss-Seidel
  * sweeps solves it exactly), rank-deficient problems where the Schur
  * complement is singular (duplicated rows; a box resting on 4 contacts,
- * rank 6 of 12 rows), and the interface promises (poisoned scratch, monitor,
- * warm start at the answer, honest MAXITER and FAILED, no NaN). */
+ * rank 6 of 12 rows), dry friction rows with a fixed bound (joint
+ * frictionloss: the interval [-F, F], sets L and U with the B-derivative
+ * row e_i and no coupling, alone and eliminated beside a coupled limit),
+ * and the interface promises (poisoned scratch, monitor, warm start at the
+ * answer, honest MAXITER and FAILED, no NaN). */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -174,6 +177,74 @@ START_TEST(test_box_resting) {
 }
 END_TEST
 
+START_TEST(test_dry_friction_one_dof) {
+  /* one dry friction row, A = [a], bound F: sticking when |v0| / a < F
+     (f = -v0 / a, v = 0), else sliding on the bound against the slip
+     (f = -sign(v0) F, v = v0 + a f of v0's sign); F = 0 holds nothing */
+  const double a = 2, F = 0.5;
+  tprob t = {0};
+  add_block(&t, IMP_CNSTR_FRICTION, 1, F);
+  t.A[0] = a;
+  double f[1], w[1];
+  t.v0[0] = 0.3; /* sticking: |v0| / a = 0.15 < F */
+  imp_csolver_stat s = run_mm(&t, f, 50, 1e-14, 0);
+  ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+  imp_assert_near(f[0], -0.15, 1e-15);
+  slack(&t, f, w);
+  imp_assert_near(w[0], 0, 1e-15);
+  for (int side = -1; side <= 1; side += 2) { /* sliding: |v0| / a = 1.5 > F */
+    t.v0[0] = 3 * side;
+    s = run_mm(&t, f, 50, 1e-14, 0);
+    ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+    imp_assert_near(f[0], -side * F, 0);
+    slack(&t, f, w);
+    imp_assert_near(w[0], side * 2.0, 1e-15); /* v0 + a f = +-(3 - 1) */
+    ck_assert(w[0] * t.v0[0] > 0 && f[0] * w[0] < 0); /* slips on, friction opposes */
+  }
+  t.mu[0] = 0; /* no bound: the row carries nothing */
+  t.v0[0] = 0.3;
+  s = run_mm(&t, f, 50, 1e-14, 0);
+  ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+  imp_assert_near(f[0], 0, 0);
+}
+END_TEST
+
+START_TEST(test_dry_friction_coupled) {
+  /* a limit (row 0) and two dry friction rows, coupled by A: row 1 (F1 =
+     0.2) slides (f_1 = -F1: set U, B-derivative row e_1, eliminated with no
+     e_N term since its bound is fixed), row 2 (F2 = 0.5) sticks and the
+     limit is pressed (set A). With f_1 = -F1, rows 0 and 2 of y = 0 are the
+     2x2 system [A00 A02; A20 A22] (f_0, f_2) = -(v0_0, v0_2) - f_1 (A01, A21). */
+  tprob t = {0};
+  const double F1 = 0.2, F2 = 0.5;
+  add_block(&t, IMP_CNSTR_LIMIT, 1, 0);
+  add_block(&t, IMP_CNSTR_FRICTION, 1, F1);
+  add_block(&t, IMP_CNSTR_FRICTION, 1, F2);
+  double A[9] = {2, 0.4, 0.3, 0.4, 1.5, 0.2, 0.3, 0.2, 1};
+  memcpy(t.A, A, sizeof A);
+  double v0[3] = {-1, 2, 0.1};
+  memcpy(t.v0, v0, sizeof v0);
+  double r0 = -v0[0] + F1 * A[1], r2 = -v0[2] + F1 * A[7];
+  double det = A[0] * A[8] - A[2] * A[6];
+  double exact[3] = {(r0 * A[8] - A[2] * r2) / det, -F1, (A[0] * r2 - A[6] * r0) / det};
+  double w[3];
+  slack(&t, exact, w);
+  ck_assert_msg(exact[0] > 0 && fabs(exact[2]) < F2 && w[1] > 0,
+                "the test's limit should be pressed, row 1 slide and row 2 stick");
+  double f[3];
+  imp_csolver_stat s = run_mm(&t, f, 50, 1e-14, 0);
+  ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+  imp_assert_vec_near(f, exact, 3, 1e-14);
+  ck_assert_int_ge(s.newton, 1);
+  printf("minmap limit and two dry friction rows: %d iterations (%d Newton), residual %.2e\n",
+         s.iterations, s.newton, s.residual);
+  /* from the answer: nothing to do */
+  s = run_mm(&t, f, 50, 1e-14, 1);
+  ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+  ck_assert_int_eq(s.iterations, 0);
+}
+END_TEST
+
 START_TEST(test_honest_exits) {
   /* stopped early: MAXITER, feasible (in the box) and finite */
   tprob t = {0};
@@ -206,6 +277,8 @@ static Suite* minmap_suite(void) {
   tcase_add_test(tc, test_equality_one_newton_step);
   tcase_add_test(tc, test_duplicated_rows_singular_schur);
   tcase_add_test(tc, test_box_resting);
+  tcase_add_test(tc, test_dry_friction_one_dof);
+  tcase_add_test(tc, test_dry_friction_coupled);
   tcase_add_test(tc, test_honest_exits);
   suite_add_tcase(s, tc);
   return s;

@@ -4,8 +4,12 @@
  * the damped step t = 0.75 of Section 8.1 leaves exactly 0.25^k of the
  * error), separation at zero iterations, sticking and anisotropic sliding
  * contacts (the friction fixed point of eq. 33-36 must reach the exact cone,
- * for both NCP functions), warm start at the answer, honest MAXITER, and a
- * non-finite problem. */
+ * for both NCP functions), warm start at the answer, honest MAXITER, a
+ * non-finite problem, and dry friction rows: one row sticking and sliding
+ * both ways, where the minimum map's step is exact (so its error is again
+ * 0.25^k, which checks its generalized Jacobian) and Billups' box FB
+ * converges to the same answers, and two coupled rows, one sticking and one
+ * sliding. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -145,6 +149,79 @@ START_TEST(test_equality_chain_and_warm_start) {
 }
 END_TEST
 
+/* one dry friction row: A = [2], bound 0.5, velocity v0 */
+static void dry_row_problem(tprob* t, double v0) {
+  memset(t, 0, sizeof *t);
+  add_block(t, IMP_CNSTR_FRICTION, 1, 0.5);
+  t->A[0] = 2;
+  t->v0[0] = v0;
+}
+
+START_TEST(test_dry_friction_one_row) {
+  /* sticking, |v0| / A = 0.15 < 0.5: f = -v0 / A, v = 0. Under the minimum
+     map the row's function there is w itself, linear, so each step is the
+     exact one scaled by t = 0.75 (and 1 / (1 + eps), Section 8.4): the
+     error after k steps is (1 - 0.75 / (1 + eps))^k f*. */
+  tprob t;
+  dry_row_problem(&t, 0.3);
+  double f[1];
+  for (int k = 1; k <= 4; k++) {
+    imp_csolver_stat s = run_nsn(&t, f, k, 1e-300, 0, IMP_NSN_MINMAP);
+    ck_assert_int_eq(s.exit, IMP_EXIT_MAXITER);
+    ck_assert_double_eq_tol(f[0], -0.15 * (1 - pow(1 - 0.75 / (1 + 1e-6), k)), 1e-15);
+  }
+  /* sliding, |v0| / A = 1.5 > 0.5: the minimum map fixes the row at its
+     bound, df = R - f with no regularization, so f_k = R (1 - 0.25^k) */
+  dry_row_problem(&t, -3);
+  for (int k = 1; k <= 4; k++) {
+    imp_csolver_stat s = run_nsn(&t, f, k, 1e-300, 0, IMP_NSN_MINMAP);
+    ck_assert_int_eq(s.exit, IMP_EXIT_MAXITER);
+    ck_assert_double_eq_tol(f[0], 0.5 * (1 - pow(0.25, k)), 1e-15);
+  }
+  /* both functions reach the answers: f = -sign(v0) R, v = v0 + A f of
+     v0's sign when sliding */
+  const double v0s[3] = {0.3, -3, 3}, want[3] = {-0.15, 0.5, -0.5}, vel[3] = {0, -2, 2};
+  for (int ncp = 0; ncp < 2; ncp++)
+    for (int c = 0; c < 3; c++) {
+      dry_row_problem(&t, v0s[c]);
+      imp_csolver_stat s = run_nsn(&t, f, 200, 1e-13, 0, (imp_nsn_ncp)ncp);
+      ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+      ck_assert_double_eq_tol(f[0], want[c], 1e-12);
+      ck_assert_double_eq_tol(2 * f[0] + v0s[c], vel[c], 1e-12);
+      ck_assert(relative_residual(&t, f) < 1e-12);
+      printf("nsn dry friction row v0 = %g (%s): %d iterations\n", v0s[c],
+             ncp ? "min map" : "FB", s.iterations);
+      /* from its own answer: no iteration */
+      s = run_nsn(&t, f, 200, 1e-12, 1, (imp_nsn_ncp)ncp);
+      ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+      ck_assert_int_eq(s.iterations, 0);
+    }
+}
+END_TEST
+
+START_TEST(test_dry_friction_coupled_rows) {
+  /* A = [2 1; 1 2], v0 = (0.4, 1), bounds (1, 0.2): the second row slides
+     at f2 = -0.2, the first sticks at f1 = -(0.4 + f2) / 2 = -0.1, and v2 =
+     f1 + 2 f2 + 1 = 0.5 > 0 opposes f2; unique since A is definite */
+  tprob t = {0};
+  add_block(&t, IMP_CNSTR_FRICTION, 1, 1.0);
+  add_block(&t, IMP_CNSTR_FRICTION, 1, 0.2);
+  double A[4] = {2, 1, 1, 2};
+  memcpy(t.A, A, sizeof A);
+  t.v0[0] = 0.4;
+  t.v0[1] = 1;
+  for (int ncp = 0; ncp < 2; ncp++) {
+    double f[2];
+    imp_csolver_stat s = run_nsn(&t, f, 300, 1e-13, 0, (imp_nsn_ncp)ncp);
+    ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+    imp_assert_vec_near(f, ((double[]){-0.1, -0.2}), 2, 1e-12);
+    ck_assert(relative_residual(&t, f) < 1e-12);
+    printf("nsn two coupled dry friction rows (%s): %d iterations\n", ncp ? "min map" : "FB",
+           s.iterations);
+  }
+}
+END_TEST
+
 START_TEST(test_honest_maxiter_and_nonfinite) {
   tprob t;
   anisotropic_sliding_problem(&t);
@@ -169,6 +246,8 @@ static Suite* nsn_suite(void) {
   tcase_add_test(tc, test_sticking_contact);
   tcase_add_test(tc, test_equality_chain_and_warm_start);
   tcase_add_test(tc, test_honest_maxiter_and_nonfinite);
+  tcase_add_test(tc, test_dry_friction_one_row);
+  tcase_add_test(tc, test_dry_friction_coupled_rows);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,7 +1,8 @@
 /* Tests of the projected Gauss-Seidel solver (solvers/pgs.c) on hand-made
  * problems with closed-form solutions: one contact sticking and sliding (with
  * an anisotropic friction block, where scaling onto the disk would be wrong),
- * an equality chain and a redundant equality, coupled limits, a random
+ * an equality chain and a redundant equality, coupled limits, dry friction
+ * (one row sticking and sliding both ways, two coupled rows), a random
  * well-conditioned problem, a heavy stack whose closed form is the weight it
  * carries, and honest MAXITER when stopped early. */
 #include <check.h>
@@ -152,6 +153,61 @@ START_TEST(test_limits) {
   s = run_pgs(&u, f, 10, 1e-14, 0);
   ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
   imp_assert_vec_near(f, ((double[]){1.5, 0}), 2, 1e-15);
+}
+END_TEST
+
+START_TEST(test_dry_friction_one_row) {
+  /* A = [2], bound 0.5. Sticking (|v0| / A = 0.15 < 0.5): f = -v0 / A and
+     v = 0, exact in one sweep, confirmed by the second. Sliding (|v0| / A =
+     1.5 > 0.5): f = -sign(v0) 0.5 and v = v0 + 2 f = +-2, the sign of v0:
+     friction opposes the slip. */
+  const double v0s[3] = {0.3, -3, 3}, want[3] = {-0.15, 0.5, -0.5}, vel[3] = {0, -2, 2};
+  for (int c = 0; c < 3; c++) {
+    tprob t = {0};
+    add_block(&t, IMP_CNSTR_FRICTION, 1, 0.5);
+    t.A[0] = 2;
+    t.v0[0] = v0s[c];
+    double f[1];
+    imp_csolver_stat s = run_pgs(&t, f, 10, 1e-14, 0);
+    ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+    ck_assert_int_eq(s.iterations, 2);
+    imp_assert_near(f[0], want[c], 1e-15);
+    imp_assert_near(t.A[0] * f[0] + t.v0[0], vel[c], 1e-15);
+    ck_assert(relative_residual(&t, f) <= 1e-15);
+  }
+  /* a warm start beyond the bound is brought back onto it */
+  tprob t = {0};
+  add_block(&t, IMP_CNSTR_FRICTION, 1, 0.5);
+  t.A[0] = 2;
+  t.v0[0] = -3;
+  double f[1] = {-7};
+  imp_csolver_stat s = run_pgs(&t, f, 10, 1e-14, 1);
+  ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+  imp_assert_near(f[0], 0.5, 1e-15);
+}
+END_TEST
+
+START_TEST(test_dry_friction_coupled_rows) {
+  /* A = [2 1; 1 2], v0 = (0.4, 1), bounds (1, 0.2). The second row slides
+     at f2 = -0.2, the first sticks: 2 f1 + f2 + 0.4 = 0 gives f1 = -0.1
+     (|f1| < 1), and then v2 = f1 + 2 f2 + 1 = 0.5 > 0 opposes f2. A is
+     definite, so this is the only answer (the minimizer of a strictly
+     convex quadratic over a box). */
+  tprob t = {0};
+  add_block(&t, IMP_CNSTR_FRICTION, 1, 1.0);
+  add_block(&t, IMP_CNSTR_FRICTION, 1, 0.2);
+  double A[4] = {2, 1, 1, 2};
+  memcpy(t.A, A, sizeof A);
+  t.v0[0] = 0.4;
+  t.v0[1] = 1;
+  double f[2];
+  imp_csolver_stat s = run_pgs(&t, f, 200, 1e-14, 0);
+  ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+  imp_assert_vec_near(f, ((double[]){-0.1, -0.2}), 2, 1e-14);
+  imp_assert_near(imp_dot(A, f, 2) + t.v0[0], 0, 1e-14);
+  imp_assert_near(imp_dot(A + 2, f, 2) + t.v0[1], 0.5, 1e-14);
+  ck_assert(relative_residual(&t, f) <= 1e-14);
+  printf("pgs two coupled dry friction rows: %d sweeps\n", s.iterations);
 }
 END_TEST
 
@@ -306,6 +362,8 @@ static Suite* pgs_suite(void) {
   tcase_add_test(tc, test_equality_chain);
   tcase_add_test(tc, test_redundant_equality);
   tcase_add_test(tc, test_limits);
+  tcase_add_test(tc, test_dry_friction_one_row);
+  tcase_add_test(tc, test_dry_friction_coupled_rows);
   tcase_add_test(tc, test_heavy_stack);
   tcase_add_test(tc, test_monitor_every_sweep);
   tcase_add_test(tc, test_never_nan);

@@ -6,6 +6,10 @@
  *  - Section IV's equivalence: the fixed point of eq. 9c with one scalar r_T
  *    is Coulomb's law even for an anisotropic friction block;
  *  - equality blocks (eq. 9a, no projection) and a redundant equality;
+ *  - dry friction, eq. 9c on the interval [-R, R]: one row sticking and
+ *    sliding both ways, exact after one sweep at r = 1 / A_ii as eq. 25
+ *    is, and a warm start beyond the bound made feasible before the first
+ *    sweep;
  *  - the Painleve problem of Section V.B, eq. 45 (G < 0 is not PSD: the
  *    paper's own example, handed to the solver as a 1-row "Delassus"
  *    matrix): unique solution for G > 0 (Figs. 9-10); two solutions for
@@ -114,6 +118,39 @@ START_TEST(test_equalities_eq9a) {
 }
 END_TEST
 
+START_TEST(test_dry_friction_interval) {
+  /* A = [0.5] (m = 2), bound 1. Sticking while |v0| m <= 1: f = -m v0, v =
+     0; else sliding at f = -sign(v0), v = v0 + f / m of v0's sign. The
+     projection onto the interval of the row's exact minimizer is the
+     answer, so one sweep at r = m solves it and the second confirms. */
+  const double v0s[3] = {0.2, -3, 3}, want[3] = {-0.4, 1, -1}, vel[3] = {0, -2.5, 2.5};
+  for (int c = 0; c < 3; c++) {
+    tprob t = {0};
+    add_block(&t, IMP_CNSTR_FRICTION, 1, 1.0);
+    t.A[0] = 0.5;
+    t.v0[0] = v0s[c];
+    double f[1];
+    imp_csolver_stat s = run_prox(&t, f, 100, 1e-12, 0);
+    ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+    ck_assert_int_eq(s.iterations, 2);
+    ck_assert_double_eq_tol(f[0], want[c], 1e-15);
+    ck_assert_double_eq_tol(t.A[0] * f[0] + t.v0[0], vel[c], 1e-15);
+    ck_assert(relative_residual(&t, f) <= 1e-15);
+  }
+  /* a warm start far beyond the bound: the start is clamped onto it (the
+     sliding answer), so the first sweep already changes nothing */
+  tprob t = {0};
+  add_block(&t, IMP_CNSTR_FRICTION, 1, 1.0);
+  t.A[0] = 0.5;
+  t.v0[0] = -3;
+  double f[1] = {40};
+  imp_csolver_stat s = run_prox(&t, f, 100, 1e-12, 1);
+  ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
+  ck_assert_int_eq(s.iterations, 1);
+  ck_assert_double_eq(f[0], 1);
+}
+END_TEST
+
 /* eq. 45, 0 <= lambda _|_ G lambda + b >= 0, as a limit row */
 static void painleve(tprob* t, double G, double b) {
   memset(t, 0, sizeof *t);
@@ -212,6 +249,7 @@ static Suite* prox_suite(void) {
   tcase_add_test(tc, test_particle_on_plane_eq26);
   tcase_add_test(tc, test_anisotropic_sliding_section4);
   tcase_add_test(tc, test_equalities_eq9a);
+  tcase_add_test(tc, test_dry_friction_interval);
   tcase_add_test(tc, test_painleve_unique_figs9_10);
   tcase_add_test(tc, test_painleve_two_solutions_fig12);
   tcase_add_test(tc, test_painleve_no_solution_fig11);

@@ -13,6 +13,9 @@
  *  - a box on the floor: one rigid body on 4 corner contacts of condim 1, 3,
  *    4 or 6 (rank 6 for up to 24 rows: redundant contacts are the normal
  *    case), falling for one step and sliding sideways.
+ *  - with dry friction: the full and deficient rank families again, with
+ *    about a third of the blocks rows of dry friction (IMP_CNSTR_FRICTION,
+ *    MJCF's joint frictionloss) of random bounds.
  * mu cycles through {0.1, 0.5, 1, 2}; blocks of every type and dims 1..6.
  *
  * Checks, per solver and problem: exit CONVERGED within the generous limits
@@ -94,7 +97,10 @@ static double g_cone_ratio, g_cone_residual;
    after 1509-8611 iterations: their relaxed dual is unbounded below (the
    iterates run off along d in K with d'A d ~ 1e-10 L and g'd = -0.15 ..
    -2.2, ccp.c's certificate), since a problem built around an exact
-   solution need not admit the relaxation's lift-off. */
+   solution need not admit the relaxation's lift-off. With dry friction
+   rows (exact in the relaxation: an interval has no normal to lift off):
+   full rank 12/12 in at most 78 iterations, deficient rank 10/12 in at
+   most 2323, the other 2 DIVERGED by the same certificate. */
 static const solver_setting k_settings[] = {
     {NULL, 1000, 1e-10, LAW_EXACT, NTRIAL}, /* any solver not listed */
     {"pgs", 1000, 1e-10, LAW_EXACT, NTRIAL},
@@ -161,6 +167,17 @@ static void random_blocks(tprob* t, int nmin, double mu) {
   }
 }
 
+/* random_blocks with about a third of the blocks rows of dry friction,
+   bounds in [0.02, 0.5] (the impulses of these problems are of order 1) */
+static void random_blocks_dry(tprob* t, int nmin, double mu) {
+  while (t->n < nmin) {
+    if (imp_test_urand(0, 3) < 1)
+      add_block(t, IMP_CNSTR_FRICTION, 1, imp_test_urand(0.02, 0.5));
+    else
+      random_blocks(t, t->n + 1, mu);
+  }
+}
+
 /* A = K K' / nv with K n x nv uniform in [-1, 1] */
 static void random_delassus(tprob* t, int nv) {
   static double K[MAXN * 2 * MAXN];
@@ -174,18 +191,26 @@ static void random_delassus(tprob* t, int nv) {
 static void random_targets(tprob* t) {
   for (int k = 0; k < t->nblock; k++)
     for (int r = 0; r < t->dim[k]; r++)
-      t->b[t->adr[k] + r] =
-          t->type[k] == IMP_CNSTR_CONTACT && r > 0 ? 0 : imp_test_urand(-0.2, 0.2);
+      t->b[t->adr[k] + r] = (t->type[k] == IMP_CNSTR_CONTACT && r > 0) ||
+                                    t->type[k] == IMP_CNSTR_FRICTION
+                                ? 0
+                                : imp_test_urand(-0.2, 0.2);
 }
 
-static void full_rank_problem(tprob* t, int trial) {
+static void full_rank_blocks(tprob* t, int trial, int dry) {
   memset(t, 0, sizeof *t);
-  random_blocks(t, 24, k_mus[trial % 4]);
+  if (dry)
+    random_blocks_dry(t, 24, k_mus[trial % 4]);
+  else
+    random_blocks(t, 24, k_mus[trial % 4]);
   random_delassus(t, 2 * t->n);
   for (int i = 0; i < t->n; i++) t->v0[i] = imp_test_urand(-1, 1);
   random_targets(t);
-  snprintf(t->label, sizeof t->label, "full rank #%d (n %d)", trial, t->n);
+  snprintf(t->label, sizeof t->label, "full rank%s #%d (n %d)", dry ? " dry" : "", trial, t->n);
 }
+
+static void full_rank_problem(tprob* t, int trial) { full_rank_blocks(t, trial, 0); }
+static void full_rank_dry_problem(tprob* t, int trial) { full_rank_blocks(t, trial, 1); }
 
 /* one block's exact (f, w) in a random state of its law */
 static void random_block_solution(const tprob* t, int k, double* f, double* w) {
@@ -195,6 +220,14 @@ static void random_block_solution(const tprob* t, int k, double* f, double* w) {
   for (int r = 0; r < dim; r++) f[r] = w[r] = 0;
   if (t->type[k] == IMP_CNSTR_EQUALITY) {
     for (int r = 0; r < dim; r++) f[r] = imp_test_urand(-1, 1);
+  } else if (t->type[k] == IMP_CNSTR_FRICTION) { /* sticking inside, or sliding on the bound */
+    double side = imp_test_urand(-1, 1) < 0 ? -1 : 1;
+    if (state < 1.5) {
+      f[0] = imp_test_urand(-0.9, 0.9) * mu;
+    } else {
+      f[0] = side * mu;
+      w[0] = -side * imp_test_urand(0.1, 1);
+    }
   } else if (t->type[k] == IMP_CNSTR_LIMIT || dim == 1) {
     if (state < 1.5) f[0] = imp_test_urand(0.1, 1);
     else w[0] = imp_test_urand(0.1, 1);
@@ -218,16 +251,23 @@ static void random_block_solution(const tprob* t, int k, double* f, double* w) {
   }
 }
 
-static void deficient_rank_problem(tprob* t, int trial) {
+static void deficient_rank_blocks(tprob* t, int trial, int dry) {
   memset(t, 0, sizeof *t);
-  random_blocks(t, 24, k_mus[trial % 4]);
+  if (dry)
+    random_blocks_dry(t, 24, k_mus[trial % 4]);
+  else
+    random_blocks(t, 24, k_mus[trial % 4]);
   random_delassus(t, t->n / 2);
   double f[MAXN], w[MAXN];
   for (int k = 0; k < t->nblock; k++) random_block_solution(t, k, f + t->adr[k], w + t->adr[k]);
   random_targets(t);
   for (int i = 0; i < t->n; i++) t->v0[i] = w[i] + t->b[i] - imp_dot(t->A + i * t->n, f, t->n);
-  snprintf(t->label, sizeof t->label, "deficient rank #%d (n %d)", trial, t->n);
+  snprintf(t->label, sizeof t->label, "deficient rank%s #%d (n %d)", dry ? " dry" : "", trial,
+           t->n);
 }
+
+static void deficient_rank_problem(tprob* t, int trial) { deficient_rank_blocks(t, trial, 0); }
+static void deficient_rank_dry_problem(tprob* t, int trial) { deficient_rank_blocks(t, trial, 1); }
 
 /* A box of half sizes (hx, hy, hz) and mass m on z = 0, on its 4 bottom
    corners, each a contact of condim dim: rows [n, t1, t2] = world z, x, y at
@@ -311,7 +351,7 @@ static imp_csolver_stat run(const imp_csolver* sv, const tprob* t, double* f, in
 /* Natural-map residual of the box-friction problem: per row e = f - P(f - w)
    with w = A f + v0 - b and P the clamp to the row's bounds (none for
    equalities, [0, inf) for limits and normals, [-mu f_N, mu f_N] for
-   friction rows); returns ||e|| / max(||v0||, ||f||, ||w||) as
+   friction rows, [-mu, mu] for dry friction); returns ||e|| / max(||v0||, ||f||, ||w||) as
    imp_cresidual scales. */
 static double box_residual(const tprob* t, const double* f) {
   double e2 = 0, v2 = 0, f2 = 0, w2 = 0;
@@ -320,6 +360,8 @@ static double box_residual(const tprob* t, const double* f) {
       int i = t->adr[k] + r;
       double w = imp_dot(t->A + i * t->n, f, t->n) + t->v0[i] - t->b[i], z = f[i] - w;
       if (t->type[k] == IMP_CNSTR_EQUALITY) {
+      } else if (t->type[k] == IMP_CNSTR_FRICTION) {
+        z = fmin(fmax(z, -t->mu[k]), t->mu[k]);
       } else if (t->type[k] == IMP_CNSTR_CONTACT && t->dim[k] > 1 && r > 0) {
         double bound = fmax(t->mu[k] * f[t->adr[k]], 0);
         z = fmin(fmax(z, -bound), bound);
@@ -333,8 +375,8 @@ static double box_residual(const tprob* t, const double* f) {
   return scale > 0 ? sqrt(e2) / scale : sqrt(e2);
 }
 
-/* f is finite, unilateral impulses are >= 0 and friction is in its cone (in
-   its box for LAW_BOX) */
+/* f is finite, unilateral impulses are >= 0, friction is in its cone (in
+   its box for LAW_BOX) and dry friction within its bound */
 static void check_feasible(const tprob* t, const double* f, int law, const char* what) {
   double scale = 0;
   for (int i = 0; i < t->n; i++) {
@@ -345,7 +387,11 @@ static void check_feasible(const tprob* t, const double* f, int law, const char*
   for (int k = 0; k < t->nblock; k++) {
     const double* fk = f + t->adr[k];
     if (t->type[k] == IMP_CNSTR_EQUALITY) continue;
-    if (t->type[k] == IMP_CNSTR_CONTACT && t->dim[k] > 1 && law == LAW_BOX) {
+    if (t->type[k] == IMP_CNSTR_FRICTION) {
+      ck_assert_msg(fabs(fk[0]) <= t->mu[k] + slack,
+                    "%s: dry friction block %d beyond its bound: |f| %.17g > %.17g", what, k,
+                    fabs(fk[0]), t->mu[k]);
+    } else if (t->type[k] == IMP_CNSTR_CONTACT && t->dim[k] > 1 && law == LAW_BOX) {
       for (int r = 1; r < t->dim[k]; r++)
         ck_assert_msg(fabs(fk[r]) <= t->mu[k] * fk[0] + slack,
                       "%s: block %d row %d outside its box: |f| %.17g > mu f_N %.17g", what, k,
@@ -413,7 +459,9 @@ static double pyramid_slip(const double* wt, int m) {
    residual: per block with w = A f + v0 - b, equality |w|, unilateral
    |min(f, w)|, friction |min(f_N, w_N)|, the gauge's excess over mu f_N,
    and the dissipation gap (f_T' w_T + mu f_N lambda) / (mu f_N) with lambda
-   = max_k -d_k' w_T (zero iff f_T maximizes dissipation over the pyramid). */
+   = max_k -d_k' w_T (zero iff f_T maximizes dissipation over the pyramid);
+   dry friction rows (an interval, exact in every law) the same with the
+   fixed bound in place of mu f_N. */
 static double pyramid_residual(const tprob* t, const double* f) {
   double e2 = 0, v2 = 0, f2 = 0, w2 = 0;
   for (int k = 0; k < t->nblock; k++) {
@@ -427,6 +475,10 @@ static double pyramid_residual(const tprob* t, const double* f) {
     const double* fk = f + adr;
     if (t->type[k] == IMP_CNSTR_EQUALITY) {
       for (int r = 0; r < dim; r++) e2 += w[r] * w[r];
+    } else if (t->type[k] == IMP_CNSTR_FRICTION) {
+      double R = t->mu[k];
+      e2 += pow(fmax(0, fabs(fk[0]) - R), 2);
+      e2 += R > 0 ? pow((fk[0] * w[0] + R * fabs(w[0])) / R, 2) : fk[0] * fk[0];
     } else if (t->type[k] != IMP_CNSTR_CONTACT || dim == 1) {
       for (int r = 0; r < dim; r++) e2 += pow(fmin(fk[r], w[r]), 2);
     } else {
@@ -569,6 +621,16 @@ static void check_family(int solver_index, problem_maker make, const char* famil
 START_TEST(test_full_rank) { check_family(_i, full_rank_problem, "full rank", 1, NTRIAL); }
 END_TEST
 
+START_TEST(test_full_rank_dry) {
+  check_family(_i, full_rank_dry_problem, "full rank with dry friction", 1, NTRIAL);
+}
+END_TEST
+
+START_TEST(test_deficient_rank_dry) {
+  check_family(_i, deficient_rank_dry_problem, "deficient rank with dry friction", 0, NTRIAL / 2);
+}
+END_TEST
+
 START_TEST(test_deficient_rank) { check_family(_i, deficient_rank_problem, "deficient rank", 0, NTRIAL / 2); }
 END_TEST
 
@@ -690,6 +752,8 @@ static Suite* solvers_suite(void) {
   tcase_add_test(tc, test_registry);
   tcase_add_loop_test(tc, test_full_rank, 0, count);
   tcase_add_loop_test(tc, test_deficient_rank, 0, count);
+  tcase_add_loop_test(tc, test_full_rank_dry, 0, count);
+  tcase_add_loop_test(tc, test_deficient_rank_dry, 0, count);
   tcase_add_loop_test(tc, test_box_on_floor, 0, count);
   suite_add_tcase(s, tc);
   TCase* cap = tcase_create("captured robot problems");

@@ -16,6 +16,13 @@
  * K* = {mu ||w_T|| <= w_N}. The paper's primal ("Optimization on the
  * primal", min 1/2 |v - v^f|_M^2 s.t. J v - ĉ in K*) shows the body
  * velocities of the answer are unique even where f is not (A singular).
+ * Dry friction rows (IMP_CNSTR_FRICTION) add the interval [-F, F], F =
+ * mu[k] fixed: not a cone, so K is a convex set rather than a product of
+ * cones, and the stationarity above reads in its general form f = P_K(f -
+ * y) (-y in the normal cone of K at f). On the interval that is y = 0
+ * inside and y opposing f on the bound: exactly contact.h's law, and the
+ * dual is still a convex quadratic over a closed convex set, so the method
+ * below applies unchanged with the interval's projection, the clamp.
  *
  * ---- What the relaxation changes (known effect, test_solver_ccp.c) ----
  * The exact law (contact.h, residual.c) asks w + mu ||w_T|| e_N in K* with
@@ -24,6 +31,9 @@
  * on the dual cone's boundary, so w_N = mu ||w_T|| > 0 -- a sliding contact
  * separates at a speed mu times its slip (the box on a plane lifts off). At
  * sticking (w = 0) and separating (f = 0) contacts both laws agree.
+ * Dry friction rows are not relaxed at all: the lift-off comes from a
+ * friction row's bound moving with its normal impulse, and their bound is
+ * fixed, so the CCP's condition on them is the exact one.
  * Equivalently, the CCP answer is the exact answer of the problem whose
  * normal targets are raised to b_N + mu ||w_T||: that is how test_solvers.c
  * checks this solver with the common residual.
@@ -51,17 +61,22 @@
  * Converged when it is <= tol; checked also before the first iteration, so
  * a warm start at an answer takes 0 iterations.
  * Divergence: when A is singular the dual can be unbounded below although
- * the exact problem has a solution: a direction d in K with A d = 0 and
- * g'd < 0 (test_solvers.c's deficient-rank family, built around an exact
- * solution, has such problems: the relaxation asks every sliding contact to
- * lift off at mu ||w_T||, which a rank-deficient A may not allow). The
- * iterates then run off along d. Each iteration tests x / ||x|| as such a
- * certificate (unbounded_ray: free, x'Ax and g'x only) and stops with
- * IMP_EXIT_DIVERGED and its last iterate when it holds; also when ||x||
- * exceeds DIVERGE_NORM times the problem's scale, or an iterate is not
- * finite (then the last finite one is returned).
+ * the exact problem has a solution: a direction d with A d = 0 and g'd < 0
+ * along which the ray from 0 stays in K, i.e. d in K's recession cone
+ * (test_solvers.c's deficient-rank family, built around an exact solution,
+ * has such problems: the relaxation asks every sliding contact to lift off
+ * at mu ||w_T||, which a rank-deficient A may not allow). The iterates then
+ * run off along d. For the cones every point of K is such a direction; a
+ * dry friction row's interval is bounded, so its only one is 0 (those rows
+ * cannot run off, they stay within F). Each iteration therefore tests c /
+ * ||c||, c = x with the dry friction rows set to 0, as such a certificate
+ * (unbounded_ray: x'Ax and g'x, plus nF^2 multiply-adds for nF dry friction
+ * rows), and stops with IMP_EXIT_DIVERGED and its last iterate when it
+ * holds; also when ||x|| exceeds DIVERGE_NORM times the problem's scale, or
+ * an iterate is not finite (then the last finite one is returned).
  *
- * Scratch: 7 n doubles from work. */
+ * Scratch: 7 n doubles from work (nothing more for dry friction: the
+ * certificate finds those rows by walking the blocks). */
 #include <float.h>
 #include <math.h>
 
@@ -94,6 +109,9 @@ static void project(const imp_cproblem* p, double* f) {
     if (type == IMP_CNSTR_EQUALITY) continue; /* R^dim */
     if (type == IMP_CNSTR_CONTACT && dim > 1) {
       imp_cone_project(f + adr, dim, p->mu[k]);
+    } else if (type == IMP_CNSTR_FRICTION) {
+      double bound = fmax(p->mu[k], 0.0); /* [-F, F], as residual.c reads it */
+      f[adr] = fmin(fmax(f[adr], -bound), bound);
     } else {
       for (int r = 0; r < dim; r++) f[adr + r] = fmax(f[adr + r], 0.0); /* R+ */
     }
@@ -132,23 +150,43 @@ static double ccp_residual(const imp_cproblem* p, const double* x, const double*
   return sqrt(e2) / fmax(scale, DBL_MIN);
 }
 
-/* 1 when x (in K, norm xn, A x given) certifies, to working precision,
-   that the dual is unbounded below: d = x / ||x|| is in K (a cone), is a
-   null direction of A relative to its scale (d'A d <= NULL_REL L), g'd < 0
-   strictly, and q(s d) = s^2/2 d'Ad + s g'd still decreases far beyond the
-   iterate (its minimizer along the ray, -g'd / d'Ad, beyond RAY_FAR ||x||) */
-static int unbounded_ray(const imp_cproblem* p, const double* x, const double* Ax, double xn,
-                         double L) {
+/* 1 when x (in K, A x given) certifies, to working precision, that the
+   dual is unbounded below: with c = x but 0 on dry friction rows (the
+   recession directions of K; header), d = c / ||c|| is a null direction of
+   A relative to its scale (d'A d <= NULL_REL L), g'd < 0 strictly, and
+   q(s d) = s^2/2 d'Ad + s g'd still decreases far beyond the iterate (its
+   minimizer along the ray, -g'd / d'Ad, beyond RAY_FAR ||c||). Without dry
+   friction c = x and this costs x'Ax and g'x only. */
+static int unbounded_ray(const imp_cproblem* p, const double* x, const double* Ax, double L) {
   int n = p->n;
-  if (!(xn > 0)) return 0;
-  double dAd = imp_dot(x, Ax, n) / (xn * xn), gd = 0, gg = 0;
-  for (int i = 0; i < n; i++) {
-    double g = p->v0[i] - p->b[i];
-    gd += g * x[i];
-    gg += g * g;
+  double cc = 0, gc = 0, gg = 0;
+  for (int k = 0; k < p->nblock; k++) {
+    int dry = p->blk_type[k] == IMP_CNSTR_FRICTION;
+    for (int i = p->blk_adr[k]; i < p->blk_adr[k] + p->blk_dim[k]; i++) {
+      double g = p->v0[i] - p->b[i];
+      gg += g * g;
+      if (dry) continue; /* summed over c's rows directly: no cancellation */
+      cc += x[i] * x[i];
+      gc += g * x[i];
+    }
   }
-  gd /= xn;
-  return dAd <= NULL_REL * L && gd < -DESCENT_REL * sqrt(gg) && dAd * RAY_FAR * xn <= -gd;
+  if (!(cc > 0)) return 0; /* only dry friction rows are nonzero: bounded */
+  /* c'A c = x'A x - 2 x_F'(A x) + x_F'A_FF x_F over the dry friction rows
+     F: nF^2 more multiply-adds, no scratch */
+  double cAc = imp_dot(x, Ax, n);
+  for (int k = 0; k < p->nblock; k++) {
+    if (p->blk_type[k] != IMP_CNSTR_FRICTION) continue;
+    int i = p->blk_adr[k];
+    double AFx = 0; /* (A_FF x_F)_i */
+    for (int l = 0; l < p->nblock; l++)
+      if (p->blk_type[l] == IMP_CNSTR_FRICTION) {
+        int j = p->blk_adr[l];
+        AFx += p->A[(size_t)i * (size_t)n + j] * x[j];
+      }
+    cAc += x[i] * (AFx - 2 * Ax[i]);
+  }
+  double cn = sqrt(cc), dAd = cAc / (cn * cn), gd = gc / cn;
+  return dAd <= NULL_REL * L && gd < -DESCENT_REL * sqrt(gg) && dAd * RAY_FAR * cn <= -gd;
 }
 
 static int all_finite(const double* x, int n) {
@@ -220,7 +258,7 @@ static void ccp_solve(const imp_cproblem* p, const imp_csolver_opt* o, double* f
       if (o->monitor) o->monitor(o->monitor_ctx, it, f);
       return;
     }
-    if (unbounded_ray(p, x, Ax, xn, L)) {
+    if (unbounded_ray(p, x, Ax, L)) {
       imp_copy(f, x, n);
       s->exit = IMP_EXIT_DIVERGED;
       s->residual = INFINITY;

@@ -24,13 +24,24 @@
  *    the pyramid P = { D beta : e'beta <= mu f_N } and maximizes dissipation
  *    over it; it sits on the pyramid's edge direction (or facet) nearest
  *    opposite the slip.
+ *  - dry friction (IMP_CNSTR_FRICTION, dim 1, bound F = mu[k] > 0): the
+ *    contact's friction part with f_N a known constant, so mu f_N becomes F
+ *    and moves from M to q; D = [1 -1] (f = f+ - f-), which in one
+ *    dimension is the interval itself, not an approximation:
+ *       w+       =  w_r + lambda          >= 0  _|_ f+     >= 0
+ *       w-       = -w_r + lambda          >= 0  _|_ f-     >= 0
+ *       w_lambda =  F - f+ - f-           >= 0  _|_ lambda >= 0
+ *    (lambda = |w_r| when sliding, 0 when sticking). F <= 0 admits only
+ *    f = 0: such a block gets no unknowns at all, as a contact with mu <= 0
+ *    gets no friction unknowns, rather than a degenerate LCP of three.
  * So with G the n x N map of the unknowns to impulses (columns: e_r for
- * normals and limits, +-e_r for the equality halves, (0, d_k) in the block's
- * friction rows for beta, 0 for lambda) and C the per-contact coupling
- *       M = G' A G + C,   q = G' (v0 - b),
+ * normals and limits, +-e_r for the equality halves and dry friction's
+ * f+-, (0, d_k) in the block's friction rows for beta, 0 for lambda) and C
+ * the per-contact coupling
+ *       M = G' A G + C,   q = G' (v0 - b) (+ F on dry friction's lambda rows),
  *       C = [ 0    0    0 ]     rows/columns (f_N, beta, lambda) of one
- *           [ 0    0    e ]     contact; 0 elsewhere
- *           [ mu  -e'   0 ]
+ *           [ 0    0    e ]     contact (dry friction: the same without the
+ *           [ mu  -e'   0 ]     f_N row and column); 0 elsewhere
  * The pyramid's directions D: IMP_LEMKE_FACETS (8) unit vectors
  * d_k = (cos 2 pi k / 8, sin 2 pi k / 8) in the sliding plane (t1, t2), and
  * for condim 4 and 6 the torsional and rolling rows each get their own pair
@@ -83,8 +94,9 @@
  * after two steps of iterative refinement x_B += B^-1 (q + M z - w);
  * CONVERGED when it is <= o->tol, else STALLED (a basis found but not
  * accurate enough; the most accurate of the restarts is returned). Cost: a dense
- * dictionary of N x (N + 1) doubles, N <= 2 n + 4 (friction blocks), O(N^2)
- * per pivot. Nothing is allocated: all of it lives in work. */
+ * dictionary of N x (N + 1) doubles, N <= 2 n + 4 per contact with friction
+ * in a plane + 1 per dry friction row (lcp_bound), O(N^2) per pivot.
+ * Nothing is allocated: all of it lives in work. */
 #include <math.h>
 #include <stdint.h>
 
@@ -162,17 +174,25 @@ static int complement(const lcp* L, int v) { return v < L->N ? v + L->N : v - L-
 /* LCP unknowns of one block */
 static int block_unknowns(int type, int dim, double mu) {
   if (type == IMP_CNSTR_EQUALITY) return 2 * dim;
+  if (type == IMP_CNSTR_FRICTION) return mu > 0 ? 3 : 0; /* f+, f-, lambda */
   if (type != IMP_CNSTR_CONTACT || dim == 1 || !(mu > 0)) return dim == 1 || type != IMP_CNSTR_CONTACT ? dim : 1;
   int m = dim - 1;
   return 1 + (m == 1 ? 2 : NP + 2 * (m - 2)) + 1;
 }
 
-/* Bound on N from n and nblock alone: 2 per row, plus NP - 4 per friction
-   block of 3 or more rows (at most n / 3 of them). */
+/* Bound on N from n and nblock alone: 2 per row, plus an excess of NP - 4
+   per contact block of 3 or more rows and 1 per dry friction block (3
+   unknowns on 1 row). The most excess the rows and blocks allow is
+   maximized over the number a of such contacts, dry friction taking the
+   rows and blocks they leave (for NP = 8 that is as many contacts as fit,
+   but the loop keeps the bound true for any IMP_LEMKE_FACETS). */
 static int lcp_bound(int n, int nblock) {
-  int nf = nblock < n / 3 ? nblock : n / 3;
-  if (nf < 0) nf = 0;
-  return 2 * n + (NP > 4 ? NP - 4 : 0) * nf;
+  int ec = NP > 4 ? NP - 4 : 0, most = 0;
+  for (int a = 0; a <= nblock && 3 * a <= n; a++) {
+    int nd = n - 3 * a < nblock - a ? n - 3 * a : nblock - a;
+    if (ec * a + nd > most) most = ec * a + nd;
+  }
+  return 2 * n + most;
 }
 
 static size_t align16(size_t b) { return (b + 15) / 16 * 16; }
@@ -229,6 +249,26 @@ static void pyramid_direction(int m, int k, double* d) {
   }
 }
 
+/* A block's friction rows, the ones its betas and lambda act on: a
+   contact's rows after the normal, or the single row of dry friction
+   (whose bound is a constant, not a normal impulse). Returns their number,
+   the first in *adr. */
+static int friction_rows(const imp_cproblem* p, int b, int* adr) {
+  int dry = p->blk_type[b] == IMP_CNSTR_FRICTION;
+  *adr = p->blk_adr[b] + (dry ? 0 : 1);
+  return dry ? 1 : p->blk_dim[b] - 1;
+}
+
+/* The first beta of the block of lambda unknown lam (the betas precede
+   their lambda), and in *normal the unknown of the contact's f_N before
+   them, or -1 for dry friction, whose bound is in q instead. */
+static int betas_of(const imp_cproblem* p, const lcp* L, int lam, int* normal) {
+  int b = L->blk[lam], first = lam;
+  while (first > 0 && L->blk[first - 1] == b && L->kind[first - 1] == KIND_BETA) first--;
+  *normal = p->blk_type[b] == IMP_CNSTR_FRICTION ? -1 : first - 1;
+  return first;
+}
+
 /* the unknowns' structure (G, kinds); returns N */
 static int lcp_structure(const imp_cproblem* p, lcp* L) {
   int j = 0;
@@ -241,6 +281,15 @@ static int lcp_structure(const imp_cproblem* p, lcp* L) {
           L->gadr[j] = adr + r, L->gdim[j] = 1, L->kind[j] = KIND_ROW, L->blk[j] = b;
           L->gval[j * LEMKE_MAXDIM] = s == 0 ? 1 : -1;
         }
+    } else if (type == IMP_CNSTR_FRICTION) {
+      if (!(p->mu[b] > 0)) continue; /* f = 0: no unknowns (block_unknowns) */
+      /* f+ and f-: the pyramid D = [1 -1] of a one-row friction part */
+      for (int k = 0; k < 2; k++, j++) {
+        L->gadr[j] = adr, L->gdim[j] = 1, L->kind[j] = KIND_BETA, L->blk[j] = b;
+        L->gval[j * LEMKE_MAXDIM] = k == 0 ? 1 : -1;
+      }
+      L->gadr[j] = adr, L->gdim[j] = 0, L->kind[j] = KIND_LAMBDA, L->blk[j] = b;
+      j++;
     } else if (type != IMP_CNSTR_CONTACT || dim == 1 || !(p->mu[b] > 0)) {
       int rows = type == IMP_CNSTR_CONTACT ? 1 : dim;
       for (int r = 0; r < rows; r++, j++) {
@@ -274,7 +323,10 @@ static int lcp_structure(const imp_cproblem* p, lcp* L) {
    rows) are scaled by s = 1/sqrt(A_rr) of their first row, which makes the
    diagonal of G'AG about 1; the coupling C stays as it is when lambda is
    scaled by 1/s (lambda' = s lambda): mu s f_N' - s e'beta' >= 0 is the
-   lambda row times s, and s D'w_T + e lambda' is the beta rows times s. */
+   lambda row times s, and s D'w_T + e lambda' is the beta rows times s.
+   Dry friction is scaled by its own row (the first of its block) the same
+   way: its lambda row F - e'beta >= 0 becomes F / s - e'beta' >= 0, so its
+   q is F zs[lambda] (lcp_rhs). */
 static void lcp_scale(const imp_cproblem* p, lcp* L) {
   for (int j = 0; j < L->N; j++) {
     int row = p->blk_adr[L->blk[j]];
@@ -309,10 +361,15 @@ static double g_dot(const lcp* L, int j, const double* x) {
   return s;
 }
 
-/* q = G' (v0 - b) (0 on lambda rows) */
+/* q = G' (v0 - b); on lambda rows 0 for contacts (their bound mu f_N is in
+   M) and the scaled bound F / s for dry friction (lcp_scale) */
 static void lcp_rhs(const imp_cproblem* p, lcp* L) {
   for (int i = 0; i < p->n; i++) L->tmp[i] = p->v0[i] - p->b[i];
-  for (int i = 0; i < L->N; i++) L->q[i] = L->kind[i] == KIND_LAMBDA ? 0 : g_dot(L, i, L->tmp);
+  for (int i = 0; i < L->N; i++) {
+    int b = L->blk[i];
+    if (L->kind[i] != KIND_LAMBDA) L->q[i] = g_dot(L, i, L->tmp);
+    else L->q[i] = p->blk_type[b] == IMP_CNSTR_FRICTION ? p->mu[b] * L->zs[i] : 0;
+  }
 }
 
 /* w = M z + q from A (the coupling C per contact), Stewart-Trinkle rows */
@@ -324,13 +381,12 @@ static void lcp_slack(const imp_cproblem* p, lcp* L, const double* z, double* w)
     if (L->kind[i] == KIND_LAMBDA) continue;
     w[i] = g_dot(L, i, L->tmp2) + L->q[i];
   }
-  /* coupling: beta rows + lambda, lambda row mu f_N - e'beta */
+  /* coupling: beta rows + lambda, lambda row mu f_N - e'beta (+ q: dry
+     friction's bound F) */
   for (int lam = 0; lam < L->N; lam++) {
     if (L->kind[lam] != KIND_LAMBDA) continue;
-    int b = L->blk[lam], first = lam;
-    while (first > 0 && L->blk[first - 1] == b && L->kind[first - 1] == KIND_BETA) first--;
-    int normal = first - 1; /* the contact's f_N precedes its betas */
-    double s = p->mu[b] * z[normal];
+    int normal, first = betas_of(p, L, lam, &normal);
+    double s = (normal >= 0 ? p->mu[L->blk[lam]] * z[normal] : 0) + L->q[lam];
     for (int k = first; k < lam; k++) {
       s -= z[k];
       w[k] += z[lam];
@@ -356,9 +412,8 @@ static void lcp_init_dictionary(const imp_cproblem* p, lcp* L) {
   /* the coupling C */
   for (int lam = 0; lam < N; lam++) {
     if (L->kind[lam] != KIND_LAMBDA) continue;
-    int b = L->blk[lam], first = lam;
-    while (first > 0 && L->blk[first - 1] == b && L->kind[first - 1] == KIND_BETA) first--;
-    L->T[(size_t)lam * (N + 1) + first - 1] = p->mu[b];
+    int normal, first = betas_of(p, L, lam, &normal);
+    if (normal >= 0) L->T[(size_t)lam * (N + 1) + normal] = p->mu[L->blk[lam]];
     for (int k = first; k < lam; k++) {
       L->T[(size_t)k * (N + 1) + lam] = 1;
       L->T[(size_t)lam * (N + 1) + k] = -1;
@@ -456,11 +511,17 @@ static double current_z0(const lcp* L) {
   return at >= 0 ? L->rhs[at] : 0;
 }
 
-/* scale each friction impulse into its cone (only moves f when not a solution) */
+/* scale each friction impulse into its cone, clamp dry friction to its
+   interval (only moves f when not a solution) */
 static void clip_to_cones(const imp_cproblem* p, double* f) {
   for (int b = 0; b < p->nblock; b++) {
     int adr = p->blk_adr[b], dim = p->blk_dim[b];
     if (p->blk_type[b] == IMP_CNSTR_EQUALITY) continue;
+    if (p->blk_type[b] == IMP_CNSTR_FRICTION) {
+      double F = fmax(p->mu[b], 0);
+      f[adr] = fmin(fmax(f[adr], -F), F);
+      continue;
+    }
     if (p->blk_type[b] != IMP_CNSTR_CONTACT || dim == 1) {
       for (int r = 0; r < dim; r++) f[adr + r] = fmax(f[adr + r], 0);
       continue;
@@ -740,7 +801,8 @@ static int lemke_from_basis(run_state* st, lcp* L, double* residual) {
 }
 
 /* The unknowns z(f) of impulses f: f_N, the equality halves, beta from the
-   two pyramid directions around f_T in the plane (and the axis pairs),
+   two pyramid directions around f_T in the plane (and the axis pairs; dry
+   friction's f+- = max(+-f, 0) like a one-row friction part),
    lambda = max_k -d_k' w_T of the slip w = A f + v0 - b. z(f) solves the LCP
    exactly when f solves the pyramid problem. */
 static void guess_z(const imp_cproblem* p, lcp* L, const double* f) {
@@ -753,19 +815,18 @@ static void guess_z(const imp_cproblem* p, lcp* L, const double* f) {
     if (L->kind[j] == KIND_ROW) {
       z[j] = fmax((g[0] > 0 ? 1 : -1) * f[L->gadr[j]], 0);
     } else if (L->kind[j] == KIND_LAMBDA) {
-      int b = L->blk[j], adr = p->blk_adr[b], m = p->blk_dim[b] - 1, ndir = j;
+      int adr, normal, m = friction_rows(p, L->blk[j], &adr), ndir = betas_of(p, L, j, &normal);
       double lam = 0, d[LEMKE_MAXDIM];
-      while (ndir > 0 && L->kind[ndir - 1] == KIND_BETA && L->blk[ndir - 1] == b) ndir--;
       for (int k = 0; k < j - ndir; k++) {
         pyramid_direction(m, k, d);
-        lam = fmax(lam, -imp_dot(d, L->tmp2 + adr + 1, m));
+        lam = fmax(lam, -imp_dot(d, L->tmp2 + adr, m));
       }
       z[j] = lam;
     } else {
-      int b = L->blk[j], adr = p->blk_adr[b], m = p->blk_dim[b] - 1, first = j;
+      int b = L->blk[j], adr, m = friction_rows(p, b, &adr), first = j;
       while (first > 0 && L->kind[first - 1] == KIND_BETA && L->blk[first - 1] == b) first--;
       int k = j - first;
-      const double* ft = f + adr + 1;
+      const double* ft = f + adr;
       if (m == 1 || k >= NP) {
         int row = m == 1 ? 0 : 2 + (k - NP) / 2;
         double sgn = (m == 1 ? k : (k - NP)) % 2 == 0 ? 1 : -1;
@@ -815,8 +876,11 @@ static int problem_is_usable(const imp_cproblem* p) {
     if (!isfinite(p->v0[i]) || !isfinite(p->b[i])) return 0;
   for (size_t i = 0; i < (size_t)p->n * (size_t)p->n; i++)
     if (!isfinite(p->A[i])) return 0;
-  for (int b = 0; b < p->nblock; b++)
+  for (int b = 0; b < p->nblock; b++) {
     if (p->blk_dim[b] < 1 || p->blk_dim[b] > LEMKE_MAXDIM || !isfinite(p->mu[b])) return 0;
+    /* dry friction is one row (contact.h); lcp_bound counts on it */
+    if (p->blk_type[b] == IMP_CNSTR_FRICTION && p->blk_dim[b] != 1) return 0;
+  }
   return 1;
 }
 

@@ -42,6 +42,32 @@
  *  - friction rows of an inactive contact (mu f_N <= 0): phi_T = r f_T, the
  *    "disabled rows" of Section 6.1 (eq. 106's identity block), so the step
  *    sets f_T = 0.
+ *  - dry friction (one row, bound R = mu[k] fixed in advance: contact.h).
+ *    It is the friction row of a contact whose normal impulse is known, but
+ *    the paper's friction function (eq. 36) is not used for it: its W is
+ *    held constant in the step (eq. 37), so the step is a fixed-point
+ *    update, not a Newton step on the row. With one row and a constant
+ *    bound the law is the box complementarity problem f in [-R, R], w >= 0
+ *    at -R, w <= 0 at R, w = 0 between (a mixed complementarity problem,
+ *    Billups 1995), which has nonsmooth functions whose generalized
+ *    Jacobian is known exactly. With l = r (f + R) and u = r (R - f):
+ *      FB (Billups' nesting of eq. 23):
+ *          phi = FB(l, -FB(u, -w))
+ *      The inner -FB(u, -w) is zero exactly when u >= 0, w <= 0, u w = 0
+ *      (the upper bound's complementarity) and tends to w as u grows; the
+ *      outer adds the lower bound the same way. phi = 0 exactly at the law
+ *      (with R = 0: f = 0 and any w). Its derivatives by the chain rule
+ *      of eq. (24-25), with (a_i, b_i) the partials of the inner FB in
+ *      (-w, u) and (a_o, b_o) those of the outer in (inner, l):
+ *          dphi/dw = a_o a_i,   dphi/df = r (a_o b_i + b_o),
+ *      both >= 0, so the row enters the reduced system as a unilateral
+ *      row does (c = dphi/df / dphi/dw, fixed when dphi/dw vanishes); at
+ *      (0, 0) each FB takes eq. (26-27)'s choice, derivative 1 in its
+ *      impulse argument and 0 in its velocity one.
+ *      Minimum map: phi = mid(r (f - R), w, r (f + R)) (the box's natural
+ *      map, eq. 18 with two bounds): w's row where it is the middle value
+ *      (df from A df = -w, c = 0), else fixed at its bound (df = R - f at
+ *      the upper one, -R - f at the lower).
  *
  * ---- Complementarity preconditioner r (Section 7) ----
  * Eq. (66) r_i = h^2 [J M~^-1 J']_ii for a position-level constraint and
@@ -57,11 +83,13 @@
  *  - fixed: a row whose step does not depend on the others: inactive
  *    friction rows (df = -f_T), FB normal rows with alpha = 0 (df = -phi /
  *    (beta r)), minimum-map normal rows in the "otherwise" case of (97-98)
- *    (df = -f). Their columns move to the right-hand side.
- *  - free: the rest. A unilateral row alpha A df + beta r df_i = -phi is
- *    divided by alpha, giving A df + (beta r / alpha) df_i = -phi / alpha,
- *    so every free row reads A df + c_i df_i = rhs_i: the system
- *    (A_FF + diag(c)) df_F = rhs is the contact-space form of (59),
+ *    (df = -f), dry friction rows with dphi/dw = 0 (df = -phi / (dphi/df))
+ *    or, under the minimum map, at a bound. Their columns move to the
+ *    right-hand side.
+ *  - free: the rest. A unilateral (or dry friction) row alpha A df + beta r
+ *    df_i = -phi is divided by alpha, giving A df + (beta r / alpha) df_i =
+ *    -phi / alpha, so every free row reads A df + c_i df_i = rhs_i: the
+ *    system (A_FF + diag(c)) df_F = rhs is the contact-space form of (59),
  *    symmetric positive semidefinite, C = diag(c) the paper's compliance
  *    block (S / h^2 after scaling, W for friction, 0 for equalities).
  *  - regularization (Section 8.4): c_i += eps A_ii, eps = 1e-6 (the paper's
@@ -80,10 +108,12 @@
  *
  * ---- Stopping measure (the solver's own) ----
  * The Newton iterate may leave the cones; what the solver reports, returns
- * and hands the monitor is its projection onto them (per block: f_N >= 0
- * and ||f_T|| <= mu f_N). At that point the measure is the norm of the
- * exact conditions written with the FB function (eq. 23, 31-32):
- *   equality w; unilateral FB(w, r f); contact FB(w_N, r_N f_N) and, when
+ * and hands the monitor is its projection onto them (per block: f_N >= 0,
+ * ||f_T|| <= mu f_N, dry friction clamped to [-R, R]). At that point the
+ * measure is the norm of the exact conditions written with the FB function
+ * (eq. 23, 31-32):
+ *   equality w; unilateral FB(w, r f); dry friction Billups' box FB
+ *   above (with f in [-R, R]); contact FB(w_N, r_N f_N) and, when
  *   mu f_N > 0, psi = FB(||w_T||, r_T (mu f_N - ||f_T||)) (eq. 32) and the
  *   direction w_T + (||w_T|| / ||f_T||) f_T (eq. 31, dropped when f_T = 0,
  *   where psi alone vanishes only for w_T = 0); else r_T f_T.
@@ -177,13 +207,41 @@ static void velocity(const imp_cproblem* p, const double* f, double* w) {
     w[i] = imp_dot(p->A + (size_t)i * (size_t)p->n, f, p->n) + p->v0[i] - p->b[i];
 }
 
-/* the rows of block k that are unilateral on their own (limits, frictionless
-   contacts: every row), or 0 rows: friction contacts and equalities */
+/* a contact with friction rows (the other blocks are handled row by row) */
 static int is_friction_block(const imp_cproblem* p, int k) {
   return p->blk_type[k] == IMP_CNSTR_CONTACT && p->blk_dim[k] > 1;
 }
 
-/* r per row (Section 7, in contact space: A_ii; friction rows: their mean) */
+/* a row of dry friction with a fixed bound (contact.h) */
+static int is_dry_block(const imp_cproblem* p, int k) {
+  return p->blk_type[k] == IMP_CNSTR_FRICTION;
+}
+
+/* the bound of a dry friction block (a negative or NaN one means none) */
+static double dry_bound(const imp_cproblem* p, int k) {
+  return p->mu[k] > 0 ? p->mu[k] : 0;
+}
+
+/* Billups' box FB of one dry friction row (see the top): phi at (f, w) with
+   bound R and preconditioner r, and into *dw, *df (when dw is not NULL)
+   its partial derivatives in w and in f */
+static double box_fb(double f, double w, double R, double r, double* dw, double* df) {
+  double l = r * (f + R), u = r * (R - f);
+  double inner = -fb(-w, u);
+  double phi = fb(inner, l);
+  if (dw) {
+    double ai, bi, ao, bo;
+    fb_partials(-w, u, &ai, &bi);    /* d/d(-w), d/du: (0, 1) at (0, 0) */
+    fb_partials(inner, l, &ao, &bo); /* d/d(inner), d/dl: (0, 1) at (0, 0) */
+    /* d inner/dw = ai, d inner/df = -bi du/df = r bi, dl/df = r */
+    *dw = ao * ai;
+    *df = r * (ao * bi + bo);
+  }
+  return phi;
+}
+
+/* r per row (Section 7, in contact space: A_ii; friction rows: their mean;
+   a dry friction row is one row, so its own A_ii) */
 static void preconditioner_r(const imp_cproblem* p, double* r) {
   double dmax = 0;
   for (int i = 0; i < p->n; i++) dmax = fmax(dmax, p->A[(size_t)i * (size_t)p->n + i]);
@@ -199,16 +257,21 @@ static void preconditioner_r(const imp_cproblem* p, double* r) {
   }
 }
 
-/* per block: f_N >= 0 and ||f_T|| <= mu f_N (unilateral rows: f >= 0) */
+/* per block: f_N >= 0 and ||f_T|| <= mu f_N (unilateral rows: f >= 0, dry
+   friction: |f| <= R) */
 static void project(const imp_cproblem* p, const double* x, double* f) {
   imp_copy(f, x, p->n);
   for (int k = 0; k < p->nblock; k++) {
     int adr = p->blk_adr[k], dim = p->blk_dim[k];
     if (p->blk_type[k] == IMP_CNSTR_EQUALITY) continue;
-    if (is_friction_block(p, k))
+    if (is_friction_block(p, k)) {
       imp_cone_project(f + adr, dim, fmax(p->mu[k], 0.0));
-    else
+    } else if (is_dry_block(p, k)) {
+      double R = dry_bound(p, k);
+      for (int t = 0; t < dim; t++) f[adr + t] = fmin(fmax(f[adr + t], -R), R);
+    } else {
       for (int t = 0; t < dim; t++) f[adr + t] = fmax(f[adr + t], 0.0);
+    }
   }
 }
 
@@ -226,6 +289,11 @@ static double measure(const imp_cproblem* p, const double* f, const double* w, c
     const double *fk = f + adr, *wk = w + adr, *rk = r + adr;
     if (p->blk_type[k] == IMP_CNSTR_EQUALITY) {
       for (int t = 0; t < dim; t++) e2 += wk[t] * wk[t];
+    } else if (is_dry_block(p, k)) {
+      for (int t = 0; t < dim; t++) {
+        double e = box_fb(fk[t], wk[t], dry_bound(p, k), rk[t], NULL, NULL);
+        e2 += e * e;
+      }
     } else if (!is_friction_block(p, k)) {
       for (int t = 0; t < dim; t++) {
         double e = fb(wk[t], rk[t] * fk[t]);
@@ -295,6 +363,33 @@ static void unilateral_row(nsn_ws* ws, int i, imp_nsn_ncp ncp) {
   ws->rhs[i] = -phi / alpha;
 }
 
+/* One dry friction row i of bound R at (x_i, w_i): fills c, rhs or the
+   fixed step (see the top: Billups' box FB or the box's mid map) */
+static void dry_row(nsn_ws* ws, int i, double R, imp_nsn_ncp ncp) {
+  double f = ws->x[i], w = ws->w[i], ri = ws->r[i];
+  if (ncp == IMP_NSN_MINMAP) {
+    if (w < ri * (f - R)) { /* phi = r (f - R): at the upper bound */
+      ws->fixed[i] = 1;
+      ws->dx[i] = R - f;
+    } else if (w > ri * (f + R)) { /* phi = r (f + R): at the lower bound */
+      ws->fixed[i] = 1;
+      ws->dx[i] = -R - f;
+    } else { /* phi = w: sticking, the row's own velocity to 0 */
+      ws->c[i] = 0;
+      ws->rhs[i] = -w;
+    }
+    return;
+  }
+  double dw, df, phi = box_fb(f, w, R, ri, &dw, &df);
+  if (dw <= NSN_ALPHA_FIX) { /* the row's step is its own */
+    ws->fixed[i] = 1;
+    ws->dx[i] = -phi / fmax(df, 1e-300 * ri);
+    return;
+  }
+  ws->c[i] = df / dw;
+  ws->rhs[i] = -phi / dw;
+}
+
 /* the reduced system of one Newton step at ws->x (ws->w current) */
 static void assemble(const imp_cproblem* p, nsn_ws* ws, imp_nsn_ncp ncp) {
   int n = p->n;
@@ -306,6 +401,8 @@ static void assemble(const imp_cproblem* p, nsn_ws* ws, imp_nsn_ncp ncp) {
     int adr = p->blk_adr[k], dim = p->blk_dim[k];
     if (p->blk_type[k] == IMP_CNSTR_EQUALITY) {
       for (int t = 0; t < dim; t++) ws->rhs[adr + t] = -ws->w[adr + t];
+    } else if (is_dry_block(p, k)) {
+      for (int t = 0; t < dim; t++) dry_row(ws, adr + t, dry_bound(p, k), ncp);
     } else if (!is_friction_block(p, k)) {
       for (int t = 0; t < dim; t++) unilateral_row(ws, adr + t, ncp);
     } else {

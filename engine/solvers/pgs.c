@@ -8,6 +8,12 @@
  *  - equality: solve H df = -w (so that w = 0), f += df; rows of H with
  *    no mobility of their own (pivot ~ 0: redundant rows) keep their impulse;
  *  - limit and frictionless contact (each row): f = max(0, f - w / H_kk);
+ *  - dry friction (each row, bound R = mu[k] fixed in advance):
+ *    f = clamp(f - w / H_kk, -R, R). The row's quadratic 1/2 H_kk f^2 + g f
+ *    is one-dimensional, so clamping its unconstrained minimizer is its
+ *    exact minimizer over the interval, whose KKT conditions are the law:
+ *    w = 0 inside, w = -s f with s >= 0 on the bound (the disk below in one
+ *    dimension, with a radius that does not depend on a normal impulse);
  *  - contact with friction, "normal then friction": first the normal row
  *    alone, f_N = max(0, f_N - w_N / H_NN); then, with f_N fixed, the
  *    friction impulse minimizes the block's quadratic over the disk
@@ -179,6 +185,18 @@ static void update_unilateral_row(const imp_cproblem* p, double* f, int i, doubl
   f[i] = a > eps ? fmax(0.0, f[i] - w / a) : fmax(0.0, f[i]);
 }
 
+/* one dry friction row i of bound R: f = clamp(f - w / A_ii, -R, R), the
+   exact minimizer of the row's quadratic over the interval. A row without
+   mobility of its own keeps its impulse, clamped: any |f| <= R is then as
+   good as another for the row, and the interval must hold. */
+static void update_dry_row(const imp_cproblem* p, double* f, int i, double w, double bound,
+                           double eps) {
+  double a = p->A[(size_t)i * (size_t)p->n + i];
+  double R = bound > 0 ? bound : 0; /* a negative or NaN bound means no friction */
+  double next = a > eps ? f[i] - w / a : f[i];
+  f[i] = fmin(fmax(next, -R), R);
+}
+
 /* contact with friction: the normal row, then the friction rows on the disk */
 static void update_friction(const imp_cproblem* p, double* f, int adr, int dim, double* w,
                             double mu, double eps) {
@@ -210,6 +228,11 @@ static double update_block(const imp_cproblem* p, double* f, int blk, double eps
   } else if (type == IMP_CNSTR_CONTACT && dim > 1) {
     block_velocity(p, f, adr, dim, w);
     update_friction(p, f, adr, dim, w, p->mu[blk], eps);
+  } else if (type == IMP_CNSTR_FRICTION) {
+    for (int k = 0; k < dim; k++) { /* dim 1 (contact.h); row by row if ever more */
+      block_velocity(p, f, adr + k, 1, w);
+      update_dry_row(p, f, adr + k, w[0], p->mu[blk], eps);
+    }
   } else {
     for (int k = 0; k < dim; k++) { /* row by row: each sees the previous one's update */
       block_velocity(p, f, adr + k, 1, w);

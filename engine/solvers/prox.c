@@ -15,7 +15,14 @@
  *     circular cone of contact.h)
  *                  f_T = prox_{C_T(f_N)}(f_T - r_T w_T)   (eq. 9c)
  *     with C_T(f_N) the disk ||f_T|| <= mu f_N (eq. 12), so that (f_N, f_T)
- *     lands in the exact circular cone, never in a pyramid.
+ *     lands in the exact circular cone, never in a pyramid;
+ *   - dry friction (one row with the bound R = mu[k] fixed in advance)
+ *                  f = prox_{[-R, R]}(f - r w)
+ *     eq. 9c with a one-dimensional disk whose radius is the given R
+ *     instead of mu f_N. Its fixed points: inside the interval w = 0; on
+ *     the bound f - r w lies beyond it, so w = -k f with k >= 0: the law
+ *     of contact.h (Section IV's argument for eq. 15-18 in one dimension,
+ *     where one row's scalar r is trivially the block's).
  * Section IV proves each fixed-point set equal to its complementarity law
  * (eq. 13); for friction this needs one scalar r_T for all friction rows
  * of a block: then f_T - r_T w_T outside the disk is projected radially, and
@@ -24,17 +31,20 @@
  * friction not opposing the slip.)
  *
  * The iteration: Gauss-Seidel sweeps over the blocks (later blocks see the
- * update at once, the "interleaving" of Section V.A). Equality and limit
- * blocks go row by row; a contact takes its normal row first (eq. 9b), then
- * its friction rows with w_T corrected for the new f_N (eq. 9c on the disk
- * of the new normal impulse).
+ * update at once, the "interleaving" of Section V.A). Equality, limit and
+ * dry friction blocks go row by row; a contact takes its normal row first
+ * (eq. 9b), then its friction rows with w_T corrected for the new f_N
+ * (eq. 9c on the disk of the new normal impulse).
  *
  * The parameter r (Section V.A). For one row of mass m the iteration is
  * eq. 25, f <- prox((1 - r/m) f - (r/m) h): it contracts by |1 - r/m| for
- * 0 < r < 2m and is exact in one step at r = m. In contact space 1/m is
- * the Delassus diagonal A_ii, so we take, as the paper's closing remark of
- * Section V.A suggests (r related to the Delassus matrix),
- *     r_i = alpha / A_ii              (one row: limit, equality, normal),
+ * 0 < r < 2m and is exact in one step at r = m (for a dry friction row too:
+ * projecting a one-dimensional quadratic's minimizer onto an interval gives
+ * its minimizer over the interval). In contact space 1/m is the Delassus
+ * diagonal A_ii, so we take, as the paper's closing remark of Section V.A
+ * suggests (r related to the Delassus matrix),
+ *     r_i = alpha / A_ii              (one row: limit, equality, normal,
+ *                                      dry friction),
  *     r_T = alpha / max_{k in T} A_kk (the friction rows of a block),
  * alpha = 1 at the start: eq. 25's one-step choice on each row. When the
  * Delassus matrix couples rows strongly, alpha = 1 can overshoot (the
@@ -98,13 +108,26 @@ static double row_diagonal(const imp_cproblem* p, int k, double eps) {
   return a > eps ? a : 0;
 }
 
-/* one row of an equality (eq. 9a) or unilateral (eq. 9b) block; returns |df| */
-static double update_row(const imp_cproblem* p, double* f, int k, int unilateral,
-                         const prox_state* st) {
+/* the set a single row's impulse is projected onto */
+typedef enum prox_row_set {
+  PROX_ROW_FREE = 0,       /* equality: R (eq. 9a, no projection) */
+  PROX_ROW_UNILATERAL = 1, /* limit, frictionless contact: R+ (eq. 9b) */
+  PROX_ROW_INTERVAL = 2    /* dry friction: [-bound, bound] (eq. 9c in 1-D) */
+} prox_row_set;
+
+/* one row k of an equality, unilateral or dry friction block; bound is the
+   dry friction's R (unused otherwise); returns |df| */
+static double update_row(const imp_cproblem* p, double* f, int k, prox_row_set set,
+                         double bound, const prox_state* st) {
   double a = row_diagonal(p, k, st->eps);
   double old = f[k];
   double next = a > 0 ? old - st->alpha / a * row_velocity(p, f, k) : old;
-  if (unilateral) next = fmax(0.0, next); /* prox onto C_U = R+ (eq. 11) */
+  if (set == PROX_ROW_UNILATERAL) {
+    next = fmax(0.0, next); /* prox onto C_U = R+ (eq. 11) */
+  } else if (set == PROX_ROW_INTERVAL) {
+    double R = bound > 0 ? bound : 0; /* a negative or NaN bound means no friction */
+    next = fmin(fmax(next, -R), R);   /* prox onto the interval */
+  }
   f[k] = next;
   return fabs(next - old);
 }
@@ -151,8 +174,11 @@ static double sweep(const imp_cproblem* p, double* f, const prox_state* st) {
     if (type == IMP_CNSTR_CONTACT && dim > 1) {
       change = fmax(change, update_contact(p, f, adr, dim, p->mu[blk], st));
     } else {
-      int unilateral = type != IMP_CNSTR_EQUALITY;
-      for (int k = 0; k < dim; k++) change = fmax(change, update_row(p, f, adr + k, unilateral, st));
+      prox_row_set set = type == IMP_CNSTR_EQUALITY   ? PROX_ROW_FREE
+                         : type == IMP_CNSTR_FRICTION ? PROX_ROW_INTERVAL
+                                                      : PROX_ROW_UNILATERAL;
+      for (int k = 0; k < dim; k++)
+        change = fmax(change, update_row(p, f, adr + k, set, p->mu[blk], st));
     }
   }
   return change;
@@ -161,7 +187,8 @@ static double sweep(const imp_cproblem* p, double* f, const prox_state* st) {
 
 
 /* the start: the warm start made feasible (non-finite entries cleared,
-   unilateral rows >= 0, friction in its cone), or zeros */
+   unilateral rows >= 0, friction in its cone, dry friction in its
+   interval), or zeros */
 static void initial_impulses(const imp_cproblem* p, const imp_csolver_opt* o, double* f) {
   if (!o->warmstart) {
     imp_zero(f, p->n);
@@ -171,10 +198,14 @@ static void initial_impulses(const imp_cproblem* p, const imp_csolver_opt* o, do
     if (!isfinite(f[i])) f[i] = 0;
   for (int blk = 0; blk < p->nblock; blk++) {
     int adr = p->blk_adr[blk], dim = p->blk_dim[blk], type = p->blk_type[blk];
-    if (type == IMP_CNSTR_CONTACT && dim > 1)
+    if (type == IMP_CNSTR_CONTACT && dim > 1) {
       imp_cone_project(f + adr, dim, p->mu[blk]);
-    else if (type != IMP_CNSTR_EQUALITY)
+    } else if (type == IMP_CNSTR_FRICTION) {
+      double R = p->mu[blk] > 0 ? p->mu[blk] : 0;
+      for (int k = 0; k < dim; k++) f[adr + k] = fmin(fmax(f[adr + k], -R), R);
+    } else if (type != IMP_CNSTR_EQUALITY) {
       for (int k = 0; k < dim; k++) f[adr + k] = fmax(0.0, f[adr + k]);
+    }
   }
 }
 

@@ -14,7 +14,9 @@
  * boundary w_T = -s f_T, s >= 0, and inside it w_T = 0. For the other
  * blocks the same map with their own sets: unilateral rows (limits,
  * frictionless contacts) K = R+, so e = f - max(0, f - w); equality rows K =
- * R^dim, so e = w.
+ * R^dim, so e = w; dry friction rows with a fixed bound K = [-mu, mu], so
+ * e = f - clamp(f - w), zero exactly when |f| <= mu and w = 0 inside, w
+ * opposite to f on the bound (maximal dissipation in one dimension).
  *
  * The relative residual divides ||e|| by max(||v0||, ||f||, ||w||), with w =
  * A f + v0 - b as the issue writes v (contact.h says A f + v0: we follow the
@@ -85,6 +87,9 @@ static void block_error(double* e, const imp_cproblem* p, int blk, const double*
     imp_copy(e, w, dim);
   } else if (type == IMP_CNSTR_CONTACT && dim > 1) {
     friction_block_error(e, f, w, dim, p->mu[blk]);
+  } else if (type == IMP_CNSTR_FRICTION) {
+    double bound = fmax(p->mu[blk], 0.0);
+    e[0] = f[0] - fmin(fmax(f[0] - w[0], -bound), bound);
   } else { /* limits and frictionless contacts: each row on R+ */
     for (int k = 0; k < dim; k++) e[k] = f[k] - fmax(0.0, f[k] - w[k]);
   }

@@ -11,6 +11,12 @@
  *  - contacts of dim 3/4/6: f_N by eq. (10); with nt = dim - 1 friction rows,
  *    s = min(1, mu f_N / ||x_T||) (12), f_T = -s x_T, v_T = x_T - s x_T (13).
  *    mu = 0 gives f_T = 0 (the 0/0 of (12) at x_T = 0 is taken as s = 1).
+ *  - dry friction rows with the fixed bound F (MJCF joint frictionloss; the
+ *    friction row of a contact whose f_N is known, so the same construction
+ *    in one dimension): f = -clamp(x, -F, F), v = x + f: stick (|x| <= F,
+ *    v = 0, F = -1) or slip (f = -F sign x, v = x - F sign x of x's sign,
+ *    opposing f; F = 0). Its edges are the planes x = +-F, d = sign x
+ *    pointing to slip; an active one gets no column of B, like a limit's.
  *
  * ---- Jacobians F = df/dx per block (r'(x) = J = (A - I) F - I, eq. 18) ----
  * With a = x_N - b, rho = ||x_T||, u = x_T / rho:

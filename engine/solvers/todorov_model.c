@@ -132,6 +132,8 @@ int imp_tod_has_cone(const imp_cproblem* p, int k) {
 /* the region of block k at its part xk of x */
 int imp_tod_block_region(const imp_cproblem* p, int k, const double* xk) {
   if (p->blk_type[k] == IMP_CNSTR_EQUALITY) return REG_EQ;
+  if (p->blk_type[k] == IMP_CNSTR_FRICTION) /* no bound: f = 0 everywhere, as slipping */
+    return p->mu[k] > 0 && fabs(xk[0]) <= p->mu[k] ? REG_STICK : REG_SLIP;
   double a = xk[0] - p->b[p->blk_adr[k]];
   if (a >= 0) return REG_BREAK;
   int dim = p->blk_dim[k];
@@ -144,6 +146,11 @@ int imp_tod_block_region(const imp_cproblem* p, int k, const double* xk) {
 /* f of block k at xk (eqs. 10, 12, 13; equality: b - x) */
 static void block_f(const imp_cproblem* p, int k, const double* xk, double* fk) {
   int dim = p->blk_dim[k], adr = p->blk_adr[k];
+  if (p->blk_type[k] == IMP_CNSTR_FRICTION) { /* f = -clamp(x, -F, F) (header) */
+    double bound = fmax(p->mu[k], 0.0);
+    fk[0] = -fmin(fmax(xk[0], -bound), bound);
+    return;
+  }
   int reg = imp_tod_block_region(p, k, xk);
   if (reg == REG_BREAK) {
     imp_zero(fk, dim);
@@ -170,6 +177,7 @@ void imp_tod_block_jacobian(const imp_cproblem* p, int k, int reg, const double*
   int dim = p->blk_dim[k];
   imp_zero(F, dim * dim);
   if (reg == REG_BREAK) return;
+  if (p->blk_type[k] == IMP_CNSTR_FRICTION && reg == REG_SLIP) return; /* f = -+F: constant */
   for (int j = 0; j < dim; j++) F[j * dim + j] = -1;
   if (reg != REG_SLIP) return;
   double mu = p->mu[k] > 0 ? p->mu[k] : 0;
@@ -226,9 +234,25 @@ double imp_tod_objective(const tod* s, const double* r) {
 static double block_size(const tod* s, int k, const double* xk) {
   const imp_cproblem* p = s->p;
   int dim = p->blk_dim[k];
+  if (p->blk_type[k] == IMP_CNSTR_FRICTION) return fmax(fmax(fabs(xk[0]), p->mu[k]), s->tiny);
   double bN = p->b[p->blk_adr[k]];
   double rho = sqrt(imp_dot(xk + 1, xk + 1, dim - 1));
   return fmax(fmax(fabs(xk[0] - bN), rho), fmax(fmax(fabs(bN), fabs(xk[0])), s->tiny));
+}
+
+/* The edge of a dry friction block: the planes x = +-F (F > 0) between
+   slip (side 1, where d = sign(x) points; F = 0) and stick (F = -1). With no
+   bound f = 0 on both sides of x = 0: no edge. */
+static int friction_edge(const tod* s, int k, const double* xk, double* d, double* F1,
+                         double* F2) {
+  const imp_cproblem* p = s->p;
+  double bound = p->mu[k];
+  if (!(bound > 0) || fabs(fabs(xk[0]) - bound) > EDGE_TOL * block_size(s, k, xk))
+    return EDGE_NONE;
+  d[0] = xk[0] >= 0 ? 1 : -1;
+  imp_tod_block_jacobian(p, k, REG_SLIP, xk, F1);
+  imp_tod_block_jacobian(p, k, REG_STICK, xk, F2);
+  return EDGE_PLANE;
 }
 
 /* The edge block k is on (EDGE_NONE, _PLANE, _CONE) with its unit normal d
@@ -236,6 +260,7 @@ static double block_size(const tod* s, int k, const double* xk) {
 static int block_edge(const tod* s, int k, const double* xk, double* d, double* F1, double* F2) {
   const imp_cproblem* p = s->p;
   if (p->blk_type[k] == IMP_CNSTR_EQUALITY) return EDGE_NONE;
+  if (p->blk_type[k] == IMP_CNSTR_FRICTION) return friction_edge(s, k, xk, d, F1, F2);
   int dim = p->blk_dim[k];
   double a = xk[0] - p->b[p->blk_adr[k]];
   double rho = sqrt(imp_dot(xk + 1, xk + 1, dim - 1));

@@ -43,6 +43,13 @@ int imp_tod_find_crossings(const tod* s, const double* P, const double* u, cross
   for (int k = 0; k < s->nb; k++) {
     if (p->blk_type[k] == IMP_CNSTR_EQUALITY) continue;
     int dim = p->blk_dim[k], adr = p->blk_adr[k];
+    if (p->blk_type[k] == IMP_CNSTR_FRICTION) { /* the planes x = +-F */
+      for (int side = -1; side <= 1 && p->mu[k] > 0 && u[adr] != 0; side += 2) {
+        double al = (side * p->mu[k] - P[adr]) / u[adr];
+        if (al > ALPHA_EPS && al < 1 - ALPHA_EPS) cr[nc++] = (crossing){al, k, EDGE_PLANE};
+      }
+      continue;
+    }
     double a = P[adr] - p->b[adr], un = u[adr];
     if (un != 0) {
       double al = -a / un;
@@ -65,8 +72,8 @@ int imp_tod_find_crossings(const tod* s, const double* P, const double* u, cross
 /* put block k of xp exactly on the edge it crosses */
 void imp_tod_snap_to_edge(const imp_cproblem* p, const crossing* c, double* xp) {
   int k = c->blk, adr = p->blk_adr[k], dim = p->blk_dim[k];
-  if (c->kind == EDGE_PLANE) {
-    xp[adr] = p->b[adr];
+  if (c->kind == EDGE_PLANE) { /* a dry friction row crosses the plane on its own side */
+    xp[adr] = p->blk_type[k] == IMP_CNSTR_FRICTION ? copysign(p->mu[k], xp[adr]) : p->b[adr];
     return;
   }
   double rho = sqrt(imp_dot(xp + adr + 1, xp + adr + 1, dim - 1));
@@ -267,6 +274,17 @@ void imp_tod_sticking_point(tod* s, double* x) {
     }
 }
 
+/* x of a dry friction row (bound F) for a warm start f0 at velocity v, as
+   for a contact's friction rows: inside the bound x = -f0 (stick); on or
+   beyond it f -> F e (e = sign f0) and x = -(sigma + F) e with the slip
+   speed sigma = max(0, -e v); without a bound x = v. */
+static double dry_friction_warm_x(double bound, double f0, double v) {
+  if (!(bound > 0)) return v;
+  if (fabs(f0) < bound * (1 - WARM_CONE_TOL)) return -f0;
+  double e = f0 >= 0 ? 1 : -1;
+  return -(fmax(0.0, -e * v) + bound) * e;
+}
+
 /* x of a warm start f0: v = A f0 + v0 made complementary to f0 per block,
    x = v - f, so that f(x) is f0 projected on the block's feasible set:
    equality x = b - f; f_N <= 0: x_N = max(v_N, b) (breaking), x_T = v_T;
@@ -285,6 +303,10 @@ void imp_tod_warm_start_point(tod* s, const double* f0, double* x) {
     double bN = p->b[adr];
     if (p->blk_type[k] == IMP_CNSTR_EQUALITY) {
       for (int j = 0; j < dim; j++) xk[j] = p->b[adr + j] - fk[j];
+      continue;
+    }
+    if (p->blk_type[k] == IMP_CNSTR_FRICTION) {
+      xk[0] = dry_friction_warm_x(p->mu[k], fk[0], vk[0]);
       continue;
     }
     if (!(fk[0] > 0)) {
