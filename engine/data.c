@@ -31,7 +31,8 @@
   X(qLU, m->nM) X(qLUt, m->nM) X(qLUDiagInv, m->nv)             \
   X(actuator_length, m->nu) X(actuator_velocity, m->nu)         \
   X(actuator_force, m->nu) X(qfrc_actuator, m->nv)              \
-  X(qfrc_passive, m->nv) X(qfrc_bias, m->nv)                    \
+  X(qfrc_passive, m->nv) X(qfrc_gravcomp, m->nv)                \
+  X(qfrc_bias, m->nv)                                           \
   X(qfrc_smooth, m->nv) X(qacc_smooth, m->nv)                   \
   X(qfrc_constraint, m->nv)                                     \
   X(efc_J, (size_t)m->njmax * m->nJrow) X(efc_pos, m->njmax)    \

@@ -24,21 +24,30 @@ static void add_body_force(const imp_model* m, imp_data* d, int b, const double 
                            double* qfrc);
 
 /* Gravity compensation (MJCF body gravcomp): an upward force of gravcomp
-   times the body's weight at its centre of mass, -gravcomp m g; nothing
-   when gravity is disabled. */
-static void add_gravcomp(const imp_model* m, imp_data* d) {
+   times the body's weight at its centre of mass, -gravcomp m g, into
+   qfrc_gravcomp; nothing when gravity is disabled. It is a passive force,
+   except on the dofs of joints with actuatorgravcomp, where it is added to
+   the actuator force (imp_actuation) and clamped with it by
+   actuatorfrcrange (MuJoCo 3.x). */
+static void gravcomp(const imp_model* m, imp_data* d) {
+  imp_zero(d->qfrc_gravcomp, m->nv);
   if (m->opt.disableflags & IMP_DSBL_GRAVITY) return;
   for (int b = 1; b < m->nbody; b++) {
     double s = m->body_gravcomp[b] * m->body_mass[b];
     if (s == 0) continue;
     double frc[6] = {-s * m->opt.gravity[0], -s * m->opt.gravity[1], -s * m->opt.gravity[2]};
-    add_body_force(m, d, b, frc, d->qfrc_passive);
+    add_body_force(m, d, b, frc, d->qfrc_gravcomp);
   }
+  for (int i = 0; i < m->nv; i++)
+    if (!m->jnt_actgravcomp[m->dof_jntid[i]]) d->qfrc_passive[i] += d->qfrc_gravcomp[i];
 }
 
 void imp_passive(const imp_model* m, imp_data* d) {
   imp_zero(d->qfrc_passive, m->nv);
-  if (m->opt.disableflags & IMP_DSBL_PASSIVE) return;
+  if (m->opt.disableflags & IMP_DSBL_PASSIVE) {
+    imp_zero(d->qfrc_gravcomp, m->nv);
+    return;
+  }
   for (int j = 0; j < m->njnt; j++) {
     double k = m->jnt_stiffness[j];
     if (k == 0) continue;
@@ -63,8 +72,10 @@ void imp_passive(const imp_model* m, imp_data* d) {
     }
   }
   for (int i = 0; i < m->nv; i++) d->qfrc_passive[i] -= m->dof_damping[i] * d->qvel[i];
-  add_gravcomp(m, d);
+  gravcomp(m, d);
 }
+
+static void actuator_forces(const imp_model* m, imp_data* d);
 
 static double clamp(double x, const double range[2]) {
   return x < range[0] ? range[0] : (x > range[1] ? range[1] : x);
@@ -93,9 +104,28 @@ static double actuator_force_unclamped(const imp_model* m, const imp_data* d, in
 }
 
 /* Joint transmission: length = gear q, moment = gear; force = gain ctrl +
-   bias, clamped to forcerange when limited. */
+   bias, clamped to forcerange when limited. Then per joint (MuJoCo 3.x):
+   gravity compensation joins the actuator force of a joint with
+   actuatorgravcomp, and the total on a joint with actuatorfrclimited is
+   clamped to its actuatorfrcrange (a motor's torque limit however many
+   actuators drive it). */
 void imp_actuation(const imp_model* m, imp_data* d) {
   imp_zero(d->qfrc_actuator, m->nv);
+  actuator_forces(m, d);
+  if (m->opt.disableflags & IMP_DSBL_ACTUATION) return;
+  for (int j = 0; j < m->njnt; j++) {
+    int va = m->jnt_dofadr[j], ndof = m->jnt_type[j] == IMP_JNT_FREE   ? 6
+                                      : m->jnt_type[j] == IMP_JNT_BALL ? 3
+                                                                       : 1;
+    if (m->jnt_actgravcomp[j])
+      for (int k = 0; k < ndof; k++) d->qfrc_actuator[va + k] += d->qfrc_gravcomp[va + k];
+    if (m->jnt_actfrclimited[j]) /* hinge and slide only (the loader) */
+      d->qfrc_actuator[va] = clamp(d->qfrc_actuator[va], m->jnt_actfrcrange + 2 * j);
+  }
+}
+
+/* Each actuator's force and its generalized force through its joint. */
+static void actuator_forces(const imp_model* m, imp_data* d) {
   for (int u = 0; u < m->nu; u++) {
     int j = m->actuator_trnid[u];
     double gear = m->actuator_gear[6 * u];

@@ -252,6 +252,9 @@ typedef struct imp_model {
   double* jnt_pos;       /* njnt x 3: anchor in the body frame */
   double* jnt_axis;      /* njnt x 3: unit axis in the body frame */
   double* jnt_stiffness; /* njnt */
+  int* jnt_actfrclimited;  /* njnt: total actuator force on the joint clamped (hinge, slide) */
+  double* jnt_actfrcrange; /* njnt x 2: that force's range */
+  int* jnt_actgravcomp;    /* njnt: gravcomp on the joint's dofs counts as actuator force */
   double* jnt_range;     /* njnt x 2: radians or metres; ball: (0, cone angle) */
   double* jnt_solref;    /* njnt x 2: solreflimit (time constant, damping ratio) */
 
@@ -504,6 +507,7 @@ typedef struct imp_data {
   double* actuator_force;    /* nu */
   double* qfrc_actuator;     /* nv */
   double* qfrc_passive;      /* nv */
+  double* qfrc_gravcomp;     /* nv: gravity compensation (body gravcomp), in passive or actuator */
   double* qfrc_bias;         /* nv: Coriolis, centrifugal, gravity */
   double* qfrc_smooth;       /* nv: passive + actuator + applied - bias */
   double* qacc_smooth;       /* nv: M^-1 qfrc_smooth */

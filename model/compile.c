@@ -69,6 +69,8 @@
   X(double, pair_gap, npair) X(int, exclude_body1, nexclude)                               \
   X(int, exclude_body2, nexclude) X(int, name_meshadr, nmesh) X(int, name_pairadr, npair)  \
   X(int, jnt_type, njnt) X(int, jnt_qposadr, njnt) X(int, jnt_dofadr, njnt)                \
+  X(int, jnt_actfrclimited, njnt) X(double, jnt_actfrcrange, 2 * njnt)                     \
+  X(int, jnt_actgravcomp, njnt)                                                              \
   X(int, jnt_bodyid, njnt) X(int, jnt_limited, njnt) X(double, jnt_pos, 3 * njnt)          \
   X(double, jnt_axis, 3 * njnt) X(double, jnt_stiffness, njnt)                             \
   X(double, jnt_range, 2 * njnt) X(int, dof_bodyid, nv) X(int, dof_jntid, nv)              \
@@ -637,6 +639,11 @@ imp_model* ld_compile(ld_ctx* c) {
     if (jt->limited && jt->type == IMP_JNT_BALL && !(jt->range[1] > 0))
       ld_error(c, jt->file, jt->line, "ball joint range: the cone angle must be positive");
     nlimited += jt->limited;
+    /* MuJoCo: clamping the actuator force of ball and free joints is ignored */
+    if (jt->actfrclimited < 0) jt->actfrclimited = c->autolimits ? jt->has_actfrcrange : 0;
+    if (jt->type == IMP_JNT_BALL || jt->type == IMP_JNT_FREE) jt->actfrclimited = 0;
+    if (jt->actfrclimited && jt->actfrcrange[0] > jt->actfrcrange[1])
+      ld_error(c, jt->file, jt->line, "invalid actuatorfrcrange: lower above upper");
     if (jt->frictionloss > 0) /* a row of dry friction per dof */
       nfrictionloss += jt->type == IMP_JNT_FREE ? 6 : jt->type == IMP_JNT_BALL ? 3 : 1;
   }
@@ -759,6 +766,9 @@ imp_model* ld_compile(ld_ctx* c) {
       m->jnt_dofadr[j] = da;
       m->jnt_bodyid[j] = b;
       m->jnt_limited[j] = jt->limited;
+      m->jnt_actfrclimited[j] = jt->actfrclimited;
+      imp_copy(m->jnt_actfrcrange + 2 * j, jt->actfrcrange, 2);
+      m->jnt_actgravcomp[j] = jt->actgravcomp;
       imp_copy(m->jnt_pos + 3 * j, jt->pos, 3);
       imp_copy(m->jnt_axis + 3 * j, jt->axis, 3);
       m->jnt_stiffness[j] = jt->stiffness;

@@ -45,6 +45,7 @@ void ld_defaults_builtin(ld_class* cls) {
   j->type = IMP_JNT_HINGE;
   j->axis[2] = 1;
   j->limited = -1;
+  j->actfrclimited = -1;
   set_solref_default(j->solref);
 
   ld_geom* g = &cls->geom;
@@ -148,6 +149,9 @@ void ld_read_joint(ld_ctx* c, ld_node* n, ld_joint* j) {
   ld_attr_nums(c, n, "armature", &j->armature, 1, 1);
   ld_attr_nums(c, n, "ref", &j->ref, 1, 1);
   ld_attr_nums(c, n, "solreflimit", j->solref, 2, 2);
+  if (ld_attr_nums(c, n, "actuatorfrcrange", j->actfrcrange, 2, 2) > 0) j->has_actfrcrange = 1;
+  ld_attr_limited(c, n, "actuatorfrclimited", &j->actfrclimited);
+  ld_attr_bool(c, n, "actuatorgravcomp", &j->actgravcomp);
   if (ld_attr_nums(c, n, "frictionloss", &j->frictionloss, 1, 1) > 0 && !(j->frictionloss >= 0))
     ld_error(c, n->file, n->line, "joint frictionloss must be >= 0 (it is a force bound)");
   ld_accept(n, ok);

@@ -53,6 +53,10 @@ typedef struct ld_joint {
   int limited;       /* 0, 1, or -1: auto */
   double damping, stiffness, springref, armature, ref; /* raw file units */
   double frictionloss; /* dry friction bound, force or torque units, >= 0 */
+  double actfrcrange[2]; /* actuatorfrcrange */
+  int has_actfrcrange;
+  int actfrclimited;   /* actuatorfrclimited: 0, 1, or -1: auto */
+  int actgravcomp;     /* actuatorgravcomp */
   double solref[2];  /* solreflimit: time constant (or -stiffness), damping ratio (or -damping) */
 } ld_joint;
 

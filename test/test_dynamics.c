@@ -525,6 +525,93 @@ START_TEST(test_gravcomp) {
 }
 END_TEST
 
+/* Joint-level actuator force limits (MuJoCo 3.x, issue 13: 44 surveyed
+   files): two motors on one hinge, ctrl 3 each, give 6 unless the joint's
+   actuatorfrcrange clamps the total to 4 (each actuator_force stays 3);
+   actuatorfrclimited='false' or autolimits off without it leaves 6, a
+   ball joint's range is ignored as MuJoCo ignores it, a reversed range is
+   refused. The clamped total drives the step: u = n h 4 / I exactly. */
+START_TEST(test_actuatorfrcrange) {
+  static const char* fmt =
+      "<mujoco><compiler autolimits='%s'/><option timestep='0.01' gravity='0 0 0'/><worldbody>"
+      "<body><joint name='j' axis='0 0 1' %s/><geom type='box' size='.5 .1 .1' mass='1'/></body>"
+      "<body pos='2 0 0'><joint type='ball' actuatorfrcrange='-1 1'/><geom size='.1'/></body>"
+      "</worldbody><actuator><motor joint='j'/><motor joint='j'/></actuator></mujoco>";
+  static const struct {
+    const char *autolimits, *attrs;
+    double total;
+  } cases[] = {{"true", "actuatorfrcrange='-4 4'", 4},
+               {"true", "actuatorfrcrange='-4 4' actuatorfrclimited='false'", 6},
+               {"false", "actuatorfrcrange='-4 4'", 6},
+               {"false", "actuatorfrcrange='-4 4' actuatorfrclimited='true'", 4},
+               {"true", "", 6}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    char xml[1024];
+    snprintf(xml, sizeof xml, fmt, cases[c].autolimits, cases[c].attrs);
+    imp_model* m = imp_test_load_string_nowarn(xml);
+    ck_assert_int_eq(m->jnt_actfrclimited[1], 0); /* the ball's */
+    imp_data* d = imp_make_data(m);
+    d->ctrl[0] = d->ctrl[1] = 3;
+    imp_forward(m, d);
+    ck_assert_double_eq(d->actuator_force[0], 3);
+    ck_assert_double_eq(d->actuator_force[1], 3);
+    ck_assert_double_eq(d->qfrc_actuator[0], cases[c].total);
+    double I = d->qM[0], h = m->opt.timestep;
+    for (int i = 0; i < 10; i++) imp_step(m, d);
+    ck_assert_double_eq_tol(d->qvel[0], 10 * h * cases[c].total / I, 1e-12);
+    d->ctrl[0] = d->ctrl[1] = -3; /* the lower bound too */
+    imp_forward(m, d);
+    ck_assert_double_eq(d->qfrc_actuator[0], -cases[c].total);
+    imp_free_data(d);
+    imp_free_model(m);
+  }
+  char err[512];
+  imp_model* bad = imp_load_xml_string(
+      "<mujoco><worldbody><body>\n<joint actuatorfrcrange='1 -1'/><geom size='.1'/></body>"
+      "</worldbody></mujoco>", NULL, "bad.xml", err, sizeof err);
+  ck_assert_ptr_null(bad);
+  ck_assert_msg(strstr(err, "bad.xml:2") && strstr(err, "actuatorfrcrange"), "%s", err);
+}
+END_TEST
+
+/* actuatorgravcomp: a compensated arm's gravcomp moves from qfrc_passive to
+   qfrc_actuator on that joint, where actuatorfrcrange clamps it: with room
+   the arm holds still; with a range below the weight's torque it sags, and
+   the joint gets exactly the range's bound. */
+START_TEST(test_actuatorgravcomp) {
+  static const char* fmt =
+      "<mujoco><option timestep='0.002'/><worldbody><body pos='0 0 1' gravcomp='1'>"
+      "<joint axis='0 1 0' actuatorgravcomp='true' %s/>"
+      "<geom type='capsule' fromto='0 0 0 .5 0 0' size='.05' contype='0' conaffinity='0'/>"
+      "</body></worldbody></mujoco>";
+  char xml[1024];
+  snprintf(xml, sizeof xml, fmt, "");
+  imp_model* m = imp_test_load_string_nowarn(xml);
+  imp_data* d = imp_make_data(m);
+  imp_forward(m, d);
+  double weight = d->qfrc_bias[0];
+  ck_assert_double_gt(fabs(weight), 1);
+  ck_assert_double_eq(d->qfrc_passive[0], 0);
+  ck_assert_double_eq_tol(d->qfrc_actuator[0], weight, 1e-12);
+  for (int i = 0; i < 500; i++) imp_step(m, d);
+  ck_assert_double_eq_tol(d->qvel[0], 0, 1e-12);
+  imp_free_data(d);
+  imp_free_model(m);
+  double bound = 0.5 * fabs(weight);
+  char attr[128];
+  snprintf(attr, sizeof attr, "actuatorfrcrange='%.17g %.17g'", -bound, bound);
+  snprintf(xml, sizeof xml, fmt, attr);
+  m = imp_test_load_string_nowarn(xml);
+  d = imp_make_data(m);
+  imp_forward(m, d);
+  ck_assert_double_eq(d->qfrc_actuator[0], weight > 0 ? bound : -bound);
+  for (int i = 0; i < 100; i++) imp_step(m, d);
+  ck_assert_double_gt(fabs(d->qvel[0]), 0.1); /* it sags */
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
 int main(void) {
   imp_test_rng = 0xda942042e4dd58b5ull;
   Suite* s = suite_create("dynamics");
@@ -543,6 +630,8 @@ int main(void) {
   tcase_add_test(tc, test_affine_gain);
   tcase_add_test(tc, test_applied_forces);
   tcase_add_test(tc, test_gravcomp);
+  tcase_add_test(tc, test_actuatorfrcrange);
+  tcase_add_test(tc, test_actuatorgravcomp);
   suite_add_tcase(s, tc);
   return imp_test_run_suite(s);
 }
