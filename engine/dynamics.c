@@ -42,6 +42,72 @@ static void gravcomp(const imp_model* m, imp_data* d) {
     if (!m->jnt_actgravcomp[m->dof_jntid[i]]) d->qfrc_passive[i] += d->qfrc_gravcomp[i];
 }
 
+/* Fluid forces, MuJoCo's inertia model (mujoco.readthedocs.io, Computation,
+   Fluid forces): each body moves through the medium as its equivalent
+   inertia box, half sizes r_i = sqrt(3 / (2 M) (I_j + I_k - I_i)) from its
+   principal inertia, and with v, w its centre of mass's velocity relative
+   to the wind and its angular velocity, both in the inertia frame, meets
+   per axis i (j, k the others)
+     quadratic drag   f_i = -2 rho r_j r_k |v_i| v_i
+                      g_i = -rho r_i (r_j^4 + r_k^4) |w_i| w_i / 2
+     viscous (Stokes) f_i = -6 beta pi r_eq v_i,  g_i = -8 beta pi r_eq^3 w_i
+   with r_eq = (r_x + r_y + r_z) / 3, at its centre of mass. Implicit in
+   the implicit integrators (imp_deriv_fluid_vel), explicit under Euler, as
+   in MuJoCo 2.2.2. */
+/* 1 when the medium exerts forces */
+int imp_has_fluid(const imp_model* m) { return m->opt.density > 0 || m->opt.viscosity > 0; }
+
+/* Body b's equivalent inertia box (half sizes r); 0 for a massless body. */
+static int inertia_box(const imp_model* m, int b, double r[3]) {
+  double mass = m->body_mass[b];
+  if (!(mass > IMP_MINVAL)) return 0;
+  const double* I = m->body_inertia + 3 * b;
+  for (int i = 0; i < 3; i++) {
+    double s = I[(i + 1) % 3] + I[(i + 2) % 3] - I[i];
+    r[i] = sqrt(fmax(s, 0.0) * 1.5 / mass);
+  }
+  return 1;
+}
+
+/* Body b's centre-of-mass velocity relative to the wind, v, and angular
+   velocity w, both in its inertia frame (cvel is (w, v) at the tree's
+   reference point); *arm gets xipos - that point. */
+static void fluid_velocity(const imp_model* m, const imp_data* d, int b, double v[3], double w[3],
+                           double arm[3]) {
+  const double* cv = d->cvel + 6 * b;
+  const double* ref = d->subtree_com + 3 * m->body_rootid[b];
+  for (int i = 0; i < 3; i++) arm[i] = d->xipos[3 * b + i] - ref[i];
+  double vw[3];
+  imp_cross(vw, cv, arm);
+  for (int i = 0; i < 3; i++) vw[i] += cv[3 + i] - m->opt.wind[i];
+  const double* R = d->ximat + 9 * b;
+  imp_mat3T_vec(v, R, vw);
+  imp_mat3T_vec(w, R, cv);
+}
+
+static void fluid_forces(const imp_model* m, imp_data* d) {
+  if (!imp_has_fluid(m)) return;
+  double rho = m->opt.density, beta = m->opt.viscosity;
+  for (int b = 1; b < m->nbody; b++) {
+    double r[3], v[3], w[3], arm[3];
+    if (!inertia_box(m, b, r)) continue;
+    fluid_velocity(m, d, b, v, w, arm);
+    const double* R = d->ximat + 9 * b;
+    double req = (r[0] + r[1] + r[2]) / 3, fl[3], gl[3];
+    for (int i = 0; i < 3; i++) {
+      int j = (i + 1) % 3, k = (i + 2) % 3;
+      double rj4 = r[j] * r[j] * r[j] * r[j], rk4 = r[k] * r[k] * r[k] * r[k];
+      fl[i] = -2 * rho * r[j] * r[k] * fabs(v[i]) * v[i] - 6 * beta * IMP_PI * req * v[i];
+      gl[i] = -0.5 * rho * r[i] * (rj4 + rk4) * fabs(w[i]) * w[i] -
+              8 * beta * IMP_PI * req * req * req * w[i];
+    }
+    double frc[6];
+    imp_mat3_vec(frc, R, fl);
+    imp_mat3_vec(frc + 3, R, gl);
+    add_body_force(m, d, b, frc, d->qfrc_passive);
+  }
+}
+
 void imp_passive(const imp_model* m, imp_data* d) {
   imp_zero(d->qfrc_passive, m->nv);
   if (m->opt.disableflags & IMP_DSBL_PASSIVE) {
@@ -73,6 +139,7 @@ void imp_passive(const imp_model* m, imp_data* d) {
   }
   for (int i = 0; i < m->nv; i++) d->qfrc_passive[i] -= m->dof_damping[i] * d->qvel[i];
   gravcomp(m, d);
+  fluid_forces(m, d);
 }
 
 static void actuator_forces(const imp_model* m, imp_data* d);
@@ -174,6 +241,64 @@ void imp_deriv_actuator_vel(const imp_model* m, const imp_data* d, double* Dl, d
     Dl[adr] += dii;
     Du[adr] += dii;
   }
+}
+
+/* Dl, Du += d qfrc_fluid / d qvel. Per body the forces are diagonal in
+   its inertia frame, so with J the Jacobian of (centre of mass velocity,
+   angular velocity), d qfrc / d qvel = J' blockdiag(R Df R', R Dg R') J,
+   Df_i = -4 rho r_j r_k |v_i| - 6 beta pi r_eq and Dg_i = -rho r_i (r_j^4 +
+   r_k^4) |w_i| - 8 beta pi r_eq^3: symmetric, non-zero on the dofs of the
+   body's chain to the root (the pattern of qM). */
+void imp_deriv_fluid_vel(const imp_model* m, imp_data* d, double* Dl, double* Du) {
+  if (!imp_has_fluid(m) || (m->opt.disableflags & IMP_DSBL_PASSIVE)) return;
+  double rho = m->opt.density, beta = m->opt.viscosity;
+  size_t mark = imp_stack_mark(d);
+  int* chain = imp_stack_alloc_int(d, m->nv);
+  double* col = imp_stack_alloc(d, 6 * (size_t)m->nv); /* lin, ang per chain dof */
+  for (int b = 1; b < m->nbody; b++) {
+    double r[3], v[3], w[3], arm[3];
+    if (!inertia_box(m, b, r)) continue;
+    int tip = -1;
+    for (int a = b; a > 0 && tip < 0; a = m->body_parentid[a])
+      if (m->body_dofnum[a] > 0) tip = m->body_dofadr[a] + m->body_dofnum[a] - 1;
+    if (tip < 0) continue;
+    fluid_velocity(m, d, b, v, w, arm);
+    const double* R = d->ximat + 9 * b;
+    double req = (r[0] + r[1] + r[2]) / 3, Bl[9], Ba[9];
+    for (int p = 0; p < 3; p++)
+      for (int q = 0; q < 3; q++) Bl[3 * p + q] = Ba[3 * p + q] = 0;
+    for (int i = 0; i < 3; i++) {
+      int j = (i + 1) % 3, k = (i + 2) % 3;
+      double rj4 = r[j] * r[j] * r[j] * r[j], rk4 = r[k] * r[k] * r[k] * r[k];
+      double df = -4 * rho * r[j] * r[k] * fabs(v[i]) - 6 * beta * IMP_PI * req;
+      double dg = -rho * r[i] * (rj4 + rk4) * fabs(w[i]) - 8 * beta * IMP_PI * req * req * req;
+      for (int p = 0; p < 3; p++) /* += df R_i R_i' (R_i the i-th axis, column i of R) */
+        for (int q = 0; q < 3; q++) {
+          Bl[3 * p + q] += df * R[3 * p + i] * R[3 * q + i];
+          Ba[3 * p + q] += dg * R[3 * p + i] * R[3 * q + i];
+        }
+    }
+    int n = 0;
+    for (int k = tip; k >= 0; k = m->dof_parentid[k]) {
+      const double* s = d->cdof + 6 * k; /* (angular, linear at the reference point) */
+      double* c = col + 6 * n;
+      imp_cross(c, s, arm);
+      for (int a = 0; a < 3; a++) c[a] += s[3 + a], c[3 + a] = s[a];
+      chain[n++] = k;
+    }
+    for (int a = 0; a < n; a++) { /* chain[c] for c >= a is chain[a] or its ancestor */
+      double Bc[6];
+      imp_mat3_vec(Bc, Bl, col + 6 * a);
+      imp_mat3_vec(Bc + 3, Ba, col + 6 * a + 3);
+      for (int c = a; c < n; c++) {
+        double val = imp_dot(Bc, col + 6 * c, 6);
+        int adr = m->dof_Madr[chain[a]] + (c - a);
+        Dl[adr] += val;
+        Du[adr] += val;
+      }
+    }
+  }
+  imp_stack_release(d, mark);
 }
 
 /* Joint damping: d(-b_i v_i)/d v_i = -b_i, on the diagonal. */

@@ -88,6 +88,8 @@ void imp_rne(const imp_model* m, imp_data* d);
    of RNE. Need this forward's actuation, resp. com_vel. */
 void imp_deriv_actuator_vel(const imp_model* m, const imp_data* d, double* Dl, double* Du);
 void imp_deriv_passive_vel(const imp_model* m, double* Dl, double* Du);
+void imp_deriv_fluid_vel(const imp_model* m, imp_data* d, double* Dl, double* Du);
+int imp_has_fluid(const imp_model* m);
 void imp_deriv_rne_vel(const imp_model* m, imp_data* d, double* Dl, double* Du);
 /* qfrc_smooth and qacc_smooth = M^-1 qfrc_smooth. */
 void imp_smooth_acc(const imp_model* m, imp_data* d);

@@ -85,7 +85,8 @@ int imp_implicit_damping(const imp_model* m) {
     case IMP_INT_EULER:
       return !(m->opt.disableflags & IMP_DSBL_EULERDAMP) && any_damping(m);
     case IMP_INT_IMPLICITFAST:
-      return any_damping(m) || any_velocity_actuator(m);
+      return any_damping(m) || any_velocity_actuator(m) ||
+             (imp_has_fluid(m) && !(m->opt.disableflags & IMP_DSBL_PASSIVE));
     case IMP_INT_IMPLICIT:
       return m->nv > 0; /* the Coriolis derivatives move with the state */
     default:
@@ -110,7 +111,10 @@ void imp_factor_damped(const imp_model* m, imp_data* d) {
   imp_zero(Dl, m->nM);
   imp_zero(Du, m->nM);
   imp_deriv_passive_vel(m, Dl, Du);
-  if (m->opt.integrator != IMP_INT_EULER) imp_deriv_actuator_vel(m, d, Dl, Du);
+  if (m->opt.integrator != IMP_INT_EULER) {
+    imp_deriv_actuator_vel(m, d, Dl, Du);
+    imp_deriv_fluid_vel(m, d, Dl, Du);
+  }
   for (int i = 0; i < m->nM; i++) d->qH[i] = d->qM[i] - 0.5 * h * (Dl[i] + Du[i]);
   imp_factor_sparse(m, d->qH, d->qHDiagInv, d->qH);
   if (m->opt.integrator == IMP_INT_IMPLICIT) {

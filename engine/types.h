@@ -169,6 +169,9 @@ typedef struct imp_option {
   int iterations;    /* most iterations of the contact solver */
   double tolerance;  /* contact solver tolerance, on each solver's own stopping measure (contact.h) */
   int warmstart;     /* 1: start each solve from the last step's impulses */
+  double density;    /* of the medium, kg/m^3: quadratic drag (fluid forces, dynamics.c) */
+  double viscosity;  /* of the medium, Pa s: viscous resistance */
+  double wind[3];    /* the medium's velocity, m/s */
 } imp_option;
 
 typedef struct imp_visual {

@@ -101,6 +101,14 @@ void ld_body_from_geoms(ld_ctx* c, const int* gi, int n, double* mass, double ip
     return;
   }
   imp_scl(ipos, com, 1 / M, 3);
+  if (n == 1) { /* MuJoCo keeps a lone geom's own frame and axis order: its
+                   fluid forces act on the inertia box in that frame, and a
+                   capsule's two equal moments leave eig3's choice arbitrary */
+    const ld_geom* g = LD_AT(c->geoms, ld_geom, gi[0]);
+    imp_copy(iquat, g->quat, 4);
+    imp_copy(inertia, gI, 3);
+    return;
+  }
   for (int k = 0; k < n; k++) {
     const ld_geom* g = LD_AT(c->geoms, ld_geom, gi[k]);
     double R[9], D[9] = {0}, RD[9], T[9], d[3];

@@ -473,17 +473,15 @@ static void parse_option(ld_ctx* c, ld_node* n) {
   int it;
   /* the words are in MuJoCo's order, which imp_integrator follows */
   if (ld_attr_keyword(c, n, "integrator", integ, &it)) c->opt.integrator = it;
-  static const char* const fluid[] = {"viscosity", "density", "wind", "magnetic", NULL};
-  for (int f = 0; fluid[f]; f++) {
-    double v[3] = {0, 0, 0};
-    int k = ld_attr_nums(c, n, fluid[f], v, f < 2 ? 1 : 3, f < 2 ? 1 : 3);
-    if (f < 3 && k > 0 && (v[0] != 0 || v[1] != 0 || v[2] != 0)) {
-      char key[64];
-      snprintf(key, sizeof key, "option/%s", fluid[f]);
-      ld_warning(c, key, n->file, n->line, "option '%s' (fluid forces) is not supported yet (ignored)",
-                 fluid[f]);
-    }
-  }
+  /* the medium of the fluid forces (dynamics.c); magnetic feeds only
+     magnetometer sensors */
+  ld_attr_nums(c, n, "density", &c->opt.density, 1, 1);
+  ld_attr_nums(c, n, "viscosity", &c->opt.viscosity, 1, 1);
+  ld_attr_nums(c, n, "wind", c->opt.wind, 3, 3);
+  double magnetic[3];
+  ld_attr_nums(c, n, "magnetic", magnetic, 3, 3);
+  if (!(c->opt.density >= 0) || !(c->opt.viscosity >= 0))
+    ld_error(c, n->file, n->line, "option density and viscosity must be >= 0");
   ld_accept(n, silent);
   ld_warn_unused(c, n);
   for (ld_node* ch = n->child; ch; ch = ch->next) {

@@ -11,7 +11,8 @@
  * exercise the loader: angle units, euler sequences, fromto, default classes
  * and childclass, armature, springref and ref, actuator gear, position,
  * velocity, motor and general actuators, ball and free joints, an explicit
- * full inertia, several joints in one body. Every run prints its deviation
+ * full inertia, several joints in one body, fluid forces (density,
+ * viscosity, wind). Every run prints its deviation
  * ("model X: max qpos dev 3.2e-14 ...") so ctest -V shows how close we are. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -33,6 +34,34 @@ typedef struct diff_case {
   const char* file; /* in models/, or NULL for xml */
   const char* xml;
 } diff_case;
+
+/* fluid forces (MuJoCo's inertia model): a tumbling free box with a hinged
+   flap and a ball-jointed fin in a dense, viscous medium with wind */
+static const char* k_fluid =
+    "<mujoco model='fluid'>\n"
+    "  <option timestep='0.002' density='1200' viscosity='0.3' wind='0.5 -0.2 0.1'>\n"
+    "    <flag contact='disable'/></option>\n"
+    "  <worldbody>\n"
+    "    <body pos='0 0 1' euler='0.2 0.4 -0.3'>\n"
+    "      <freejoint/>\n"
+    "      <geom type='box' size='0.2 0.1 0.05' density='1500'/>\n"
+    "      <body pos='0.2 0 0'>\n"
+    "        <joint type='hinge' axis='0 1 0' damping='0.01'/>\n"
+    "        <geom type='box' pos='0.1 0 0' size='0.1 0.08 0.01' density='1100'/>\n"
+    "      </body>\n"
+    "      <body pos='-0.2 0 0'>\n"
+    "        <joint type='ball'/>\n"
+    "        <geom type='capsule' fromto='0 0 0 -0.15 0.05 0' size='0.02' density='900'/>\n"
+    "      </body>\n"
+    "    </body>\n"
+    "  </worldbody>\n"
+    "  <keyframe><key name='k' qpos='0 0 1 1 0 0 0 0.3 1 0 0 0' "
+    "qvel='1 -0.5 2 3 -1 2 -4 5 -2 1'/></keyframe>\n"
+    "</mujoco>\n";
+
+/* the same under the implicit integrator, whose matrix holds the fluid
+   forces' velocity derivatives (MuJoCo 2.2.2 has them too) */
+static char k_fluid_implicit[2048];
 
 static const char* k_euler_zyx =
     "<mujoco model='euler_zyx'>\n"
@@ -207,17 +236,26 @@ static const diff_case k_cases[] = {
     {"inline_ball_free", NULL, NULL},
     {"inline_multi_joint", NULL, NULL},
     {"inline_rk4_ctrlrange", NULL, NULL},
+    {"inline_fluid", NULL, NULL},
+    {"inline_fluid_implicit", NULL, NULL},
 };
 #define NCASE ((int)(sizeof k_cases / sizeof k_cases[0]))
 
 static const char* case_xml(int i) {
   const char* n = k_cases[i].name;
+  if (!k_fluid_implicit[0]) { /* k_fluid with integrator='implicit' */
+    const char* at = strstr(k_fluid, "<option ") + strlen("<option ");
+    snprintf(k_fluid_implicit, sizeof k_fluid_implicit, "%.*sintegrator='implicit' %s",
+             (int)(at - k_fluid), k_fluid, at);
+  }
   if (!strcmp(n, "inline_euler_zyx")) return k_euler_zyx;
   if (!strcmp(n, "inline_euler_XYZ_ref")) return k_euler_XYZ_ref;
   if (!strcmp(n, "inline_actuators")) return k_actuators;
   if (!strcmp(n, "inline_ball_free")) return k_ball_free;
   if (!strcmp(n, "inline_multi_joint")) return k_multi_joint;
   if (!strcmp(n, "inline_rk4_ctrlrange")) return k_rk4_ctrlrange;
+  if (!strcmp(n, "inline_fluid")) return k_fluid;
+  if (!strcmp(n, "inline_fluid_implicit")) return k_fluid_implicit;
   return NULL;
 }
 
