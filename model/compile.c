@@ -678,6 +678,13 @@ imp_model* ld_compile(ld_ctx* c) {
       ld_error(c, k->file, k->line, "key qpos: expected %d numbers, got %d", nq, k->nqpos);
     if (k->nqvel >= 0 && k->nqvel != nv)
       ld_error(c, k->file, k->line, "key qvel: expected %d numbers, got %d", nv, k->nqvel);
+    if (k->nctrl >= 0 && k->nctrl != nu && k->nctrl == c->nactuator_file) {
+      /* written for every actuator of the file: keep the values of those
+         that remain (the others were skipped with a warning) */
+      for (int u = 0; u < nu; u++)
+        k->ctrl[u] = k->ctrl[LD_AT(c->actuators, ld_actuator, u)->fileidx];
+      k->nctrl = nu;
+    }
     if (k->nctrl >= 0 && k->nctrl != nu)
       ld_error(c, k->file, k->line, "key ctrl: expected %d numbers, got %d", nu, k->nctrl);
   }

@@ -138,6 +138,7 @@ typedef struct ld_actuator {
   int line;
   int kind; /* LD_ACT_* */
   const char* joint;
+  int fileidx; /* its place among the file's actuators, skipped ones included */
   double gear[6], ctrlrange[2], forcerange[2];
   int has_ctrlrange, has_forcerange;
   int ctrllimited, forcelimited; /* 0, 1, -1 auto */
@@ -273,6 +274,7 @@ typedef struct ld_ctx {
   int fitaabb;           /* fit primitives to meshes' bounding boxes, not inertia boxes */
   int inertiafromgeom;   /* 0 false, 1 true, 2 auto */
   int autolimits;
+  int nactuator_file; /* <actuator> children read, skipped ones included (keyframe ctrl) */
   char eulerseq[4];
   const char* meshdir;
   const char* texturedir;

@@ -717,6 +717,7 @@ static void parse_body(ld_ctx* c, ld_node* n, int body, int childclass) {
 
 static void parse_actuators(ld_ctx* c, ld_node* n) {
   for (ld_node* ch = n->child; ch; ch = ch->next) {
+    int fileidx = c->nactuator_file++; /* every child is an actuator of MuJoCo's nu */
     int kind = ld_actuator_kind(ch->name);
     if (kind < 0) {
       ld_warn_element(c, ch);
@@ -724,6 +725,7 @@ static void parse_actuators(ld_ctx* c, ld_node* n) {
     }
     ld_actuator a = LD_AT(c->classes, ld_class, element_class(c, ch, 0))->actuator;
     ld_read_actuator(c, ch, &a, kind);
+    a.fileidx = fileidx;
     a.name = ld_attr_str(ch, "name");
     a.file = ch->file;
     a.line = ch->line;

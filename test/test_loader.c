@@ -812,6 +812,27 @@ START_TEST(actuators_on_tendons_and_ball_joints_are_skipped) {
   ck_assert_int_eq(m->actuator_trnid[0], 1);
   ck_assert_int_eq(m->nwarning, 2);
   imp_free_model(m);
+  /* a keyframe written for every actuator of the file keeps the values of
+     those that remain (Menagerie's xarm7 and stretch: a tendon gripper);
+     one written for what remains reads as it is; any other count is an error */
+  static const char* fmt =
+      "<mujoco><worldbody><body><joint name='b' type='ball'/><joint name='h'/><geom size='1'/>"
+      "</body></worldbody><actuator><motor tendon='t'/><motor joint='h'/><motor joint='b'/>"
+      "<motor joint='h'/></actuator><keyframe><key ctrl='%s'/></keyframe></mujoco>";
+  char xml[1024];
+  snprintf(xml, sizeof xml, fmt, "1 2 3 4");
+  m = load(xml);
+  ck_assert_int_eq(m->nu, 2);
+  ck_assert_double_eq(m->key_ctrl[0], 2);
+  ck_assert_double_eq(m->key_ctrl[1], 4);
+  imp_free_model(m);
+  snprintf(xml, sizeof xml, fmt, "5 6");
+  m = load(xml);
+  ck_assert_double_eq(m->key_ctrl[0], 5);
+  ck_assert_double_eq(m->key_ctrl[1], 6);
+  imp_free_model(m);
+  snprintf(xml, sizeof xml, fmt, "1 2 3");
+  expect_error(xml, 1, "key ctrl: expected 2 numbers, got 3");
 }
 END_TEST
 
