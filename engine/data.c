@@ -35,6 +35,9 @@
   X(qfrc_bias, m->nv)                                           \
   X(qfrc_smooth, m->nv) X(qacc_smooth, m->nv)                   \
   X(qfrc_constraint, m->nv)                                     \
+  X(sensordata, m->nsensordata) X(cacc, 6 * m->nbody)           \
+  X(cfrc_int, 6 * m->nbody) X(cfrc_ext, 6 * m->nbody)           \
+  X(subtree_linvel, 3 * m->nbody) X(subtree_angmom, 3 * m->nbody) \
   X(efc_J, (size_t)m->njmax * m->nJrow) X(efc_pos, m->njmax)    \
   X(efc_b, m->njmax) X(efc_v0, m->njmax) X(efc_vel, m->njmax)   \
   X(efc_impulse, m->njmax) X(blk_mu, m->njmax)                  \
@@ -156,6 +159,7 @@ void imp_reset_data(const imp_model* m, imp_data* d) {
   d->ncon = d->ncon_dropped = d->nwarning_contactfull = 0;
   d->npair_broad = d->npair_narrow = 0;
   for (int i = 0; i < IMP_NTIMER; i++) d->timer[i] = 0;
+  d->sensor_rng = IMP_SENSOR_RNG_SEED; /* the same noise after every reset */
   /* world frame and identity orientations, so an unstepped data is sane */
   for (int b = 0; b < m->nbody; b++) {
     d->xquat[4 * b] = 1;
@@ -202,6 +206,7 @@ void imp_copy_data(const imp_model* m, imp_data* dst, const imp_data* src) {
   dst->solver_residual_abs = src->solver_residual_abs;
   dst->nwarning_solver = src->nwarning_solver;
   dst->warm_nblk = src->warm_nblk;
+  dst->sensor_rng = src->sensor_rng;
 }
 
 /* ---- arena ---- */

@@ -106,6 +106,33 @@ void imp_constraints(const imp_model* m, imp_data* d);
 double imp_unilateral_target(double pos, const double solref[2], double h);
 double imp_bilateral_target(double pos, const double solref[2], double h);
 
+/* ---- sensor.c ---- */
+
+/* State of the sensor noise generator after imp_reset_data. */
+#define IMP_SENSOR_RNG_SEED 0x1234567887654321ULL
+/* Every sensor into d->sensordata (promises and definitions in sensor.c).
+   Needs a whole forward of the current state, up to the contact stage. */
+void imp_sensor(const imp_model* m, imp_data* d);
+/* cacc, cfrc_ext and cfrc_int from this forward's qacc and impulses (RNE
+   after the constraints, Featherstone's recursion with the step's
+   accelerations); imp_sensor calls it when a sensor needs it. */
+void imp_rne_post_constraint(const imp_model* m, imp_data* d);
+/* subtree_linvel and subtree_angmom from cvel (imp_sensor calls it when a
+   sensor needs it). */
+void imp_subtree_vel(const imp_model* m, imp_data* d);
+/* imp_forward without the sensors: RK4's later stages (MuJoCo computes its
+   sensors once per step too). */
+void imp_forward_skip_sensor(const imp_model* m, imp_data* d);
+
+/* ---- ray.c ---- */
+
+/* Distance along pnt + t vec (t >= 0, units of |vec|) to the surface of a
+   primitive of imp_geom_type type, size, at world pos and rotation mat;
+   -1 when missed (from inside: the way out). Planes are one-sided and
+   bounded by positive sizes; meshes are not primitives (-1). */
+double imp_ray_primitive(int type, const double pos[3], const double mat[9],
+                         const double size[3], const double pnt[3], const double vec[3]);
+
 /* ---- integrate.c ---- */
 
 /* qpos <- qpos (+) h qvel through each joint's kinematic map (exact for

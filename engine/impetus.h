@@ -102,6 +102,17 @@ int imp_contact_impulse(const imp_model* m, const imp_data* d, int i, double imp
 void imp_contact_force_world(const imp_model* m, const imp_data* d, int i, double force[3],
                              double torque[3]);
 
+/* ---- ray casts (engine/ray.c) ---- */
+
+/* Distance from pnt along vec (in units of |vec|) to the nearest surface of
+   a geom of the last forward's frames, -1 when the ray meets none. Geoms of
+   body bodyexclude (-1: none) and invisible geoms (alpha 0) are skipped;
+   planes are seen from their front only; a ray starting inside a geom
+   meets its surface on the way out. *geomid (when not NULL) gets the geom,
+   or -1. What a rangefinder sensor measures. */
+double imp_ray(const imp_model* m, const imp_data* d, const double pnt[3], const double vec[3],
+               int bodyexclude, int* geomid);
+
 /* ---- names ---- */
 
 /* Id of the object of type with that name, or -1. */

@@ -42,8 +42,10 @@ struct imp_recorder {
   char* tmppath;         /* path + ".tmp" */
   int format;            /* REC_CSV or REC_NPY */
   int nq, nv, nu;        /* sizes of the model the recorder was opened for */
+  int nsens;             /* sensor columns: nsensordata */
   int nstat;             /* solver columns: NSOLVERCOL with IMP_RECORD_SOLVER, else 0 */
-  int ncol;              /* 1 + nq + nv + nu + nstat */
+  int ncol;              /* 1 + nq + nv + nu + nsens + nstat */
+  char** names;          /* ncol column names, in one allocation with their text */
   double timestep;       /* m->opt.timestep at open, for the sidecar */
   long long rows;        /* rows written */
   int failed;            /* an I/O error happened: close removes the file */
@@ -83,18 +85,81 @@ static int format_of(const char* path) {
   return -1;
 }
 
-/* name of column c ("time", "qpos_3" ...) into buf */
-static void column_name(const imp_recorder* r, int c, char* buf, size_t n) {
-  if (c == 0)
-    snprintf(buf, n, "time");
-  else if (c <= r->nq)
-    snprintf(buf, n, "qpos_%d", c - 1);
-  else if (c <= r->nq + r->nv)
-    snprintf(buf, n, "qvel_%d", c - 1 - r->nq);
-  else if (c <= r->nq + r->nv + r->nu)
-    snprintf(buf, n, "ctrl_%d", c - 1 - r->nq - r->nv);
-  else
-    snprintf(buf, n, "%s", solver_columns[c - 1 - r->nq - r->nv - r->nu]);
+/* Name of column c ("time", "qpos_3", "sensor_imu_acc_0" ...) into buf, n
+   bytes (n 0: only measured); returns its length. Sensor columns are named
+   after their sensor: sensor_NAME for one value, sensor_NAME_K for value K
+   of several; an unnamed sensor I is sensorI. */
+static size_t column_name(const imp_recorder* r, const imp_model* m, int c, char* buf,
+                          size_t n) {
+  int k = c - 1 - r->nq - r->nv - r->nu;
+  int w;
+  if (c == 0) {
+    w = snprintf(buf, n, "time");
+  } else if (c <= r->nq) {
+    w = snprintf(buf, n, "qpos_%d", c - 1);
+  } else if (c <= r->nq + r->nv) {
+    w = snprintf(buf, n, "qvel_%d", c - 1 - r->nq);
+  } else if (c <= r->nq + r->nv + r->nu) {
+    w = snprintf(buf, n, "ctrl_%d", c - 1 - r->nq - r->nv);
+  } else if (k < r->nsens) {
+    /* the sensor of value k: the last with sensor_adr <= k (addresses
+       ascend; a sensor of dim 0 shares its address with the next) */
+    int lo = 0, hi = m->nsensor - 1;
+    while (lo < hi) {
+      int mid = (lo + hi + 1) / 2;
+      if (m->sensor_adr[mid] <= k) lo = mid;
+      else hi = mid - 1;
+    }
+    int i = lo;
+    const char* name = m->names + m->name_sensoradr[i];
+    int dim = m->sensor_dim[i], j = k - m->sensor_adr[i];
+    if (name[0])
+      w = dim > 1 ? snprintf(buf, n, "sensor_%s_%d", name, j) : snprintf(buf, n, "sensor_%s", name);
+    else
+      w = dim > 1 ? snprintf(buf, n, "sensor%d_%d", i, j) : snprintf(buf, n, "sensor%d", i);
+  } else {
+    w = snprintf(buf, n, "%s", solver_columns[k - r->nsens]);
+  }
+  return w > 0 ? (size_t)w : 0;
+}
+
+/* every column's name, in one allocation (the pointers, then the text);
+   -1 when out of memory */
+static int make_names(imp_recorder* r, const imp_model* m) {
+  size_t text = 0;
+  for (int c = 0; c < r->ncol; c++) text += column_name(r, m, c, NULL, 0) + 1;
+  r->names = malloc(sizeof(char*) * (size_t)r->ncol + text);
+  if (!r->names) return -1;
+  char* p = (char*)(r->names + r->ncol);
+  for (int c = 0; c < r->ncol; c++) {
+    size_t len = column_name(r, m, c, p, text);
+    r->names[c] = p;
+    p += len + 1;
+    text -= len + 1;
+  }
+  return 0;
+}
+
+/* a name as one CSV field: quoted, with its quotes doubled, when it holds a
+   comma, a quote or a line break (RFC 4180); as it is otherwise */
+static int csv_field(FILE* f, const char* s) {
+  if (!strpbrk(s, ",\"\r\n")) return fputs(s, f) < 0 ? -1 : 0;
+  if (fputc('"', f) == EOF) return -1;
+  for (; *s; s++)
+    if ((*s == '"' && fputc('"', f) == EOF) || fputc(*s, f) == EOF) return -1;
+  return fputc('"', f) == EOF ? -1 : 0;
+}
+
+/* a name as a JSON string: quotes, backslashes and control characters escaped */
+static void json_string(FILE* f, const char* s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+    else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+    else fputc(ch, f);
+  }
+  fputc('"', f);
 }
 
 /* Fill buf (header_len bytes) with the NPY header for rows rows, padded to
@@ -132,11 +197,8 @@ static int npy_header_len(int ncol) {
 
 /* write the CSV column header line */
 static int csv_header(imp_recorder* r) {
-  char name[32];
-  for (int c = 0; c < r->ncol; c++) {
-    column_name(r, c, name, sizeof name);
-    if (fprintf(r->f, c ? ",%s" : "%s", name) < 0) return -1;
-  }
+  for (int c = 0; c < r->ncol; c++)
+    if ((c && fputc(',', r->f) == EOF) || csv_field(r->f, r->names[c]) != 0) return -1;
   if (fputc('\n', r->f) == EOF) return -1;
   return fflush(r->f) == 0 ? 0 : -1;
 }
@@ -147,6 +209,7 @@ static void destroy(imp_recorder* r) {
   free(r->tmppath);
   free(r->row);
   free(r->bytes);
+  free(r->names);
   free(r);
 }
 
@@ -178,14 +241,15 @@ imp_recorder* imp_recorder_open_flags(const char* path, const imp_model* m, int 
   r->nq = m->nq;
   r->nv = m->nv;
   r->nu = m->nu;
+  r->nsens = m->nsensordata;
   r->nstat = flags & IMP_RECORD_SOLVER ? NSOLVERCOL : 0;
-  r->ncol = 1 + m->nq + m->nv + m->nu + r->nstat;
+  r->ncol = 1 + m->nq + m->nv + m->nu + r->nsens + r->nstat;
   r->timestep = m->opt.timestep;
   r->path = concat(path, "");
   r->tmppath = concat(path, ".tmp");
   r->row = malloc(sizeof(double) * (size_t)r->ncol);
   r->bytes = malloc(8 * (size_t)r->ncol);
-  if (!r->path || !r->tmppath || !r->row || !r->bytes) {
+  if (!r->path || !r->tmppath || !r->row || !r->bytes || make_names(r, m) != 0) {
     destroy(r);
     set_err(err, errsz, "%s: out of memory", path);
     return NULL;
@@ -244,7 +308,8 @@ static void solver_stats(const imp_data* d, double* out) {
 
 int imp_recorder_write(imp_recorder* r, const imp_model* m, const imp_data* d) {
   if (!r || r->failed) return -1;
-  if (!m || !d || m->nq != r->nq || m->nv != r->nv || m->nu != r->nu) {
+  if (!m || !d || m->nq != r->nq || m->nv != r->nv || m->nu != r->nu ||
+      m->nsensordata != r->nsens) {
     r->failed = 1; /* a recording of a different model is not a recording */
     return -1;
   }
@@ -253,7 +318,8 @@ int imp_recorder_write(imp_recorder* r, const imp_model* m, const imp_data* d) {
   memcpy(row + 1, d->qpos, sizeof(double) * (size_t)r->nq);
   memcpy(row + 1 + r->nq, d->qvel, sizeof(double) * (size_t)r->nv);
   memcpy(row + 1 + r->nq + r->nv, d->ctrl, sizeof(double) * (size_t)r->nu);
-  if (r->nstat) solver_stats(d, row + 1 + r->nq + r->nv + r->nu);
+  memcpy(row + 1 + r->nq + r->nv + r->nu, d->sensordata, sizeof(double) * (size_t)r->nsens);
+  if (r->nstat) solver_stats(d, row + 1 + r->nq + r->nv + r->nu + r->nsens);
 
   if (r->format == REC_CSV) {
     /* %.17g round-trips every double exactly through strtod */
@@ -278,14 +344,15 @@ int imp_recorder_write(imp_recorder* r, const imp_model* m, const imp_data* d) {
 static int write_sidecar(const imp_recorder* r, const char* tmp) {
   FILE* f = fopen(tmp, "wb");
   if (!f) return -1;
-  char name[32];
   fprintf(f, "{\"columns\": [");
   for (int c = 0; c < r->ncol; c++) {
-    column_name(r, c, name, sizeof name);
-    fprintf(f, c ? ", \"%s\"" : "\"%s\"", name);
+    if (c) fprintf(f, ", ");
+    json_string(f, r->names[c]);
   }
-  fprintf(f, "], \"nq\": %d, \"nv\": %d, \"nu\": %d, \"timestep\": %.17g, \"rows\": %lld}\n",
-          r->nq, r->nv, r->nu, r->timestep, r->rows);
+  fprintf(f,
+          "], \"nq\": %d, \"nv\": %d, \"nu\": %d, \"nsensordata\": %d, \"timestep\": %.17g, "
+          "\"rows\": %lld}\n",
+          r->nq, r->nv, r->nu, r->nsens, r->timestep, r->rows);
   int ok = !ferror(f) && fflush(f) == 0 && fsync(fileno(f)) == 0;
   if (fclose(f) != 0) ok = 0;
   return ok ? 0 : -1;

@@ -1,6 +1,6 @@
 /* The pipeline of one step, top to bottom. Each stage lives in the file of
    its name: kinematics.c, inertia.c, dynamics.c, collision.c,
-   constraints.c, contact.c (with solvers/), integrate.c. */
+   constraints.c, contact.c (with solvers/), sensor.c, integrate.c. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
@@ -20,7 +20,8 @@ double imp_timer_now(void) {
 /* Values past this are treated as divergence, like non-finite ones. */
 #define IMP_MAXVAL 1e10
 
-void imp_forward(const imp_model* m, imp_data* d) {
+/* Everything of the state up to qacc; the sensors when asked. */
+static void forward(const imp_model* m, imp_data* d, int sensors) {
   /* position-dependent */
   imp_kinematics(m, d);
   imp_com_pos(m, d);
@@ -42,7 +43,15 @@ void imp_forward(const imp_model* m, imp_data* d) {
   double t0 = imp_timer_now();
   imp_contact_stage(m, d);
   d->timer[IMP_TIMER_SOLVER] += imp_timer_now() - t0;
+  /* sensors last, all of them: MuJoCo computes its position, velocity and
+     acceleration sensors after the stages of each, but nothing after those
+     stages changes what its sensors read, so the values are the same */
+  if (sensors) imp_sensor(m, d);
 }
+
+void imp_forward(const imp_model* m, imp_data* d) { forward(m, d, 1); }
+
+void imp_forward_skip_sensor(const imp_model* m, imp_data* d) { forward(m, d, 0); }
 
 static int is_bad(const double* v, int n) {
   for (int i = 0; i < n; i++)

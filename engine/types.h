@@ -60,8 +60,14 @@ typedef enum imp_disable_bit {
   IMP_DSBL_ISLAND = 1 << 9,     /* one contact-space problem for all constraints, not per island */
   IMP_DSBL_STABILIZE = 1 << 10, /* b = 0 on every row: no gap closing or drift correction
                                    (Todorov 2010's tests, "We set b = 0") */
-  IMP_DSBL_FRICTIONLOSS = 1 << 11 /* joint frictionloss rows */
+  IMP_DSBL_FRICTIONLOSS = 1 << 11, /* joint frictionloss rows */
+  IMP_DSBL_SENSOR = 1 << 12        /* sensors: sensordata is left as it was (sensor.c) */
 } imp_disable_bit;
+
+/* Optional features, off by default (MJCF option/flag enable words). */
+typedef enum imp_enable_bit {
+  IMP_ENBL_SENSORNOISE = 1 << 0 /* add each sensor's Gaussian noise to sensordata */
+} imp_enable_bit;
 
 /* what the contact stage did with an island (imp_data.island_flags) */
 enum {
@@ -101,6 +107,8 @@ typedef enum imp_obj_type {
   IMP_OBJ_MESH,
   IMP_OBJ_PAIR,
   IMP_OBJ_EQUALITY,
+  IMP_OBJ_SENSOR,
+  IMP_OBJ_XBODY, /* a body's own frame (xpos, xmat), not its inertial one: frame sensors */
   IMP_NOBJTYPES
 } imp_obj_type;
 
@@ -130,6 +138,66 @@ typedef enum imp_eq_type {
   IMP_EQ_WELD = 1,    /* body2 keeps its pose relative to body1: 6 rows */
   IMP_EQ_JOINT = 2    /* joint1 = polynomial of joint2 (or fixed): 1 row */
 } imp_eq_type;
+
+/* Sensors (MJCF <sensor>, engine/sensor.c), numbered as MuJoCo 2.2.2 numbers
+   them so sensor_type reads the same in both. The tendon sensors exist in
+   the numbering only: tendons are not implemented and the loader skips
+   those sensors with a warning. */
+typedef enum imp_sensor_type {
+  IMP_SENS_TOUCH = 0,     /* 1: normal contact forces in the site's volume (>= 0) */
+  IMP_SENS_ACCELEROMETER, /* 3: site's linear acceleration, gravity offset, site frame */
+  IMP_SENS_VELOCIMETER,   /* 3: site's linear velocity, site frame */
+  IMP_SENS_GYRO,          /* 3: site's angular velocity, site frame */
+  IMP_SENS_FORCE,         /* 3: force the parent applies to the site's body, site frame */
+  IMP_SENS_TORQUE,        /* 3: its torque about the site, site frame */
+  IMP_SENS_MAGNETOMETER,  /* 3: option magnetic in the site frame */
+  IMP_SENS_RANGEFINDER,   /* 1: distance along the site's +z to the nearest geom, -1 none */
+  IMP_SENS_JOINTPOS,      /* 1: hinge or slide qpos */
+  IMP_SENS_JOINTVEL,      /* 1: hinge or slide qvel */
+  IMP_SENS_TENDONPOS,     /* (not implemented) */
+  IMP_SENS_TENDONVEL,     /* (not implemented) */
+  IMP_SENS_ACTUATORPOS,   /* 1: actuator_length */
+  IMP_SENS_ACTUATORVEL,   /* 1: actuator_velocity */
+  IMP_SENS_ACTUATORFRC,   /* 1: actuator_force */
+  IMP_SENS_BALLQUAT,      /* 4: ball joint quaternion */
+  IMP_SENS_BALLANGVEL,    /* 3: ball joint angular velocity (child frame) */
+  IMP_SENS_JOINTLIMITPOS, /* 1: the joint's limit row's distance (< 0 violated), 0 without one */
+  IMP_SENS_JOINTLIMITVEL, /* 1: that row's velocity */
+  IMP_SENS_JOINTLIMITFRC, /* 1: that row's force */
+  IMP_SENS_TENDONLIMITPOS, /* (not implemented) */
+  IMP_SENS_TENDONLIMITVEL, /* (not implemented) */
+  IMP_SENS_TENDONLIMITFRC, /* (not implemented) */
+  IMP_SENS_FRAMEPOS,      /* 3: object position, world or reference frame */
+  IMP_SENS_FRAMEQUAT,     /* 4: object orientation */
+  IMP_SENS_FRAMEXAXIS,    /* 3: its x axis */
+  IMP_SENS_FRAMEYAXIS,    /* 3: its y axis */
+  IMP_SENS_FRAMEZAXIS,    /* 3: its z axis */
+  IMP_SENS_FRAMELINVEL,   /* 3: linear velocity of its origin */
+  IMP_SENS_FRAMEANGVEL,   /* 3: its angular velocity */
+  IMP_SENS_FRAMELINACC,   /* 3: linear acceleration of its origin, gravity offset, world */
+  IMP_SENS_FRAMEANGACC,   /* 3: its angular acceleration, world */
+  IMP_SENS_SUBTREECOM,    /* 3: centre of mass of a body's subtree */
+  IMP_SENS_SUBTREELINVEL, /* 3: its linear velocity */
+  IMP_SENS_SUBTREEANGMOM, /* 3: the subtree's angular momentum about it */
+  IMP_SENS_CLOCK,         /* 1: simulation time */
+  IMP_SENS_USER           /* dim values the engine never writes (no callback) */
+} imp_sensor_type;
+
+/* What a sensor's values are, for cutoff and noise (MuJoCo's data types). */
+typedef enum imp_sensor_datatype {
+  IMP_SENSDATA_REAL = 0,     /* any values: cutoff clamps to [-cutoff, cutoff] */
+  IMP_SENSDATA_POSITIVE = 1, /* >= 0 when active (touch; rangefinder's -1 is "none"): <= cutoff */
+  IMP_SENSDATA_AXIS = 2,     /* a unit 3-vector: no cutoff, noise keeps it unit */
+  IMP_SENSDATA_QUATERNION = 3 /* a unit quaternion: likewise */
+} imp_sensor_datatype;
+
+/* The stage of a step whose results a sensor reads. */
+typedef enum imp_stage {
+  IMP_STAGE_NONE = 0,
+  IMP_STAGE_POS = 1, /* positions */
+  IMP_STAGE_VEL = 2, /* velocities */
+  IMP_STAGE_ACC = 3  /* accelerations and forces: after the contact stage */
+} imp_stage;
 
 /* Kinds of constraint block the contact stage hands to a solver. */
 typedef enum imp_constraint_type {
@@ -163,8 +231,10 @@ typedef enum imp_timer {
 typedef struct imp_option {
   double timestep;   /* seconds */
   double gravity[3]; /* m/s^2 */
+  double magnetic[3]; /* global magnetic flux (magnetometer sensors only) */
   int integrator;    /* imp_integrator */
   int disableflags;  /* imp_disable_bit */
+  int enableflags;   /* imp_enable_bit */
   int solver;        /* contact solver: index in the registry (contact.h), option solver="..." */
   int iterations;    /* most iterations of the contact solver */
   double tolerance;  /* contact solver tolerance, on each solver's own stopping measure (contact.h) */
@@ -209,6 +279,8 @@ typedef struct imp_model {
   int nexclude; /* excluded body pairs (contact/exclude) */
   int nconmax; /* contacts a data holds (size nconmax, or chosen from ngeom) */
   int neq;     /* equality constraints */
+  int nsensor; /* sensors */
+  int nsensordata; /* values of all sensors (sensordata) */
   int njmax;   /* constraint rows a data holds (size njmax, or chosen) */
   int nislandmax; /* rows of the largest contact-space problem (its dense Delassus
                      matrix) a data holds: size nislandmax, or min(njmax, 1000,
@@ -412,6 +484,20 @@ typedef struct imp_model {
   double* actuator_ctrlrange;  /* nu x 2 */
   double* actuator_forcerange; /* nu x 2 */
 
+  /* sensors, in file order; sensor i writes sensordata[sensor_adr[i] ..
+     sensor_adr[i] + sensor_dim[i] - 1] (MuJoCo's layout) */
+  int* sensor_type;      /* nsensor: imp_sensor_type */
+  int* sensor_datatype;  /* nsensor: imp_sensor_datatype */
+  int* sensor_needstage; /* nsensor: imp_stage whose results it reads */
+  int* sensor_objtype;   /* nsensor: imp_obj_type of the sensed object, -1 none (clock) */
+  int* sensor_objid;     /* nsensor: its id, -1 none */
+  int* sensor_reftype;   /* nsensor: imp_obj_type of the reference frame, -1 world */
+  int* sensor_refid;     /* nsensor: its id, -1 world */
+  int* sensor_dim;       /* nsensor: values written */
+  int* sensor_adr;       /* nsensor: first value in sensordata */
+  double* sensor_cutoff; /* nsensor: |value| limit (real), upper limit (positive); 0 none */
+  double* sensor_noise;  /* nsensor: noise standard deviation (flag sensornoise) */
+
   /* keyframes */
   double* key_time;      /* nkey */
   double* key_qpos;      /* nkey x nq */
@@ -436,6 +522,7 @@ typedef struct imp_model {
   int* name_meshadr;     /* nmesh */
   int* name_pairadr;     /* npair */
   int* name_eqadr;       /* neq */
+  int* name_sensoradr;   /* nsensor */
   char* names;           /* nnames: the model's name first */
   char* paths;           /* npaths: texture and mesh file paths, resolved */
 
@@ -515,6 +602,18 @@ typedef struct imp_data {
   double* qfrc_smooth;       /* nv: passive + actuator + applied - bias */
   double* qacc_smooth;       /* nv: M^-1 qfrc_smooth */
   double* qfrc_constraint;   /* nv: from the contact stage (zero until contacts) */
+
+  /* sensors (sensor.c): computed by imp_forward from the state it starts
+     with, so after imp_step they describe the state before the step, as
+     MuJoCo's mj_step leaves them */
+  double* sensordata;        /* nsensordata: sensor i at sensor_adr[i] */
+  double* cacc;              /* nbody x 6: body acceleration, gravity offset (com-based);
+                                only when a sensor needs it */
+  double* cfrc_int;          /* nbody x 6: wrench the parent applies to the body (com-based) */
+  double* cfrc_ext;          /* nbody x 6: external wrench: applied, contacts, connect, weld */
+  double* subtree_linvel;    /* nbody x 3: velocity of the subtree's centre of mass */
+  double* subtree_angmom;    /* nbody x 3: the subtree's angular momentum about it */
+  uint64_t sensor_rng;       /* state of the noise generator (flag sensornoise) */
 
   /* collision: contacts of the last forward, in pair order */
   int ncon;                  /* contacts in contact[] */

@@ -118,7 +118,13 @@
   X(double, jnt_solref, 2 * njnt) X(double, geom_solref, 2 * ngeom)                        \
   X(double, pair_solref, 2 * npair) X(int, eq_type, neq) X(int, eq_obj1id, neq)            \
   X(int, eq_obj2id, neq) X(int, eq_active, neq) X(double, eq_solref, 2 * neq)              \
-  X(double, eq_data, LD_NEQDATA * neq) X(int, name_eqadr, neq)
+  X(double, eq_data, LD_NEQDATA * neq) X(int, name_eqadr, neq)                             \
+  X(int, sensor_type, nsensor) X(int, sensor_datatype, nsensor)                            \
+  X(int, sensor_needstage, nsensor) X(int, sensor_objtype, nsensor)                        \
+  X(int, sensor_objid, nsensor) X(int, sensor_reftype, nsensor)                            \
+  X(int, sensor_refid, nsensor) X(int, sensor_dim, nsensor) X(int, sensor_adr, nsensor)    \
+  X(double, sensor_cutoff, nsensor) X(double, sensor_noise, nsensor)                       \
+  X(int, name_sensoradr, nsensor)
 
 static size_t align64(size_t x) { return (x + 63) & ~(size_t)63; }
 
@@ -128,7 +134,7 @@ static void allocate(ld_ctx* c, imp_model* m) {
       nsite = m->nsite, ncam = m->ncam, nlight = m->nlight, nmat = m->nmat, ntex = m->ntex,
       nu = m->nu, nkey = m->nkey, nnames = m->nnames, npaths = m->npaths, nmesh = m->nmesh,
       nmeshvert = m->nmeshvert, nmeshface = m->nmeshface, nmeshhull = m->nmeshhull,
-      npair = m->npair, nexclude = m->nexclude, neq = m->neq;
+      npair = m->npair, nexclude = m->nexclude, neq = m->neq, nsensor = m->nsensor;
   size_t off = 0;
 #define X(type, field, count) off = align64(off) + sizeof(type) * (size_t)(count);
   LD_ARRAYS(X)
@@ -602,6 +608,7 @@ imp_model* ld_compile(ld_ctx* c) {
   check_unique(c, &c->actuators, "actuator");
   check_unique(c, &c->keys, "key");
   check_unique(c, &c->pairs, "pair");
+  check_unique(c, &c->sensors, "sensor");
   int* pairg1 = ld_alloc(c, sizeof(int) * (size_t)(c->pairs.n + 1));
   int* pairg2 = ld_alloc(c, sizeof(int) * (size_t)(c->pairs.n + 1));
   resolve_pairs(c, G, c->geoms.n, pairg1, pairg2);
@@ -671,6 +678,10 @@ imp_model* ld_compile(ld_ctx* c) {
   int nu = ld_resolve_actuators(c, J, actjnt, actkeep);
   permute(c, &c->actuators, actkeep, nu);
 
+  /* ---- sensors: their objects, now that joints, geoms, sites, cameras
+     and actuators have their final ids ---- */
+  int nsensordata = ld_resolve_sensors(c, J);
+
   /* ---- keyframes ---- */
   for (int i = 0; i < c->keys.n; i++) {
     ld_key* k = LD_AT(c->keys, ld_key, i);
@@ -715,6 +726,8 @@ imp_model* ld_compile(ld_ctx* c) {
   m->npair = c->pairs.n;
   m->nexclude = c->excludes.n;
   m->neq = c->equalities.n;
+  m->nsensor = c->sensors.n;
+  m->nsensordata = nsensordata;
   /* contact slots: <size nconmax> when given, else room for a dense pile */
   m->nconmax = c->nconmax > 0 ? c->nconmax : 256 + 16 * m->ngeom;
   /* constraint rows: <size njmax> when given, else 3 rows for every contact
@@ -735,8 +748,8 @@ imp_model* ld_compile(ld_ctx* c) {
   size_t nn = strlen(mname) + 2;
   ld_vec* named[] = {&c->bodies, &c->joints,    &c->geoms,    &c->sites,    &c->cameras,
                      &c->lights, &c->actuators, &c->keys,     &c->materials, &c->textures,
-                     &c->meshes, &c->pairs,     &c->equalities};
-  for (int k = 0; k < 13; k++) nn += names_bytes(named[k]);
+                     &c->meshes, &c->pairs,     &c->equalities, &c->sensors};
+  for (int k = 0; k < 14; k++) nn += names_bytes(named[k]);
   m->nnames = (int)nn;
   size_t np = 0;
   for (int t = 0; t < c->textures.n; t++) {
@@ -1042,8 +1055,9 @@ imp_model* ld_compile(ld_ctx* c) {
     m->exclude_body2[i] = exb2[i];
   }
 
-  /* ---- actuators ---- */
+  /* ---- actuators and sensors ---- */
   ld_put_actuators(c, m, actjnt);
+  ld_put_sensors(c, m);
 
   /* ---- keyframes ---- */
   for (int i = 0; i < m->nkey; i++) {
@@ -1074,6 +1088,7 @@ imp_model* ld_compile(ld_ctx* c) {
   put_names(m, &pos, m->name_meshadr, &c->meshes);
   put_names(m, &pos, m->name_pairadr, &c->pairs);
   put_names(m, &pos, m->name_eqadr, &c->equalities);
+  put_names(m, &pos, m->name_sensoradr, &c->sensors);
 
   /* ---- equality constraints, from the body poses at qpos0 ---- */
   double* xpos = ld_alloc(c, sizeof(double) * 3 * (size_t)nbody);

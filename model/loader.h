@@ -230,6 +230,26 @@ typedef struct ld_exclude {
   const char *body1, *body2;
 } ld_exclude;
 
+/* a sensor: objects by name, resolved by the compiler (sensor.c) */
+typedef struct ld_sensor {
+  const char* name;
+  const char* file;
+  int line;
+  int type;             /* imp_sensor_type */
+  int objtype;          /* imp_obj_type of the sensed object, -1 none */
+  const char* objname;
+  int reftype;          /* imp_obj_type of the reference frame, -1 world */
+  const char* refname;
+  double noise, cutoff;
+  int dim, datatype, needstage; /* from the type, or read (user sensors) */
+  int objid, refid;     /* resolved by the compiler */
+  int actuator_in_file; /* the file has an actuator of that name (kept or skipped) */
+} ld_sensor;
+
+/* Most sensors and sensor values a model may have (errors beyond). */
+#define LD_MAXSENSOR 100000
+#define LD_MAXSENSORDATA 400000
+
 /* a default class: the values every element of the class starts from */
 typedef struct ld_class {
   const char* name;
@@ -290,7 +310,7 @@ typedef struct ld_ctx {
   ld_statistic stat;
 
   ld_vec bodies, joints, geoms, sites, cameras, lights, materials, textures,
-      actuators, keys, classes, meshes, pairs, excludes, equalities;
+      actuators, keys, classes, meshes, pairs, excludes, equalities, sensors;
   imp_model* building; /* the model under construction, freed on error */
 
   /* warnings */
@@ -409,6 +429,20 @@ double ld_mean_body_size(const imp_model* m);
 void ld_compute_statistic(ld_ctx* c, imp_model* m);
 /* read a <statistic> element into c->stat */
 void ld_parse_statistic(ld_ctx* c, ld_node* n);
+
+/* ---- sensor.c ---- */
+
+/* <sensor>: each child into c->sensors (root: the whole file, to tell the
+   actuators the loader skipped from unknown ones). Tendon sensors and
+   elements we do not know are skipped with a warning. */
+void ld_parse_sensors(ld_ctx* c, ld_node* root, ld_node* n);
+/* Resolve every sensor's objects (after the compiler has ordered joints,
+   geoms, sites, cameras and actuators), check them as MuJoCo 2.2.2 does,
+   drop the sensors on skipped actuators with a warning, and return the
+   number of sensor values. */
+int ld_resolve_sensors(ld_ctx* c, const ld_joint* J);
+/* the resolved sensors into m (m->nsensor of them) */
+void ld_put_sensors(ld_ctx* c, imp_model* m);
 
 /* ---- compile.c ---- */
 

@@ -15,7 +15,8 @@ void imp_free_model(imp_model* m) {
 /* the name offsets and count of one object type, NULL when unknown */
 static const int* name_table(const imp_model* m, imp_obj_type type, int* n) {
   switch (type) {
-    case IMP_OBJ_BODY: *n = m->nbody; return m->name_bodyadr;
+    case IMP_OBJ_BODY:
+    case IMP_OBJ_XBODY: *n = m->nbody; return m->name_bodyadr;
     case IMP_OBJ_JOINT: *n = m->njnt; return m->name_jntadr;
     case IMP_OBJ_GEOM: *n = m->ngeom; return m->name_geomadr;
     case IMP_OBJ_SITE: *n = m->nsite; return m->name_siteadr;
@@ -28,6 +29,7 @@ static const int* name_table(const imp_model* m, imp_obj_type type, int* n) {
     case IMP_OBJ_MESH: *n = m->nmesh; return m->name_meshadr;
     case IMP_OBJ_PAIR: *n = m->npair; return m->name_pairadr;
     case IMP_OBJ_EQUALITY: *n = m->neq; return m->name_eqadr;
+    case IMP_OBJ_SENSOR: *n = m->nsensor; return m->name_sensoradr;
     default: *n = 0; return NULL;
   }
 }

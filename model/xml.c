@@ -7,8 +7,8 @@
  * children replace the <include> element), paths relative to the main file's
  * directory as MJCF defines. The sections of <mujoco> are then read in
  * MuJoCo's order (compiler, option, size, visual, default, asset, worldbody,
- * contact, equality, actuator, keyframe), whatever their order in the file;
- * <asset> is read by asset.c. */
+ * contact, equality, actuator, sensor, keyframe), whatever their order in
+ * the file; <asset> is read by asset.c, <sensor> by sensor.c. */
 #define _POSIX_C_SOURCE 200809L
 #include <libxml/globals.h>
 #include <libxml/parser.h>
@@ -478,8 +478,7 @@ static void parse_option(ld_ctx* c, ld_node* n) {
   ld_attr_nums(c, n, "density", &c->opt.density, 1, 1);
   ld_attr_nums(c, n, "viscosity", &c->opt.viscosity, 1, 1);
   ld_attr_nums(c, n, "wind", c->opt.wind, 3, 3);
-  double magnetic[3];
-  ld_attr_nums(c, n, "magnetic", magnetic, 3, 3);
+  ld_attr_nums(c, n, "magnetic", c->opt.magnetic, 3, 3);
   if (!(c->opt.density >= 0) || !(c->opt.viscosity >= 0))
     ld_error(c, n->file, n->line, "option density and viscosity must be >= 0");
   ld_accept(n, silent);
@@ -491,20 +490,24 @@ static void parse_option(ld_ctx* c, ld_node* n) {
     }
     static const char* const flags[] = {"contact",   "gravity",   "limit",      "passive",
                                         "actuation", "eulerdamp", "clampctrl",  "constraint",
-                                        "equality",  "frictionloss", NULL};
+                                        "equality",  "frictionloss", "sensor", NULL};
     static const int bits[] = {IMP_DSBL_CONTACT,    IMP_DSBL_GRAVITY,   IMP_DSBL_LIMIT,
                                IMP_DSBL_PASSIVE,    IMP_DSBL_ACTUATION, IMP_DSBL_EULERDAMP,
                                IMP_DSBL_CLAMPCTRL,  IMP_DSBL_CONSTRAINT, IMP_DSBL_EQUALITY,
-                               IMP_DSBL_FRICTIONLOSS};
+                               IMP_DSBL_FRICTIONLOSS, IMP_DSBL_SENSOR};
     /* settings of the constraint solver and of outputs we do not compute
        yet: they change nothing in smooth dynamics, so they pass silently */
-    static const char* const quiet[] = {"filterparent", "refsafe", "sensor",
-                                        "energy", "fwdinv", "override", "sensornoise",
-                                        "multiccd", "midphase", NULL};
+    static const char* const quiet[] = {"filterparent", "refsafe", "energy", "fwdinv",
+                                        "override", "multiccd", "midphase", NULL};
     ld_accept(ch, quiet);
     static const char* const ed[] = {"disable", "enable", NULL};
     int v;
     if (ld_attr_keyword(c, ch, "warmstart", ed, &v)) c->opt.warmstart = v;
+    /* an enable flag: sensor noise (sensor.c) */
+    if (ld_attr_keyword(c, ch, "sensornoise", ed, &v)) {
+      if (v) c->opt.enableflags |= IMP_ENBL_SENSORNOISE;
+      else c->opt.enableflags &= ~IMP_ENBL_SENSORNOISE;
+    }
     for (int f = 0; flags[f]; f++) {
       if (!ld_attr_keyword(c, ch, flags[f], ed, &v)) continue;
       if (v == 0) c->opt.disableflags |= bits[f];
@@ -792,6 +795,7 @@ static void init_ctx(ld_ctx* c, char* err, int errsz) {
   c->inertiagroup[1] = 5;
   c->opt.timestep = 0.002;
   c->opt.gravity[2] = -9.81;
+  c->opt.magnetic[1] = -0.5; /* MJCF's default flux, for magnetometers */
   c->opt.integrator = IMP_INT_EULER;
   c->opt.solver = 0; /* the registry's default */
   c->opt.iterations = 100;
@@ -833,6 +837,7 @@ static void init_ctx(ld_ctx* c, char* err, int errsz) {
   c->pairs.elsz = sizeof(ld_pair);
   c->excludes.elsz = sizeof(ld_exclude);
   c->equalities.elsz = sizeof(ld_equality);
+  c->sensors.elsz = sizeof(ld_sensor);
   c->warnkeys.elsz = sizeof(const char*);
 }
 
@@ -840,7 +845,8 @@ static void free_ctx(ld_ctx* c) {
   ld_vec* vecs[] = {&c->bodies,  &c->joints,    &c->geoms,     &c->sites,
                     &c->cameras, &c->lights,    &c->materials, &c->textures,
                     &c->actuators, &c->keys,    &c->classes,   &c->warnkeys,
-                    &c->meshes,  &c->pairs,     &c->excludes,  &c->equalities};
+                    &c->meshes,  &c->pairs,     &c->excludes,  &c->equalities,
+                    &c->sensors};
   for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++) free(vecs[i]->data);
   while (c->arena) {
     ld_block* b = c->arena->next;
@@ -899,6 +905,7 @@ static void parse_root(ld_ctx* c, ld_node* root) {
         case 9: ld_warn_unused(c, ch); parse_contact(c, ch); break;
         case 10: ld_warn_unused(c, ch); parse_equality(c, ch); break;
         case 12: ld_warn_unused(c, ch); parse_actuators(c, ch); break;
+        case 13: ld_warn_unused(c, ch); ld_parse_sensors(c, root, ch); break;
         case 14: ld_warn_unused(c, ch); parse_keyframe(c, ch); break;
         default: ld_warn_element(c, ch); break;
       }

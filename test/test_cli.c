@@ -301,6 +301,37 @@ START_TEST(run_records_npy_with_dt) {
 }
 END_TEST
 
+/* A model with sensors records them after ctrl, named after the sensors;
+   row k's are the values of step k's start state (MuJoCo's convention), so
+   the jointpos of row 2 is the qpos of row 1. */
+START_TEST(run_records_sensors) {
+  const char* rec = in_dir("sensors.csv");
+  char args[8800];
+  snprintf(args, sizeof args, "run '%s/sensors.xml' --steps 3 --key reach --record '%s'",
+           IMP_MODELS_DIR, rec);
+  ck_assert_msg(impetus(args) == 0, "stderr: %s", text_of(err_path));
+  const char* text = text_of(rec);
+  ck_assert_msg(strstr(text, ",ctrl_3,sensor_yaw,sensor_shoulder_vel,sensor_extend,"
+                             "sensor_wrist_quat_0,sensor_wrist_quat_1,") != NULL,
+                "%.400s", text);
+  ck_assert_msg(strstr(text, ",sensor_clock,sensor36_0,sensor36_1,sensor36_2\n") != NULL,
+                "%.2000s", text);
+  ck_assert_int_eq(count_lines(rec), 1 + 4);
+  /* qpos_0 of row 1 is the yaw sensor of row 2 (the first sensor column) */
+  const char* row1 = strchr(text, '\n') + 1;
+  row1 = strchr(row1, '\n') + 1;
+  const char* row2 = strchr(row1, '\n') + 1;
+  double t1, q1, t2;
+  ck_assert_int_eq(sscanf(row1, "%lf,%lf", &t1, &q1), 2);
+  ck_assert_int_eq(sscanf(row2, "%lf", &t2), 1);
+  const char* p = row2;
+  for (int c = 0; c < 1 + 8 + 7 + 4; c++) p = strchr(p, ',') + 1; /* time, qpos, qvel, ctrl */
+  double yaw = strtod(p, NULL);
+  ck_assert(t2 > t1);
+  ck_assert_msg(yaw == q1, "yaw sensor %.17g, qpos_0 of the row before %.17g", yaw, q1);
+}
+END_TEST
+
 START_TEST(run_without_recording) {
   ck_assert_int_eq(impetus("run '" PENDULUM "' --steps 0"), 0);
   ck_assert(strstr(text_of(out_path), "steps: 0\n") != NULL);
@@ -1088,6 +1119,7 @@ static Suite* cli_suite(void) {
   tcase_add_test(tc, run_records_csv);
   tcase_add_test(tc, run_records_npy_with_dt);
   tcase_add_test(tc, run_without_recording);
+  tcase_add_test(tc, run_records_sensors);
   tcase_add_test(tc, run_nonfinite_exits_3);
   tcase_add_test(tc, bench_prints_speed);
   tcase_add_test(tc, run_summary_free_fall);

@@ -426,6 +426,64 @@ START_TEST(solver_columns) {
 }
 END_TEST
 
+/* Sensor columns come after ctrl and before the solver columns, one per
+   value of d->sensordata, named after their sensors (sensor_NAME,
+   sensor_NAME_K, sensorI for unnamed ones); a name with a comma or a quote
+   is quoted in the CSV header and escaped in the JSON sidecar. */
+START_TEST(sensor_columns) {
+  imp_model* m = imp_test_load_string(
+      "<mujoco><worldbody><body><joint name='j' type='hinge' axis='0 1 0'/>"
+      "<geom type='capsule' fromto='0 0 0 0 0 -1' size='.05'/><site name='s'/></body>"
+      "</worldbody><sensor><jointpos name='angle' joint='j'/><gyro site='s'/>"
+      "<jointvel name='a,&quot;b' joint='j'/></sensor></mujoco>");
+  imp_data* d = imp_make_data(m);
+  d->qvel[0] = 0.5;
+  imp_step(m, d);
+  char dir[4096], csv[4200], npy[4200], json[4300], err[500] = "";
+  make_tmpdir(dir, sizeof dir);
+  snprintf(csv, sizeof csv, "%s/s.csv", dir);
+  snprintf(npy, sizeof npy, "%s/s.npy", dir);
+  snprintf(json, sizeof json, "%s.json", npy);
+  imp_recorder* rc = imp_recorder_open_flags(csv, m, IMP_RECORD_SOLVER, err, sizeof err);
+  ck_assert_msg(rc != NULL, "open: %s", err);
+  imp_recorder* rn = imp_recorder_open(npy, m, err, sizeof err);
+  ck_assert_msg(rn != NULL, "open: %s", err);
+  ck_assert_int_eq(imp_recorder_write(rc, m, d), 0);
+  ck_assert_int_eq(imp_recorder_write(rn, m, d), 0);
+  ck_assert_msg(imp_recorder_close(rc, err, sizeof err) == 0, "close: %s", err);
+  ck_assert_msg(imp_recorder_close(rn, err, sizeof err) == 0, "close: %s", err);
+
+  char* text = slurp(csv, NULL);
+  const char* header = "time,qpos_0,qvel_0,sensor_angle,sensor1_0,sensor1_1,sensor1_2,"
+                       "\"sensor_a,\"\"b\",ncon,nefc,solver_iter,solver_residual\n";
+  ck_assert_msg(strncmp(text, header, strlen(header)) == 0, "%s", text);
+  double v[12];
+  ck_assert_int_eq(sscanf(text + strlen(header), "%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf", v, v + 1,
+                          v + 2, v + 3, v + 4, v + 5, v + 6, v + 7),
+                   8);
+  for (int k = 0; k < 5; k++) assert_same_bits(v[3 + k], d->sensordata[k], 1, 3 + k);
+  free(text);
+  char* side = slurp(json, NULL);
+  ck_assert_msg(strstr(side, "\"qvel_0\", \"sensor_angle\", \"sensor1_0\", \"sensor1_1\", "
+                             "\"sensor1_2\", \"sensor_a,\\\"b\"]") != NULL,
+                "%s", side);
+  ck_assert_msg(strstr(side, "\"nsensordata\": 5") != NULL, "%s", side);
+  free(side);
+  long n = 0;
+  unsigned char* buf = (unsigned char*)slurp(npy, &n);
+  long data = check_npy_header(buf, n, "'shape': (1, 8)");
+  for (int k = 0; k < 5; k++)
+    assert_same_bits(get_f64le(buf + data + 8 * (3 + k)), d->sensordata[k], 0, 3 + k);
+  free(buf);
+  remove(csv);
+  remove(npy);
+  remove(json);
+  ck_assert_int_eq(rmdir(dir), 0);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
 static Suite* record_suite(void) {
   Suite* s = suite_create("record");
   TCase* tc = tcase_create("record");
@@ -438,6 +496,7 @@ static Suite* record_suite(void) {
   tcase_add_test(tc, unknown_extension);
   tcase_add_test(tc, write_for_another_model_fails);
   tcase_add_test(tc, solver_columns);
+  tcase_add_test(tc, sensor_columns);
   suite_add_tcase(s, tc);
   return s;
 }

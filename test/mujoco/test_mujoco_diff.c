@@ -230,6 +230,7 @@ static const diff_case k_cases[] = {
     {"arm_servo", "arm_servo.xml", NULL},
     {"free_fall", "free_fall.xml", NULL},
     {"slider_fall", "slider_fall.xml", NULL},
+    {"sensors", "sensors.xml", NULL},
     {"inline_euler_zyx", NULL, NULL},
     {"inline_euler_XYZ_ref", NULL, NULL},
     {"inline_actuators", NULL, NULL},
