@@ -90,10 +90,7 @@ int ld_resolve_actuators(ld_ctx* c, const ld_joint* J, int* actjnt, int* keep) {
   int nu = 0;
   for (int i = 0; i < c->actuators.n; i++) {
     ld_actuator* a = LD_AT(c->actuators, ld_actuator, i);
-    int j = -1;
-    for (int k = 0; k < c->joints.n && j < 0; k++)
-      if (J[k].name && !strcmp(J[k].name, a->joint)) j = k;
-    if (j < 0) ld_error(c, a->file, a->line, "unknown joint '%s'", a->joint);
+    int j = ld_named_id(c, &c->joints, "joint", a->joint, a->file, a->line);
     if (J[j].type == IMP_JNT_FREE || J[j].type == IMP_JNT_BALL) {
       ld_warning(c, "actuator/balljoint", a->file, a->line,
                  "actuators on free or ball joints are not supported yet (actuator skipped)");

@@ -47,9 +47,6 @@
 #include "mathx.h"
 #include "quat.h"
 
-/* values per equality in eq_data (types.h) */
-#define LD_NEQDATA 11
-
 /* all model arrays: type, field, count */
 #define LD_ARRAYS(X)                                                                      \
   X(int, body_parentid, nbody) X(int, body_rootid, nbody) X(int, body_jntnum, nbody)       \
@@ -183,28 +180,27 @@ static void check_unique(ld_ctx* c, ld_vec* v, const char* what) {
   }
 }
 
-/* index of the element of v named name (every spec struct starts with its
-   name, as check_unique relies on); an error at the referring element when
-   there is none */
-static int named_id(ld_ctx* c, const ld_vec* v, const char* what, const char* name,
-                    const char* file, int line) {
+int ld_find_name(const ld_vec* v, const char* name) {
   for (int i = 0; i < v->n; i++) {
     const char* s = *(const char* const*)(const void*)(v->data + (size_t)i * v->elsz);
     if (s && !strcmp(s, name)) return i;
   }
-  ld_error(c, file, line, "unknown %s '%s'", what, name);
+  return -1;
+}
+
+int ld_named_id(ld_ctx* c, const ld_vec* v, const char* what, const char* name,
+                const char* file, int line) {
+  int id = ld_find_name(v, name);
+  if (id < 0) ld_error(c, file, line, "unknown %s '%s'", what, name);
+  return id;
 }
 
 static int body_id(ld_ctx* c, const char* name, const char* file, int line) {
-  return named_id(c, &c->bodies, "body", name, file, line);
-}
-
-static int site_id(ld_ctx* c, const char* name, const char* file, int line) {
-  return named_id(c, &c->sites, "site", name, file, line);
+  return ld_named_id(c, &c->bodies, "body", name, file, line);
 }
 
 static int material_id(ld_ctx* c, const char* name, const char* file, int line) {
-  return name ? named_id(c, &c->materials, "material", name, file, line) : -1;
+  return name ? ld_named_id(c, &c->materials, "material", name, file, line) : -1;
 }
 
 /* fromto and the number of size values of a geom or site */
@@ -379,41 +375,6 @@ static void permute(ld_ctx* c, ld_vec* v, const int* perm, int n) {
   v->n = v->cap = n;
 }
 
-/* joint id by name, error at the referring element when unknown */
-static int joint_id(ld_ctx* c, const char* name, const char* file, int line) {
-  return named_id(c, &c->joints, "joint", name, file, line);
-}
-
-/* equality references: body ids (body2 omitted: the world) or joint ids
-   (joint2 omitted: -1), checked as MuJoCo 2.2.2 does: two distinct
-   objects, and joint equalities only between hinge or slide joints */
-static void resolve_equalities(ld_ctx* c, int* obj1, int* obj2) {
-  const ld_joint* J = (const ld_joint*)c->joints.data;
-  for (int i = 0; i < c->equalities.n; i++) {
-    const ld_equality* e = LD_AT(c->equalities, ld_equality, i);
-    if (e->type == IMP_EQ_JOINT) {
-      obj1[i] = joint_id(c, e->obj1, e->file, e->line);
-      obj2[i] = e->obj2 ? joint_id(c, e->obj2, e->file, e->line) : -1;
-      for (int k = 0; k < 2; k++) {
-        int j = k ? obj2[i] : obj1[i];
-        if (j >= 0 && J[j].type != IMP_JNT_HINGE && J[j].type != IMP_JNT_SLIDE)
-          ld_error(c, e->file, e->line, "joint equality: joint '%s' is not a hinge or slide",
-                   J[j].name);
-      }
-    } else if (e->site1) { /* the sites' bodies */
-      obj1[i] = LD_AT(c->sites, ld_geom, site_id(c, e->site1, e->file, e->line))->body;
-      obj2[i] = LD_AT(c->sites, ld_geom, site_id(c, e->site2, e->file, e->line))->body;
-    } else {
-      obj1[i] = body_id(c, e->obj1, e->file, e->line);
-      obj2[i] = e->obj2 ? body_id(c, e->obj2, e->file, e->line) : 0;
-    }
-    if (obj1[i] == obj2[i])
-      ld_error(c, e->file, e->line, "%s equality between %s'%s' and itself",
-               e->type == IMP_EQ_CONNECT ? "connect" : e->type == IMP_EQ_WELD ? "weld" : "joint",
-               e->site1 ? "the body of site " : "", e->site1 ? e->site1 : e->obj1);
-  }
-}
-
 /* world poses of the bodies at qpos0: hinge and slide joints sit at their
    ref there and ball and free joints at the file's pose, so each body is
    its parent's pose composed with the file's pos/quat */
@@ -427,64 +388,6 @@ static void body_poses_qpos0(const ld_body* B, int nbody, double* xpos, double* 
     for (int i = 0; i < 3; i++) xpos[3 * b + i] = xpos[3 * p + i] + r[i];
     imp_quat_mul(xquat + 4 * b, xquat + 4 * p, B[b].quat);
     imp_quat_normalize(xquat + 4 * b);
-  }
-}
-
-/* eq_data of a connect or weld by sites, from the sites' poses in their
-   bodies (p_i, q_i), whatever the configuration (the sites "snap
-   together"). connect: the two site positions, the anchors of the body
-   form. weld: the frames coincide when the points p_1 of body1 and p_2 of
-   body2 do and q_b2 = q_b1 q_1 q_2^-1 (eq_data's layout, types.h: the
-   position rows act at the sites, as MuJoCo's do). */
-static void site_equality_data(const ld_equality* e, const ld_geom* s1, const ld_geom* s2,
-                               double* data) {
-  if (e->type == IMP_EQ_CONNECT) {
-    imp_copy(data, s1->pos, 3);
-    imp_copy(data + 3, s2->pos, 3);
-    return;
-  }
-  double q1[4], q2c[4];
-  imp_copy(q1, s1->quat, 4);
-  imp_quat_normalize(q1);
-  imp_copy(q2c, s2->quat, 4);
-  imp_quat_normalize(q2c);
-  imp_quat_conj(q2c, q2c);
-  imp_copy(data, s1->pos, 3);
-  imp_quat_mul(data + 3, q1, q2c);
-  imp_quat_normalize(data + 3);
-  imp_copy(data + 7, s2->pos, 3);
-}
-
-/* eq_data of one equality (layout in types.h). connect: the anchor in
-   body1's frame, and the world point it marks at qpos0 in body2's frame,
-   p2 = R2' (x1 + R1 a - x2). weld: body2's pose in body1's frame,
-   p = R1' (x2 - x1), q = q1^-1 q2 (so q2 = q1 q), from qpos0 unless relpose
-   has a non-zero quaternion. joint: polycoef. */
-static void equality_data(const ld_equality* e, int b1, int b2, const double* xpos,
-                          const double* xquat, double* data) {
-  const double *x1 = xpos + 3 * b1, *x2 = xpos + 3 * b2;
-  const double *q1 = xquat + 4 * b1, *q2 = xquat + 4 * b2;
-  double w[3], d[3];
-  if (e->type == IMP_EQ_CONNECT) {
-    imp_copy(data, e->anchor, 3);
-    imp_quat_rotate(w, q1, e->anchor);
-    for (int i = 0; i < 3; i++) d[i] = x1[i] + w[i] - x2[i];
-    imp_quat_rotate_inv(data + 3, q2, d);
-  } else if (e->type == IMP_EQ_WELD) {
-    const double* rq = e->relpose + 3;
-    if (rq[0] != 0 || rq[1] != 0 || rq[2] != 0 || rq[3] != 0) {
-      imp_copy(data, e->relpose, 7);
-      imp_quat_normalize(data + 3);
-      return;
-    }
-    double q1inv[4];
-    for (int i = 0; i < 3; i++) d[i] = x2[i] - x1[i];
-    imp_quat_rotate_inv(data, q1, d);
-    imp_quat_conj(q1inv, q1);
-    imp_quat_mul(data + 3, q1inv, q2);
-    imp_quat_normalize(data + 3);
-  } else {
-    imp_copy(data, e->polycoef, 5);
   }
 }
 
@@ -657,7 +560,7 @@ imp_model* ld_compile(ld_ctx* c) {
   check_unique(c, &c->equalities, "equality");
   int* eqobj1 = ld_alloc(c, sizeof(int) * (size_t)(c->equalities.n + 1));
   int* eqobj2 = ld_alloc(c, sizeof(int) * (size_t)(c->equalities.n + 1));
-  resolve_equalities(c, eqobj1, eqobj2);
+  ld_resolve_equalities(c, eqobj1, eqobj2);
 
   /* ---- materials, textures, cameras, lights references ---- */
   int* mattex = ld_alloc(c, sizeof(int) * (size_t)(c->materials.n + 1));
@@ -1094,22 +997,7 @@ imp_model* ld_compile(ld_ctx* c) {
   double* xpos = ld_alloc(c, sizeof(double) * 3 * (size_t)nbody);
   double* xquat = ld_alloc(c, sizeof(double) * 4 * (size_t)nbody);
   body_poses_qpos0(B, nbody, xpos, xquat);
-  for (int i = 0; i < m->neq; i++) {
-    const ld_equality* e = LD_AT(c->equalities, ld_equality, i);
-    m->eq_type[i] = e->type;
-    m->eq_obj1id[i] = eqobj1[i];
-    m->eq_obj2id[i] = eqobj2[i];
-    m->eq_active[i] = e->active;
-    imp_copy(m->eq_solref + 2 * i, e->solref, 2);
-    int isbody = e->type != IMP_EQ_JOINT; /* joint ids do not index body poses */
-    if (e->site1)
-      site_equality_data(e, LD_AT(c->sites, ld_geom, site_id(c, e->site1, e->file, e->line)),
-                         LD_AT(c->sites, ld_geom, site_id(c, e->site2, e->file, e->line)),
-                         m->eq_data + LD_NEQDATA * i);
-    else
-      equality_data(e, isbody ? eqobj1[i] : 0, isbody ? eqobj2[i] : 0, xpos, xquat,
-                    m->eq_data + LD_NEQDATA * i);
-  }
+  ld_put_equalities(c, m, eqobj1, eqobj2, xpos, xquat);
 
   /* ---- position actuators' dampratio, and the stability of explicit
      velocity feedback, from the inertia at qpos0 ---- */

@@ -406,6 +406,28 @@ int ld_geom_fits_mesh(const ld_geom* g);
    make it an ordinary primitive (g->mesh NULL) */
 void ld_fit_geom_to_mesh(ld_ctx* c, ld_geom* g);
 
+/* index of the element of v named name, -1 when none (every spec struct
+   starts with its name, as the compiler's uniqueness check relies on) */
+int ld_find_name(const ld_vec* v, const char* name);
+/* the same, with an error at the referring element (file, line) naming
+   what was looked for when there is none */
+int ld_named_id(ld_ctx* c, const ld_vec* v, const char* what, const char* name,
+                const char* file, int line);
+
+/* ---- equality.c ---- */
+
+/* values per equality in eq_data (types.h) */
+#define LD_NEQDATA 11
+
+/* Each equality's objects into obj1, obj2: body ids (body2 omitted: the
+   world), the bodies of site1 and site2, or joint ids (joint2 omitted: -1),
+   checked as MuJoCo 2.2.2 does. */
+void ld_resolve_equalities(ld_ctx* c, int* obj1, int* obj2);
+/* the equalities into m, with eq_data from the body poses at qpos0 (xpos,
+   xquat per body) or from the sites' poses */
+void ld_put_equalities(ld_ctx* c, imp_model* m, const int* obj1, const int* obj2,
+                       const double* xpos, const double* xquat);
+
 /* ---- actuator.c ---- */
 
 /* Resolve every actuator's joint (an error names an unknown one), skip

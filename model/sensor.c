@@ -237,16 +237,6 @@ void ld_parse_sensors(ld_ctx* c, ld_node* root, ld_node* n) {
 
 /* ---- compile ---- */
 
-/* index of the element of v named name, -1 when none (spec structs start
-   with their name) */
-static int find_name(const ld_vec* v, const char* name) {
-  for (int i = 0; i < v->n; i++) {
-    const char* s = *(const char* const*)(const void*)(v->data + (size_t)i * v->elsz);
-    if (s && !strcmp(s, name)) return i;
-  }
-  return -1;
-}
-
 /* the spec vector of an object type, NULL for types without objects here */
 static const ld_vec* objects_of(ld_ctx* c, int type) {
   switch (type) {
@@ -286,7 +276,7 @@ static const char* type_word(int type) {
 static int resolve(ld_ctx* c, const ld_sensor* s, int type, const char* name) {
   const ld_vec* v = objects_of(c, type);
   if (!v) return -1;
-  int id = find_name(v, name);
+  int id = ld_find_name(v, name);
   if (id < 0) ld_error(c, s->file, s->line, "unknown %s '%s' in sensor", type_word(type), name);
   return id;
 }
@@ -315,7 +305,7 @@ int ld_resolve_sensors(ld_ctx* c, const ld_joint* J) {
   for (int i = 0; i < c->sensors.n; i++) {
     ld_sensor* s = LD_AT(c->sensors, ld_sensor, i);
     if (s->objtype == IMP_OBJ_ACTUATOR && s->type != IMP_SENS_USER &&
-        find_name(&c->actuators, s->objname) < 0 && s->actuator_in_file) {
+        ld_find_name(&c->actuators, s->objname) < 0 && s->actuator_in_file) {
       ld_warning(c, "sensor/skipped-actuator", s->file, s->line,
                  "sensor on actuator '%s', which the loader skipped (sensor skipped: sensordata "
                  "leaves it out)", s->objname);
