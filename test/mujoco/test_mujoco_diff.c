@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mj_pair.h"
 #include "test_util.h"
 
 #define NSTEP 1000
@@ -260,54 +261,29 @@ static const char* case_xml(int i) {
   return NULL;
 }
 
-/* The path of case i: models/<file>, or the snippet written to the build tree. */
+/* The path of case i: models/<file>, or the snippet written to the build
+   tree as mjdiff_<name>.xml. */
 static void case_path(int i, char* path, size_t n) {
   if (k_cases[i].file) {
     snprintf(path, n, "%s/%s", IMP_MODELS_DIR, k_cases[i].file);
     return;
   }
-  /* a fixed name, rewritten each time and left in the build tree, so a
-     failing snippet can be loaded by hand (impetus check, mujoco-testxml) */
-  snprintf(path, n, "%s/mjdiff_%s.xml", IMP_TEST_TMPDIR, k_cases[i].name);
-  FILE* f = fopen(path, "w");
-  ck_assert_msg(f != NULL, "cannot write %s", path);
-  fputs(case_xml(i), f);
-  ck_assert_int_eq(fclose(f), 0);
+  char stem[128];
+  snprintf(stem, sizeof stem, "mjdiff_%s", k_cases[i].name);
+  mjp_write(stem, case_xml(i), path, n);
 }
 
 /* ---- both simulators ---- */
 
-typedef struct pair {
-  mjModel* mm;
-  mjData* md;
-  imp_model* m;
-  imp_data* d;
-  char path[4096];
-} pair;
-
 static void pair_load(int i, pair* p) {
-  char err[1000] = "";
-  case_path(i, p->path, sizeof p->path);
-  p->mm = mj_loadXML(p->path, NULL, err, sizeof err);
-  ck_assert_msg(p->mm != NULL, "%s: MuJoCo did not load %s: %s", k_cases[i].name, p->path, err);
-  int collide = 0; /* our engine has no contact yet: none may happen in MuJoCo */
+  char path[4096];
+  case_path(i, path, sizeof path);
+  mjp_load(p, k_cases[i].name, path, path);
+  int collide = 0; /* no contact may happen in MuJoCo: ours are hard, its soft */
   for (int g = 0; g < p->mm->ngeom; g++)
     collide |= p->mm->geom_contype[g] || p->mm->geom_conaffinity[g];
   ck_assert_msg((p->mm->opt.disableflags & mjDSBL_CONTACT) || !collide,
                 "%s: contact must be disabled for a differential test", k_cases[i].name);
-  p->md = mj_makeData(p->mm);
-  err[0] = 0;
-  p->m = imp_load_xml(p->path, err, sizeof err);
-  ck_assert_msg(p->m != NULL, "%s: impetus did not load %s: %s", k_cases[i].name, p->path, err);
-  p->d = imp_make_data(p->m);
-}
-
-static void pair_free(int i, pair* p) {
-  imp_free_data(p->d);
-  imp_free_model(p->m);
-  mj_deleteData(p->md);
-  mj_deleteModel(p->mm);
-  (void)i;
 }
 
 /* The full inertia tensor of body b in its body frame, R diag(I) R'. */
@@ -387,7 +363,7 @@ START_TEST(test_model_matches) {
   for (int j = 0; j < mm->njnt; j++)
     ck_assert_msg(m->jnt_type[j] == (int)mm->jnt_type[j], "%s: joint %d type %d vs %d", name, j,
                   m->jnt_type[j], (int)mm->jnt_type[j]);
-  pair_free(_i, &p);
+  mjp_free(&p);
 }
 END_TEST
 
@@ -409,7 +385,7 @@ START_TEST(test_trajectory_from_qpos0) {
     p.md->ctrl[i] = p.d->ctrl[i] = c;
   }
   run_and_compare(k_cases[_i].name, "qpos0 + qvel, ctrl", &p);
-  pair_free(_i, &p);
+  mjp_free(&p);
 }
 END_TEST
 
@@ -423,7 +399,7 @@ START_TEST(test_trajectory_ctrl_out_of_range) {
   ck_assert_int_eq(p.m->nv, mm->nv);
   if (mm->nu == 0) {
     printf("model %s: no actuator\n", k_cases[_i].name);
-    pair_free(_i, &p);
+    mjp_free(&p);
     return;
   }
   mj_resetData(p.mm, p.md);
@@ -436,7 +412,7 @@ START_TEST(test_trajectory_ctrl_out_of_range) {
     p.md->ctrl[i] = p.d->ctrl[i] = c;
   }
   run_and_compare(k_cases[_i].name, "ctrl out of range", &p);
-  pair_free(_i, &p);
+  mjp_free(&p);
 }
 END_TEST
 
@@ -461,7 +437,7 @@ START_TEST(test_trajectory_from_keyframes) {
     snprintf(start, sizeof start, "keyframe %d", k);
     run_and_compare(k_cases[_i].name, start, &p);
   }
-  pair_free(_i, &p);
+  mjp_free(&p);
 }
 END_TEST
 
@@ -522,7 +498,7 @@ START_TEST(test_sample_trajectory_without_constraints) {
   for (int i = 0; i < p.mm->nv; i++) p.md->qvel[i] = p.d->qvel[i] = 0.2 * cos(0.7 * i + 0.1);
   for (int i = 0; i < p.mm->nu; i++) p.md->ctrl[i] = p.d->ctrl[i] = 0.3 * sin(1.1 * i);
   run_and_compare(k_samples[_i], "qpos0 + qvel, ctrl; no contact, no limits", &p);
-  pair_free(_i, &p);
+  mjp_free(&p);
 }
 END_TEST
 

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mj_pair.h"
 #include "test_util.h"
 
 /* ---- the models: %s is the integrator, written into both files ---- */
@@ -173,46 +174,28 @@ static const char* case_format(int i) {
   return k_ball_free;
 }
 
-/* Write the model with the given integrator to the build tree (left there,
-   so a failing case can be loaded by hand); path out. */
+/* Write the model with the given integrator to the build tree as
+   mjimplicit_<name>_<integrator>.xml; path out. */
 static void write_case(int i, const char* integrator, char* path, size_t n) {
-  snprintf(path, n, "%s/mjimplicit_%s_%s.xml", IMP_TEST_TMPDIR, k_cases[i].name, integrator);
-  FILE* f = fopen(path, "w");
-  ck_assert_msg(f != NULL, "cannot write %s", path);
-  fprintf(f, case_format(i), integrator);
-  ck_assert_int_eq(fclose(f), 0);
+  char stem[128], xml[8192];
+  snprintf(stem, sizeof stem, "mjimplicit_%s_%s", k_cases[i].name, integrator);
+  int len = snprintf(xml, sizeof xml, case_format(i), integrator);
+  ck_assert_int_lt(len, (int)sizeof xml);
+  mjp_write(stem, xml, path, n);
 }
 
-typedef struct pair {
-  mjModel* mm;
-  mjData* md;
-  imp_model* m;
-  imp_data* d;
-} pair;
 
 /* MuJoCo's model with integrator="implicit", ours with the case's. */
 static void pair_load(int i, pair* p) {
-  char err[1000] = "", mpath[4096], ipath[4096];
+  char mpath[4096], ipath[4096];
   write_case(i, "implicit", mpath, sizeof mpath);
   write_case(i, k_cases[i].ours, ipath, sizeof ipath);
-  p->mm = mj_loadXML(mpath, NULL, err, sizeof err);
-  ck_assert_msg(p->mm != NULL, "MuJoCo did not load %s: %s", mpath, err);
+  mjp_load(p, k_cases[i].name, mpath, ipath);
   ck_assert_int_eq(p->mm->opt.integrator, mjINT_IMPLICIT);
-  p->md = mj_makeData(p->mm);
-  p->m = imp_load_xml(ipath, err, sizeof err);
-  ck_assert_msg(p->m != NULL, "impetus did not load %s: %s", ipath, err);
   imp_test_no_warnings(p->m);
-  p->d = imp_make_data(p->m);
   ck_assert_int_eq(p->m->nq, p->mm->nq);
   ck_assert_int_eq(p->m->nv, p->mm->nv);
   ck_assert_int_eq(p->m->nu, p->mm->nu);
-}
-
-static void pair_free(pair* p) {
-  imp_free_data(p->d);
-  imp_free_model(p->m);
-  mj_deleteData(p->md);
-  mj_deleteModel(p->mm);
 }
 
 /* Step both from the same state; the largest deviations of qpos, qvel. */
@@ -245,7 +228,7 @@ START_TEST(test_implicit_trajectory) {
     p.md->qvel[k] = p.d->qvel[k] = k_cases[_i].vscale * cos(0.9 * k + 0.3);
   for (int u = 0; u < p.mm->nu; u++) p.md->ctrl[u] = p.d->ctrl[u] = 0.6 * sin(1.3 * u + 0.7);
   run_and_compare(_i, &p, "qpos0 + qvel, ctrl");
-  pair_free(&p);
+  mjp_free(&p);
 }
 END_TEST
 

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mj_pair.h"
 #include "test_util.h"
 
 #define NSTEP 1000
@@ -200,46 +201,24 @@ static const char* case_xml(const char* name) {
   return k_rays;
 }
 
-/* models/<file>, or the snippet written to the build tree (left there so a
-   failing case can be loaded by hand) */
+/* models/<file>, or the snippet written to the build tree as
+   mjsensor_<name>.xml */
 static void case_path(int i, char* path, size_t n) {
   if (k_cases[i].file) {
     snprintf(path, n, "%s/%s", IMP_MODELS_DIR, k_cases[i].file);
     return;
   }
-  snprintf(path, n, "%s/mjsensor_%s.xml", IMP_TEST_TMPDIR, k_cases[i].name);
-  FILE* f = fopen(path, "w");
-  ck_assert_msg(f != NULL, "cannot write %s", path);
-  fputs(case_xml(k_cases[i].name), f);
-  ck_assert_int_eq(fclose(f), 0);
+  char stem[128];
+  snprintf(stem, sizeof stem, "mjsensor_%s", k_cases[i].name);
+  mjp_write(stem, case_xml(k_cases[i].name), path, n);
 }
-
-typedef struct pair {
-  mjModel* mm;
-  mjData* md;
-  imp_model* m;
-  imp_data* d;
-} pair;
 
 static void pair_load(int i, pair* p) {
-  char path[4096], err[1000] = "";
+  char path[4096];
   case_path(i, path, sizeof path);
-  p->mm = mj_loadXML(path, NULL, err, sizeof err);
-  ck_assert_msg(p->mm != NULL, "%s: MuJoCo did not load %s: %s", k_cases[i].name, path, err);
+  mjp_load(p, k_cases[i].name, path, path);
   ck_assert_msg(p->mm->opt.disableflags & mjDSBL_CONTACT, "%s: contact must be disabled",
                 k_cases[i].name);
-  p->md = mj_makeData(p->mm);
-  err[0] = 0;
-  p->m = imp_load_xml(path, err, sizeof err);
-  ck_assert_msg(p->m != NULL, "%s: impetus did not load %s: %s", k_cases[i].name, path, err);
-  p->d = imp_make_data(p->m);
-}
-
-static void pair_free(pair* p) {
-  imp_free_data(p->d);
-  imp_free_model(p->m);
-  mj_deleteData(p->md);
-  mj_deleteModel(p->mm);
 }
 
 /* our object type of a MuJoCo mjtObj (the kinds sensors refer to); -1 none */
@@ -296,7 +275,7 @@ START_TEST(test_layout_matches) {
   }
   printf("model %s: nsensor %d nsensordata %d, the same layout\n", name, m->nsensor,
          m->nsensordata);
-  pair_free(&p);
+  mjp_free(&p);
 }
 END_TEST
 
@@ -364,7 +343,7 @@ START_TEST(test_sensordata_from_qpos0) {
   if (!strcmp(k_cases[_i].name, "inline_rays")) /* sweep the eyes over the scene */
     p.md->qvel[0] = p.d->qvel[0] = 3, p.md->qvel[1] = p.d->qvel[1] = 0.7;
   run_and_compare(k_cases[_i].name, "qpos0 + qvel, ctrl", &p);
-  pair_free(&p);
+  mjp_free(&p);
 }
 END_TEST
 
@@ -380,7 +359,7 @@ START_TEST(test_sensordata_from_keyframes) {
     snprintf(start, sizeof start, "keyframe %d", k);
     run_and_compare(k_cases[_i].name, start, &p);
   }
-  pair_free(&p);
+  mjp_free(&p);
 }
 END_TEST
 
@@ -411,7 +390,7 @@ START_TEST(test_step_reports_the_start_state) {
   ck_assert_msg(emj < TOL, "MuJoCo differs by %.3e", emj);
   free(before);
   imp_free_data(again);
-  pair_free(&p);
+  mjp_free(&p);
 }
 END_TEST
 
