@@ -29,6 +29,8 @@
   X(crb, 10 * m->nbody) X(qM, m->nM) X(qLD, m->nM)              \
   X(qLDiagInv, m->nv) X(qH, m->nM) X(qHDiagInv, m->nv)          \
   X(qLU, m->nM) X(qLUt, m->nM) X(qLUDiagInv, m->nv)             \
+  X(ten_length, m->ntendon) X(ten_velocity, m->ntendon)         \
+  X(ten_J, (size_t)m->ntendon * m->nJten) X(wrap_xpos, 6 * (size_t)m->nwrap) \
   X(actuator_length, m->nu) X(actuator_velocity, m->nu)         \
   X(actuator_force, m->nu) X(qfrc_actuator, m->nv)              \
   X(qfrc_passive, m->nv) X(qfrc_gravcomp, m->nv)                \
@@ -57,7 +59,9 @@
   X(island_blk, m->njmax) X(island_iter, m->njmax)                     \
   X(island_newton, m->njmax) X(island_exit, m->njmax)                   \
   X(island_flags, m->njmax) X(warm_type, m->njmax) X(warm_id, m->njmax) \
-  X(warm_id2, m->njmax)
+  X(warm_id2, m->njmax) X(ten_J_rownnz, m->ntendon) X(ten_J_rowadr, m->ntendon) \
+  X(ten_J_colind, (size_t)m->ntendon * m->nJten) X(ten_wrapadr, m->ntendon)  \
+  X(ten_wrapnum, m->ntendon) X(wrap_obj, 2 * (size_t)m->nwrap)
 
 /* bytes rounded up to a multiple of IMP_ALIGN (what aligned_alloc wants,
    and what keeps the next array aligned) */
@@ -74,7 +78,8 @@ static size_t aligned_int_bytes(size_t nint) { return round_up(nint * sizeof(int
 size_t imp_arena_bytes(const imp_model* m, int solver) {
   size_t n = 64 * (size_t)m->nbody + 32 * (size_t)m->nv + 4 * (size_t)m->nM + 4 * (size_t)m->nq +
              4 * (size_t)m->nu + 32 * (size_t)m->ngeom /* collision: boxes, tree */ +
-             2 * (size_t)m->nM + 19 * (size_t)m->nbody; /* implicit integrators */
+             2 * (size_t)m->nM + 19 * (size_t)m->nbody /* implicit integrators */ +
+             2 * (size_t)m->nv + (size_t)m->nJten + 2 * (size_t)m->nJrow; /* tendon rows */
   size_t b = aligned_bytes(n) + 64 * IMP_ALIGN + imp_contact_arena_bytes(m, solver);
   return round_up(b); /* aligned_alloc wants a multiple */
 }

@@ -121,7 +121,16 @@
   X(int, sensor_objid, nsensor) X(int, sensor_reftype, nsensor)                            \
   X(int, sensor_refid, nsensor) X(int, sensor_dim, nsensor) X(int, sensor_adr, nsensor)    \
   X(double, sensor_cutoff, nsensor) X(double, sensor_noise, nsensor)                       \
-  X(int, name_sensoradr, nsensor)
+  X(int, name_sensoradr, nsensor) X(int, tendon_adr, ntendon) X(int, tendon_num, ntendon)  \
+  X(int, tendon_limited, ntendon) X(int, tendon_actfrclimited, ntendon)                    \
+  X(int, tendon_group, ntendon) X(int, tendon_matid, ntendon)                              \
+  X(double, tendon_range, 2 * ntendon) X(double, tendon_actfrcrange, 2 * ntendon)          \
+  X(double, tendon_solref, 2 * ntendon) X(double, tendon_margin, ntendon)                  \
+  X(double, tendon_stiffness, 3 * ntendon) X(double, tendon_damping, 3 * ntendon)          \
+  X(double, tendon_frictionloss, ntendon) X(double, tendon_lengthspring, 2 * ntendon)      \
+  X(double, tendon_length0, ntendon) X(double, tendon_width, ntendon)                      \
+  X(float, tendon_rgba, 4 * ntendon) X(int, wrap_type, nwrap) X(int, wrap_objid, nwrap)     \
+  X(double, wrap_prm, nwrap) X(int, name_tendonadr, ntendon)
 
 static size_t align64(size_t x) { return (x + 63) & ~(size_t)63; }
 
@@ -131,7 +140,8 @@ static void allocate(ld_ctx* c, imp_model* m) {
       nsite = m->nsite, ncam = m->ncam, nlight = m->nlight, nmat = m->nmat, ntex = m->ntex,
       nu = m->nu, nkey = m->nkey, nnames = m->nnames, npaths = m->npaths, nmesh = m->nmesh,
       nmeshvert = m->nmeshvert, nmeshface = m->nmeshface, nmeshhull = m->nmeshhull,
-      npair = m->npair, nexclude = m->nexclude, neq = m->neq, nsensor = m->nsensor;
+      npair = m->npair, nexclude = m->nexclude, neq = m->neq, nsensor = m->nsensor,
+      ntendon = m->ntendon, nwrap = m->nwrap;
   size_t off = 0;
 #define X(type, field, count) off = align64(off) + sizeof(type) * (size_t)(count);
   LD_ARRAYS(X)
@@ -433,13 +443,15 @@ static void camlight_references(ld_ctx* c, imp_model* m) {
 /* An automatic nislandmax no larger than the rows the model can have at
    once (its Delassus matrix and solver scratch are sized by it): contacts
    of every pair that may touch (imp_collision_row_bound, at most nconmax
-   contacts of 6 rows), 2 rows a limited joint, 6 an equality, 1 a dof with
-   frictionloss. A pendulum then reserves a few rows' scratch instead of
+   contacts of 6 rows), 2 rows a limited joint or tendon, 6 an equality, 1 a
+   dof or tendon with frictionloss. A pendulum then reserves a few rows' scratch instead of
    1000's. */
 static void bound_island_rows(imp_model* m) {
   long rows = 6L * m->neq;
   for (int j = 0; j < m->njnt; j++) rows += 2L * (m->jnt_limited[j] != 0);
   for (int i = 0; i < m->nv; i++) rows += m->dof_frictionloss[i] > 0;
+  for (int t = 0; t < m->ntendon; t++)
+    rows += 2L * (m->tendon_limited[t] != 0) + (m->tendon_frictionloss[t] > 0);
   long contact = imp_collision_row_bound(m, m->nislandmax);
   if (contact > 6L * m->nconmax) contact = 6L * m->nconmax;
   rows += contact;
@@ -512,6 +524,7 @@ imp_model* ld_compile(ld_ctx* c) {
   check_unique(c, &c->keys, "key");
   check_unique(c, &c->pairs, "pair");
   check_unique(c, &c->sensors, "sensor");
+  check_unique(c, &c->tendons, "tendon");
   int* pairg1 = ld_alloc(c, sizeof(int) * (size_t)(c->pairs.n + 1));
   int* pairg2 = ld_alloc(c, sizeof(int) * (size_t)(c->pairs.n + 1));
   resolve_pairs(c, G, c->geoms.n, pairg1, pairg2);
@@ -575,7 +588,16 @@ imp_model* ld_compile(ld_ctx* c) {
     if (mattex[i] < 0) ld_error(c, mt->file, mt->line, "unknown texture '%s'", mt->texture);
   }
 
-  /* ---- actuators: joint references, skipped transmissions ---- */
+  /* ---- tendons: their paths, now that joints, sites and geoms have their
+     final ids ---- */
+  int nwrap = ld_resolve_tendons(c);
+  int ntendon_rows = 0;
+  for (int i = 0; i < c->tendons.n; i++) {
+    const ld_tendon* t = LD_AT(c->tendons, ld_tendon, i);
+    ntendon_rows += 2 * (t->limited != 0) + (t->frictionloss > 0);
+  }
+
+  /* ---- actuators: joint and tendon references, skipped transmissions ---- */
   int* actjnt = ld_alloc(c, sizeof(int) * (size_t)(c->actuators.n + 1));
   int* actkeep = ld_alloc(c, sizeof(int) * (size_t)(c->actuators.n + 1));
   int nu = ld_resolve_actuators(c, J, actjnt, actkeep);
@@ -631,6 +653,8 @@ imp_model* ld_compile(ld_ctx* c) {
   m->neq = c->equalities.n;
   m->nsensor = c->sensors.n;
   m->nsensordata = nsensordata;
+  m->ntendon = c->tendons.n;
+  m->nwrap = nwrap;
   /* contact slots: <size nconmax> when given, else room for a dense pile */
   m->nconmax = c->nconmax > 0 ? c->nconmax : 256 + 16 * m->ngeom;
   /* constraint rows: <size njmax> when given, else 3 rows for every contact
@@ -639,7 +663,7 @@ imp_model* ld_compile(ld_ctx* c) {
      number */
   int ncon_rows = 3 * m->nconmax > 1000 ? 3 * m->nconmax : 1000;
   m->njmax = c->njmax >= 0 ? c->njmax
-                           : ncon_rows + 6 * m->neq + 2 * nlimited + nfrictionloss;
+                           : ncon_rows + 6 * m->neq + 2 * nlimited + nfrictionloss + ntendon_rows;
   /* the largest island's problem is dense (memory quadratic in its rows):
      <size nislandmax> when given, else up to 1000 rows (lowered to what the
      model can make once it is complete: bound_island_rows) */
@@ -651,8 +675,8 @@ imp_model* ld_compile(ld_ctx* c) {
   size_t nn = strlen(mname) + 2;
   ld_vec* named[] = {&c->bodies, &c->joints,    &c->geoms,    &c->sites,    &c->cameras,
                      &c->lights, &c->actuators, &c->keys,     &c->materials, &c->textures,
-                     &c->meshes, &c->pairs,     &c->equalities, &c->sensors};
-  for (int k = 0; k < 14; k++) nn += names_bytes(named[k]);
+                     &c->meshes, &c->pairs,     &c->equalities, &c->sensors, &c->tendons};
+  for (int k = 0; k < 15; k++) nn += names_bytes(named[k]);
   m->nnames = (int)nn;
   size_t np = 0;
   for (int t = 0; t < c->textures.n; t++) {
@@ -736,9 +760,16 @@ imp_model* ld_compile(ld_ctx* c) {
     for (int p = d; p >= 0; p = m->dof_parentid[p]) nM++;
   }
   m->nM = nM;
-  /* a constraint row touches the dofs of two bodies' chains */
+  /* a constraint row touches the dofs of two bodies' chains, or a tendon's
+     (closed under ancestors: the contact stage fills them in), or two
+     tendons' for a tendon equality */
+  int nJeq;
+  ld_tendon_dof_bounds(c, m, &m->nJten, &nJeq);
   m->nJrow = 2 * longest_dof_chain(m);
+  if (m->nJrow < m->nJten) m->nJrow = m->nJten;
+  if (m->nJrow < nJeq) m->nJrow = nJeq;
   if (m->nJrow < 1) m->nJrow = 1;
+  if (m->nJten < 1) m->nJten = 1;
 
   /* ---- mass properties ---- */
   int* gi = ld_alloc(c, sizeof(int) * (size_t)(c->geoms.n + 1));
@@ -961,6 +992,7 @@ imp_model* ld_compile(ld_ctx* c) {
   /* ---- actuators and sensors ---- */
   ld_put_actuators(c, m, actjnt);
   ld_put_sensors(c, m);
+  ld_put_tendons(c, m);
 
   /* ---- keyframes ---- */
   for (int i = 0; i < m->nkey; i++) {
@@ -992,12 +1024,16 @@ imp_model* ld_compile(ld_ctx* c) {
   put_names(m, &pos, m->name_pairadr, &c->pairs);
   put_names(m, &pos, m->name_eqadr, &c->equalities);
   put_names(m, &pos, m->name_sensoradr, &c->sensors);
+  put_names(m, &pos, m->name_tendonadr, &c->tendons);
 
   /* ---- equality constraints, from the body poses at qpos0 ---- */
   double* xpos = ld_alloc(c, sizeof(double) * 3 * (size_t)nbody);
   double* xquat = ld_alloc(c, sizeof(double) * 4 * (size_t)nbody);
   body_poses_qpos0(B, nbody, xpos, xquat);
   ld_put_equalities(c, m, eqobj1, eqobj2, xpos, xquat);
+
+  /* ---- tendon lengths at qpos0 and the springs' rest lengths ---- */
+  ld_tendons_at_qpos0(c, m);
 
   /* ---- position actuators' dampratio, and the stability of explicit
      velocity feedback, from the inertia at qpos0 ---- */

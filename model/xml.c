@@ -582,10 +582,10 @@ static void parse_contact(ld_ctx* c, ld_node* n) {
   }
 }
 
-/* <equality>: connect, weld and joint, each starting from its class's
+/* <equality>: connect, weld, joint and tendon, each starting from its class's
    equality default */
 static void parse_equality(ld_ctx* c, ld_node* n) {
-  static const char* const types[] = {"connect", "weld", "joint", NULL};
+  static const char* const types[] = {"connect", "weld", "joint", "tendon", NULL};
   for (ld_node* ch = n->child; ch; ch = ch->next) {
     int type = -1;
     for (int i = 0; types[i]; i++)
@@ -733,13 +733,16 @@ static void parse_actuators(ld_ctx* c, ld_node* n) {
     a.file = ch->file;
     a.line = ch->line;
     a.joint = ld_attr_str(ch, "joint");
-    static const char* const trn[] = {"tendon", "site", "jointinparent", "body", "cranksite",
+    a.tendon = ld_attr_str(ch, "tendon");
+    if (a.joint && a.tendon)
+      ld_error(c, ch->file, ch->line, "actuator: joint and tendon cannot both be given");
+    static const char* const trn[] = {"site", "jointinparent", "body", "cranksite",
                                       "slidersite", NULL};
     const char* other = NULL;
     for (int i = 0; trn[i]; i++)
       if (ld_attr_str(ch, trn[i]) && !other) other = trn[i];
     ld_warn_unused(c, ch);
-    if (!a.joint) {
+    if (!a.joint && !a.tendon) {
       char key[64];
       snprintf(key, sizeof key, "trn:%s", other ? other : "none");
       ld_warning(c, key, ch->file, ch->line,
@@ -838,6 +841,8 @@ static void init_ctx(ld_ctx* c, char* err, int errsz) {
   c->excludes.elsz = sizeof(ld_exclude);
   c->equalities.elsz = sizeof(ld_equality);
   c->sensors.elsz = sizeof(ld_sensor);
+  c->tendons.elsz = sizeof(ld_tendon);
+  c->wraps.elsz = sizeof(ld_wrap);
   c->warnkeys.elsz = sizeof(const char*);
 }
 
@@ -846,7 +851,7 @@ static void free_ctx(ld_ctx* c) {
                     &c->cameras, &c->lights,    &c->materials, &c->textures,
                     &c->actuators, &c->keys,    &c->classes,   &c->warnkeys,
                     &c->meshes,  &c->pairs,     &c->excludes,  &c->equalities,
-                    &c->sensors};
+                    &c->sensors, &c->tendons,   &c->wraps};
   for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++) free(vecs[i]->data);
   while (c->arena) {
     ld_block* b = c->arena->next;
@@ -904,6 +909,7 @@ static void parse_root(ld_ctx* c, ld_node* root) {
         case 8: ld_warn_unused(c, ch); parse_body(c, ch, 0, 0); break;
         case 9: ld_warn_unused(c, ch); parse_contact(c, ch); break;
         case 10: ld_warn_unused(c, ch); parse_equality(c, ch); break;
+        case 11: ld_warn_unused(c, ch); ld_parse_tendons(c, ch); break;
         case 12: ld_warn_unused(c, ch); parse_actuators(c, ch); break;
         case 13: ld_warn_unused(c, ch); ld_parse_sensors(c, root, ch); break;
         case 14: ld_warn_unused(c, ch); parse_keyframe(c, ch); break;
