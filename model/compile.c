@@ -682,6 +682,7 @@ imp_model* ld_compile(ld_ctx* c) {
     /* a mocap body roots its own weld group, as in MuJoCo (user_objects.cc,
        weld_root): its children are filtered against it as a parent's */
     m->body_weldid[b] = b == 0 || jntnum[b] > 0 || mocapid[b] >= 0 ? b : m->body_weldid[bd->parent];
+    m->body_mocapid[b] = mocapid[b];
     imp_copy(m->body_pos + 3 * b, bd->pos, 3);
     imp_copy(m->body_quat + 4 * b, bd->quat, 4);
     m->body_jntnum[b] = jntnum[b];
@@ -985,7 +986,7 @@ imp_model* ld_compile(ld_ctx* c) {
     if (k->nctrl >= 0) imp_copy(m->key_ctrl + nu * i, k->ctrl, nu);
   }
 
-  ld_put_mocap(c, m, mocapid); /* after the bodies' pos and quat */
+  ld_put_mocap_keys(c, m); /* after the bodies' pos, quat and mocapid */
 
   /* ---- names ---- */
   int pos = (int)strlen(mname) + 2;

@@ -475,9 +475,9 @@ void ld_put_sensors(ld_ctx* c, imp_model* m);
    is a child of the world without joints (jntnum per body), as MuJoCo
    requires; check every keyframe's mpos and mquat sizes. Returns nmocap. */
 int ld_resolve_mocap(ld_ctx* c, const int* jntnum, int* mocapid);
-/* body_mocapid and each keyframe's key_mpos, key_mquat into m (the body's
-   pos and quat where a key gives none; quaternions normalized) */
-void ld_put_mocap(ld_ctx* c, imp_model* m, const int* mocapid);
+/* each keyframe's key_mpos, key_mquat into m (m->body_mocapid set): the
+   body's pos and quat where a key gives none; quaternions normalized */
+void ld_put_mocap_keys(ld_ctx* c, imp_model* m);
 
 /* ---- compile.c ---- */
 

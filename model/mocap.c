@@ -47,9 +47,9 @@ int ld_resolve_mocap(ld_ctx* c, const int* jntnum, int* mocapid) {
   return n;
 }
 
-void ld_put_mocap(ld_ctx* c, imp_model* m, const int* mocapid) {
+void ld_put_mocap_keys(ld_ctx* c, imp_model* m) {
   int n = m->nmocap;
-  for (int b = 0; b < m->nbody; b++) m->body_mocapid[b] = mocapid[b];
+  const int* mocapid = m->body_mocapid;
   for (int i = 0; i < m->nkey; i++) {
     const ld_key* k = LD_AT(c->keys, ld_key, i);
     double* mpos = m->key_mpos + 3 * (size_t)n * i;
