@@ -289,6 +289,7 @@ typedef struct imp_model {
   int nmat;    /* materials */
   int ntex;    /* textures */
   int nkey;    /* keyframes */
+  int nmocap;  /* mocap bodies (body mocap="true"): posed by d->mocap_pos/quat */
   int nmesh;   /* meshes */
   int nmeshvert; /* vertices of all meshes */
   int nmeshface; /* triangles of all meshes */
@@ -337,7 +338,9 @@ typedef struct imp_model {
   double* body_gravcomp; /* nbody: fraction of the weight lifted at the centre of mass (passive) */
   double* body_inertia;  /* nbody x 3: principal moments about the com */
   double* body_subtreemass; /* nbody */
-  int* body_weldid;      /* nbody: the body's closest ancestor-or-self with a joint, 0 (world) if none */
+  int* body_weldid;      /* nbody: the body's closest ancestor-or-self with a joint or
+                            mocap="true", 0 (world) if none */
+  int* body_mocapid;     /* nbody: index into d->mocap_pos/quat of a mocap body, -1 for others */
 
   /* joints */
   int* jnt_type;         /* njnt: imp_joint_type */
@@ -547,6 +550,8 @@ typedef struct imp_model {
   double* key_qpos;      /* nkey x nq */
   double* key_qvel;      /* nkey x nv */
   double* key_ctrl;      /* nkey x nu */
+  double* key_mpos;      /* nkey x nmocap x 3: mocap_pos (default: the bodies' pos) */
+  double* key_mquat;     /* nkey x nmocap x 4: mocap_quat, unit (default: the bodies' quat) */
 
   /* reference configuration */
   double* qpos0;         /* nq: the configuration of the model file */
@@ -598,6 +603,14 @@ typedef struct imp_data {
   double* qacc;  /* nv: acceleration of the last forward */
   double* qfrc_applied; /* nv: user-applied generalized force */
   double* xfrc_applied; /* nbody x 6: user-applied force, torque at com */
+  /* mocap bodies (m->body_mocapid): their world pose, set by the user
+     between steps (a mocap body has no dofs and moves only when these are
+     set; its velocity is taken as zero). Kinematics places mocap body i
+     and its subtree at (mocap_pos[i], mocap_quat[i]) instead of its
+     body_pos/quat; the quaternion need not be unit (kinematics normalizes
+     a copy). Reset to the bodies' pos/quat, or to a keyframe's mpos/mquat. */
+  double* mocap_pos;    /* nmocap x 3: world position of the body frame */
+  double* mocap_quat;   /* nmocap x 4: world orientation (w, x, y, z) */
 
   /* kinematics */
   double* xpos;     /* nbody x 3 */

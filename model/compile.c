@@ -130,7 +130,9 @@
   X(double, tendon_frictionloss, ntendon) X(double, tendon_lengthspring, 2 * ntendon)      \
   X(double, tendon_length0, ntendon) X(double, tendon_width, ntendon)                      \
   X(float, tendon_rgba, 4 * ntendon) X(int, wrap_type, nwrap) X(int, wrap_objid, nwrap)     \
-  X(double, wrap_prm, nwrap) X(int, name_tendonadr, ntendon)
+  X(double, wrap_prm, nwrap) X(int, name_tendonadr, ntendon)                              \
+  X(int, body_mocapid, nbody) X(double, key_mpos, 3 * nkey * nmocap)                       \
+  X(double, key_mquat, 4 * nkey * nmocap)
 
 static size_t align64(size_t x) { return (x + 63) & ~(size_t)63; }
 
@@ -141,7 +143,7 @@ static void allocate(ld_ctx* c, imp_model* m) {
       nu = m->nu, nkey = m->nkey, nnames = m->nnames, npaths = m->npaths, nmesh = m->nmesh,
       nmeshvert = m->nmeshvert, nmeshface = m->nmeshface, nmeshhull = m->nmeshhull,
       npair = m->npair, nexclude = m->nexclude, neq = m->neq, nsensor = m->nsensor,
-      ntendon = m->ntendon, nwrap = m->nwrap;
+      ntendon = m->ntendon, nwrap = m->nwrap, nmocap = m->nmocap;
   size_t off = 0;
 #define X(type, field, count) off = align64(off) + sizeof(type) * (size_t)(count);
   LD_ARRAYS(X)
@@ -607,6 +609,10 @@ imp_model* ld_compile(ld_ctx* c) {
      and actuators have their final ids ---- */
   int nsensordata = ld_resolve_sensors(c, J);
 
+  /* ---- mocap bodies: children of the world without joints ---- */
+  int* mocapid = ld_alloc(c, sizeof(int) * (size_t)nbody);
+  int nmocap = ld_resolve_mocap(c, jntnum, mocapid);
+
   /* ---- keyframes ---- */
   for (int i = 0; i < c->keys.n; i++) {
     ld_key* k = LD_AT(c->keys, ld_key, i);
@@ -641,6 +647,7 @@ imp_model* ld_compile(ld_ctx* c) {
   m->nmat = c->materials.n;
   m->ntex = c->textures.n;
   m->nkey = c->keys.n;
+  m->nmocap = nmocap;
   m->nmesh = c->meshes.n;
   for (int i = 0; i < m->nmesh; i++) {
     const ld_mesh* me = LD_AT(c->meshes, ld_mesh, i);
@@ -695,7 +702,10 @@ imp_model* ld_compile(ld_ctx* c) {
     ld_body* bd = &B[b];
     m->body_parentid[b] = b ? bd->parent : 0;
     m->body_rootid[b] = b == 0 ? 0 : bd->parent == 0 ? b : m->body_rootid[bd->parent];
-    m->body_weldid[b] = b == 0 || jntnum[b] > 0 ? b : m->body_weldid[bd->parent];
+    /* a mocap body roots its own weld group, as in MuJoCo (user_objects.cc,
+       weld_root): its children are filtered against it as a parent's */
+    m->body_weldid[b] = b == 0 || jntnum[b] > 0 || mocapid[b] >= 0 ? b : m->body_weldid[bd->parent];
+    m->body_mocapid[b] = mocapid[b];
     imp_copy(m->body_pos + 3 * b, bd->pos, 3);
     imp_copy(m->body_quat + 4 * b, bd->quat, 4);
     m->body_jntnum[b] = jntnum[b];
@@ -1006,6 +1016,8 @@ imp_model* ld_compile(ld_ctx* c) {
     if (k->nqvel >= 0) imp_copy(m->key_qvel + nv * i, k->qvel, nv);
     if (k->nctrl >= 0) imp_copy(m->key_ctrl + nu * i, k->ctrl, nu);
   }
+
+  ld_put_mocap_keys(c, m); /* after the bodies' pos, quat and mocapid */
 
   /* ---- names ---- */
   int pos = (int)strlen(mname) + 2;

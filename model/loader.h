@@ -187,6 +187,8 @@ typedef struct ld_key {
   double time;
   double *qpos, *qvel, *ctrl;
   int nqpos, nqvel, nctrl; /* -1 when absent */
+  double *mpos, *mquat;    /* mocap bodies' poses (nmocap x 3, x 4) */
+  int nmpos, nmquat;       /* -1 when absent */
 } ld_key;
 
 typedef struct ld_body {
@@ -199,6 +201,7 @@ typedef struct ld_body {
   int has_inertial;
   double ipos[3], iquat[4], mass, inertia[3];
   double gravcomp; /* fraction of the body's weight lifted at its centre of mass */
+  int mocap;       /* mocap="true": posed by d->mocap_pos/quat (mocap.c) */
 } ld_body;
 
 /* <mesh inertia=...>: how a geom's mass spreads over its mesh */
@@ -517,6 +520,16 @@ void ld_parse_sensors(ld_ctx* c, ld_node* root, ld_node* n);
 int ld_resolve_sensors(ld_ctx* c, const ld_joint* J);
 /* the resolved sensors into m (m->nsensor of them) */
 void ld_put_sensors(ld_ctx* c, imp_model* m);
+
+/* ---- mocap.c ---- */
+
+/* Number the mocap bodies (mocapid[b], -1 for others) after checking each
+   is a child of the world without joints (jntnum per body), as MuJoCo
+   requires; check every keyframe's mpos and mquat sizes. Returns nmocap. */
+int ld_resolve_mocap(ld_ctx* c, const int* jntnum, int* mocapid);
+/* each keyframe's key_mpos, key_mquat into m (m->body_mocapid set): the
+   body's pos and quat where a key gives none; quaternions normalized */
+void ld_put_mocap_keys(ld_ctx* c, imp_model* m);
 
 /* ---- compile.c ---- */
 

@@ -654,9 +654,7 @@ static void parse_body(ld_ctx* c, ld_node* n, int body, int childclass) {
       ld_read_frame(c, ch, b->pos, b->quat);
       if (ld_attr_nums(c, ch, "gravcomp", &b->gravcomp, 1, 1) > 0 && !isfinite(b->gravcomp))
         ld_error(c, ch->file, ch->line, "body gravcomp must be a finite number");
-      int mocap = 0;
-      if (ld_attr_bool(c, ch, "mocap", &mocap) && mocap)
-        ld_warning(c, "mocap", ch->file, ch->line, "mocap bodies are not supported yet (static)");
+      ld_attr_bool(c, ch, "mocap", &b->mocap); /* checked by the compiler (mocap.c) */
       static const char* const ok[] = {"user", NULL};
       ld_accept(ch, ok);
       ld_warn_unused(c, ch);
@@ -779,6 +777,8 @@ static void parse_keyframe(ld_ctx* c, ld_node* n) {
     k->qpos = read_key_vector(c, ch, "qpos", &k->nqpos);
     k->qvel = read_key_vector(c, ch, "qvel", &k->nqvel);
     k->ctrl = read_key_vector(c, ch, "ctrl", &k->nctrl);
+    k->mpos = read_key_vector(c, ch, "mpos", &k->nmpos);
+    k->mquat = read_key_vector(c, ch, "mquat", &k->nmquat);
     ld_warn_unused(c, ch);
   }
 }
