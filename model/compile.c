@@ -447,6 +447,28 @@ static void bound_island_rows(imp_model* m) {
   if (rows < m->nislandmax) m->nislandmax = (int)rows;
 }
 
+/* <compiler settotalmass>: every body's mass and inertia scaled by one
+   factor so that the masses sum to total. MuJoCo docs, MJCF reference:
+   compiler/settotalmass "is performed last, after all other operations
+   affecting the body mass and inertia" (after inertias from geoms,
+   boundmass and boundinertia); MuJoCo checks the masses of moving bodies
+   before it, and guards the factor against zeros by mjMINVAL as here. The
+   subtree masses are summed again from the scaled masses. */
+static void set_total_mass(imp_model* m, double total) {
+  double sum = 0;
+  for (int b = 1; b < m->nbody; b++) sum += m->body_mass[b];
+  double scale = fmax(IMP_MINVAL, total / fmax(IMP_MINVAL, sum));
+  for (int b = 1; b < m->nbody; b++) {
+    m->body_mass[b] *= scale;
+    for (int i = 0; i < 3; i++) m->body_inertia[3 * b + i] *= scale;
+  }
+  for (int b = 0; b < m->nbody; b++) m->body_subtreemass[b] = 0;
+  for (int b = m->nbody - 1; b >= 0; b--) {
+    m->body_subtreemass[b] += m->body_mass[b];
+    if (b > 0) m->body_subtreemass[m->body_parentid[b]] += m->body_subtreemass[b];
+  }
+}
+
 imp_model* ld_compile(ld_ctx* c) {
   int nbody = c->bodies.n;
   ld_body* B = (ld_body*)c->bodies.data;
@@ -808,6 +830,7 @@ imp_model* ld_compile(ld_ctx* c) {
       ld_error(c, B[b].file, B[b].line,
                "mass and inertia of moving bodies must be larger than %g", IMP_MINVAL);
   }
+  if (c->settotalmass > 0) set_total_mass(m, c->settotalmass);
 
   /* ---- geoms and sites ---- */
   for (int g = 0; g < m->ngeom; g++) {

@@ -299,6 +299,7 @@ typedef struct ld_ctx {
   const char* meshdir;
   const char* texturedir;
   double boundmass, boundinertia;
+  double settotalmass;   /* scale all masses to this total when > 0 (0 when absent) */
   int inertiagroup[2];
   int nconmax;           /* <size nconmax>, 0 when absent */
   int njmax;             /* <size njmax>, -1 when absent */

@@ -419,6 +419,9 @@ static void parse_compiler(ld_ctx* c, ld_node* n) {
     ld_error(c, n->file, n->line, "compiler coordinate='global' is not supported");
   ld_attr_nums(c, n, "boundmass", &c->boundmass, 1, 1);
   ld_attr_nums(c, n, "boundinertia", &c->boundinertia, 1, 1);
+  if (ld_attr_nums(c, n, "settotalmass", &c->settotalmass, 1, 1) > 0 &&
+      !isfinite(c->settotalmass))
+    ld_error(c, n->file, n->line, "compiler settotalmass must be a finite number");
   double g[2];
   if (ld_attr_nums(c, n, "inertiagrouprange", g, 2, 2) == 2) {
     if (!(fabs(g[0]) < 1e9 && fabs(g[1]) < 1e9))

@@ -507,6 +507,31 @@ START_TEST(subtreemass_and_rootid) {
 }
 END_TEST
 
+/* <compiler settotalmass>: the masses (boundmass included: MuJoCo scales
+   last) sum to the total, each mass and moment scaled by one factor. */
+START_TEST(settotalmass_scales_masses_and_inertias) {
+  imp_model* m = imp_test_load_string_nowarn(
+      "<mujoco><compiler settotalmass='14' boundmass='1' boundinertia='0.01'/><worldbody>"
+      "<body name='a'><joint/><geom size='0.2' mass='2'/><body name='b'><joint/>"
+      "<inertial pos='0 0 0' mass='3' diaginertia='0.1 0.2 0.3'/></body>"
+      "<body name='c'><joint/><site/></body></body></worldbody></mujoco>");
+  /* before scaling: 2 + 3 + 1 (c raised to boundmass) = 6 */
+  double k = 14.0 / 6;
+  imp_assert_near(m->body_mass[1], 2 * k, 1e-13);
+  imp_assert_near(m->body_mass[2], 3 * k, 1e-13);
+  imp_assert_near(m->body_mass[3], 1 * k, 1e-13);
+  imp_assert_near(m->body_subtreemass[0], 14, 1e-13);
+  imp_assert_near(m->body_subtreemass[1], 14, 1e-13);
+  /* a solid sphere: 2/5 m r^2 */
+  imp_assert_near(m->body_inertia[3], 0.4 * 2 * 0.04 * k, 1e-13);
+  double I[3] = {0.1 * k, 0.2 * k, 0.3 * k};
+  assert_vec(m->body_inertia + 6, I, 3, 1e-13);
+  double Ic[3] = {0.01 * k, 0.01 * k, 0.01 * k};
+  assert_vec(m->body_inertia + 9, Ic, 3, 1e-13);
+  imp_free_model(m);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ fromto */
 
 START_TEST(fromto_sets_pos_quat_and_length) {
@@ -1558,6 +1583,7 @@ Suite* loader_suite(void) {
   tcase_add_test(t, inertial_wins_in_auto_and_geoms_win_when_true);
   tcase_add_test(t, fullinertia_is_diagonalized);
   tcase_add_test(t, subtreemass_and_rootid);
+  tcase_add_test(t, settotalmass_scales_masses_and_inertias);
   tcase_add_test(t, fromto_sets_pos_quat_and_length);
   suite_add_tcase(s, t);
   t = tcase_create("structure");
