@@ -497,10 +497,15 @@ imp_model* ld_compile(ld_ctx* c) {
     if (ld_geom_fits_mesh(g)) ld_fit_geom_to_mesh(c, g); /* sizes come from the mesh */
     else resolve_shape(c, g, 1);
     if (g->type == IMP_GEOM_MESH) resolve_mesh_geom(c, g);
+    if (g->has_frame) ld_frame_apply(g->frame_pos, g->frame_quat, g->pos, g->quat);
     keep[nkeep++] = i;
   }
   permute(c, &c->geoms, keep, nkeep);
-  for (int i = 0; i < c->sites.n; i++) resolve_shape(c, LD_AT(c->sites, ld_geom, i), 0);
+  for (int i = 0; i < c->sites.n; i++) {
+    ld_geom* s = LD_AT(c->sites, ld_geom, i);
+    resolve_shape(c, s, 0);
+    if (s->has_frame) ld_frame_apply(s->frame_pos, s->frame_quat, s->pos, s->quat);
+  }
 
   /* body ids of each object kind, then the stable orders */
   ld_vec* owned[] = {&c->joints, &c->geoms, &c->sites, &c->cameras, &c->lights};

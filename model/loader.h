@@ -85,6 +85,10 @@ typedef struct ld_geom {
      density of the mesh, in the mesh frame (which pos/quat then place) */
   double mesh_volume, mesh_inertia[3];
   int meshid;
+  /* the enclosing <frame>s' pose in the body frame, applied by the compiler
+     once fromto, mesh and fitting have placed the geom (as MuJoCo does) */
+  double frame_pos[3], frame_quat[4];
+  int has_frame;
 } ld_geom;
 
 typedef struct ld_camera {
@@ -347,6 +351,9 @@ void ld_warn_element(ld_ctx* c, ld_node* n); /* "element ... not supported yet" 
 const char* ld_join_path(ld_ctx* c, const char* dir, const char* file);
 /* reads pos/quat/axisangle/euler/xyaxes/zaxis; 1 when an orientation was given */
 int ld_read_frame(ld_ctx* c, ld_node* n, double pos[3], double quat[4]);
+/* a pose (pos, quat) given in a <frame> re-expressed in the frame's parent:
+   pos <- fpos + R(fquat) pos, quat <- fquat quat */
+void ld_frame_apply(const double fpos[3], const double fquat[4], double pos[3], double quat[4]);
 
 /* ---- defaults.c ---- */
 
