@@ -84,6 +84,8 @@
   X(int, cam_mode, ncam) X(int, cam_targetbodyid, ncam) X(double, cam_pos, 3 * ncam)       \
   X(double, cam_quat, 4 * ncam) X(double, cam_fovy, ncam) X(int, light_bodyid, nlight)     \
   X(double, cam_pos0, 3 * ncam) X(double, cam_poscom0, 3 * ncam) X(double, cam_mat0, 9 * ncam) \
+  X(int, cam_resolution, 2 * ncam) X(double, cam_sensorsize, 2 * ncam)                     \
+  X(double, cam_intrinsic, 4 * ncam)                                                       \
   X(double, light_pos0, 3 * nlight) X(double, light_poscom0, 3 * nlight)                   \
   X(double, light_dir0, 3 * nlight)                                                        \
   X(int, light_mode, nlight) X(int, light_targetbodyid, nlight)                            \
@@ -890,6 +892,8 @@ imp_model* ld_compile(ld_ctx* c) {
     imp_copy(m->cam_pos + 3 * i, s->pos, 3);
     imp_copy(m->cam_quat + 4 * i, s->quat, 4);
     m->cam_fovy[i] = s->fovy;
+    ld_camera_intrinsics(c, s, m->cam_resolution + 2 * i, m->cam_sensorsize + 2 * i,
+                         m->cam_intrinsic + 4 * i, m->cam_fovy + i);
   }
   for (int i = 0; i < m->nlight; i++) {
     ld_light* s = LD_AT(c->lights, ld_light, i);

@@ -100,6 +100,8 @@ typedef struct ld_camera {
   int mode;
   const char* target;
   double fovy;
+  int resolution[2];   /* pixels */
+  double sensorsize[2], focal[2], focalpixel[2], principal[2], principalpixel[2];
 } ld_camera;
 
 typedef struct ld_light {
@@ -365,6 +367,11 @@ void ld_read_joint(ld_ctx* c, ld_node* n, ld_joint* j);
 void ld_read_geom(ld_ctx* c, ld_node* n, ld_geom* g);
 void ld_read_site(ld_ctx* c, ld_node* n, ld_geom* s);
 void ld_read_camera(ld_ctx* c, ld_node* n, ld_camera* cam);
+/* A camera's resolution, sensor size and intrinsics (focal length, principal
+   point offset, in length units) for the model, checked as MuJoCo does;
+   with a sensor, fovy follows from it. */
+void ld_camera_intrinsics(ld_ctx* c, const ld_camera* cam, int resolution[2],
+                          double sensorsize[2], double intrinsic[4], double* fovy);
 void ld_read_light(ld_ctx* c, ld_node* n, ld_light* l);
 void ld_read_material(ld_ctx* c, ld_node* n, ld_material* m);
 void ld_read_actuator(ld_ctx* c, ld_node* n, ld_actuator* a, int kind);
