@@ -1031,6 +1031,9 @@ imp_model* ld_compile(ld_ctx* c) {
   body_poses_qpos0(B, nbody, xpos, xquat);
   ld_put_equalities(c, m, eqobj1, eqobj2, xpos, xquat);
 
+  /* ---- joints' springdamper, from the inertia at qpos0 ---- */
+  ld_joints_springdamper(c, m, J);
+
   /* ---- position actuators' dampratio, and the stability of explicit
      velocity feedback, from the inertia at qpos0 ---- */
   ld_actuators_at_qpos0(c, m);

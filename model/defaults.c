@@ -150,6 +150,9 @@ void ld_read_joint(ld_ctx* c, ld_node* n, ld_joint* j) {
   ld_attr_nums(c, n, "armature", &j->armature, 1, 1);
   ld_attr_nums(c, n, "ref", &j->ref, 1, 1);
   ld_attr_nums(c, n, "solreflimit", j->solref, 2, 2);
+  if (ld_attr_nums(c, n, "springdamper", j->springdamper, 2, 2) > 0 &&
+      !(isfinite(j->springdamper[0]) && isfinite(j->springdamper[1])))
+    ld_error(c, n->file, n->line, "joint springdamper must be finite");
   if (ld_attr_nums(c, n, "actuatorfrcrange", j->actfrcrange, 2, 2) > 0) j->has_actfrcrange = 1;
   ld_attr_limited(c, n, "actuatorfrclimited", &j->actfrclimited);
   ld_attr_bool(c, n, "actuatorgravcomp", &j->actgravcomp);

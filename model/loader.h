@@ -58,6 +58,8 @@ typedef struct ld_joint {
   int actfrclimited;   /* actuatorfrclimited: 0, 1, or -1: auto */
   int actgravcomp;     /* actuatorgravcomp */
   double solref[2];  /* solreflimit: time constant (or -stiffness), damping ratio (or -damping) */
+  double springdamper[2]; /* time constant, damping ratio; both > 0: stiffness and damping
+                             set by the compiler (springdamper.c) */
 } ld_joint;
 
 typedef struct ld_geom {
@@ -455,6 +457,13 @@ void ld_put_actuators(ld_ctx* c, imp_model* m, const int* actjnt);
 /* dampratio into kv, and the warning for velocity feedback beyond the
    explicit integrator's stability limit, from the inertia at qpos0 */
 void ld_actuators_at_qpos0(ld_ctx* c, imp_model* m);
+
+/* ---- springdamper.c ---- */
+
+/* <joint springdamper>: each such joint's stiffness and damping from its
+   time constant, damping ratio and its inertia at qpos0 (J: the joints in
+   model order). */
+void ld_joints_springdamper(ld_ctx* c, imp_model* m, const ld_joint* J);
 
 /* ---- statistic.c ---- */
 
