@@ -281,26 +281,38 @@ static int prism_world(const imp_model* m, const imp_data* d, int g, int r, int 
   return 1;
 }
 
-/* is world point x inside the field's solid (under its surface, above its
-   base, within its rectangle)? The surface over (x, y) is the plane of the
-   triangle holding it */
-static int inside_field(const imp_model* m, const imp_data* d, int g, const double x[3]) {
-  int h = m->geom_dataid[g], nc = m->hfield_ncol[h], nr = m->hfield_nrow[h];
+/* the surface's local z over the field's local (x, y): the plane of the
+   triangle holding it (the diagonal (r, c)-(r+1, c+1) splits each cell;
+   above it, fv > fu, the triangle (r+1, c), (r, c), (r+1, c+1)) */
+static double surface_z(const imp_model* m, int h, double x, double y) {
+  int nc = m->hfield_ncol[h], nr = m->hfield_nrow[h];
   const double* s = m->hfield_size + 4 * h;
   const float* z = m->hfield_data + m->hfield_adr[h];
-  double w[3] = {x[0] - d->geom_xpos[3 * g], x[1] - d->geom_xpos[3 * g + 1],
-                 x[2] - d->geom_xpos[3 * g + 2]}, l[3];
-  imp_mat3T_vec(l, d->geom_xmat + 9 * g, w);
-  if (fabs(l[0]) > s[0] || fabs(l[1]) > s[1] || l[2] < -s[3]) return 0;
-  double u = (l[0] + s[0]) / (2 * s[0]) * (nc - 1), v = (l[1] + s[1]) / (2 * s[1]) * (nr - 1);
+  double u = (x + s[0]) / (2 * s[0]) * (nc - 1), v = (y + s[1]) / (2 * s[1]) * (nr - 1);
   int c = (int)fmin(floor(u), nc - 2), r = (int)fmin(floor(v), nr - 2);
   double fu = u - c, fv = v - r, z00 = z[r * nc + c], z01 = z[r * nc + c + 1],
          z10 = z[(r + 1) * nc + c], z11 = z[(r + 1) * nc + c + 1];
-  /* the diagonal (r, c)-(r+1, c+1) splits the cell: above it (fv > fu)
-     the triangle (r+1, c), (r, c), (r+1, c+1) */
   double top = fv > fu ? z00 + fu * (z11 - z10) + fv * (z10 - z00)
                        : z00 + fu * (z01 - z00) + fv * (z11 - z01);
-  return l[2] < top * s[2];
+  return top * s[2];
+}
+
+/* world point x in field geom g's frame */
+static void to_field(const imp_data* d, int g, const double x[3], double l[3]) {
+  double w[3] = {x[0] - d->geom_xpos[3 * g], x[1] - d->geom_xpos[3 * g + 1],
+                 x[2] - d->geom_xpos[3 * g + 2]};
+  imp_mat3T_vec(l, d->geom_xmat + 9 * g, w);
+}
+
+/* is world point x inside the field's solid (under its surface, above its
+   base, within its rectangle)? */
+static int inside_field(const imp_model* m, const imp_data* d, int g, const double x[3]) {
+  int h = m->geom_dataid[g];
+  const double* s = m->hfield_size + 4 * h;
+  double l[3];
+  to_field(d, g, x, l);
+  if (fabs(l[0]) > s[0] || fabs(l[1]) > s[1] || l[2] < -s[3]) return 0;
+  return l[2] < surface_z(m, h, l[0], l[1]);
 }
 
 static const char* k_hills =
@@ -364,6 +376,63 @@ START_TEST(sphere_depth_is_its_distance_to_the_nearest_prism) {
   /* the convex collider's normal is within sqrt(2 IMP_GJK_TOL) ~ 1.4e-6 rad
      on curved shapes (collide_convex.c) */
   ck_assert_msg(worst_n < 2e-6, "normal off by %.3e", worst_n);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
+START_TEST(rays_meet_the_surface) {
+  /* rays along the field's -z from above land on the surface; along +z
+     from inside leave through it; from outside the rectangle sideways they
+     meet its wall; a ray past its edge misses */
+  imp_model* m = load(k_hills);
+  imp_data* d = imp_make_data(m);
+  d->qpos[2] = 50; /* the sphere out of the way */
+  imp_forward(m, d);
+  const double* R = d->geom_xmat;
+  double down[3] = {-R[2], -R[5], -R[8]}, up[3] = {R[2], R[5], R[8]};
+  double worst = 0;
+  uint64_t rng = 777;
+  for (int k = 0; k < 300; k++) {
+    double u[2];
+    for (int i = 0; i < 2; i++) {
+      rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+      u[i] = (double)(rng >> 11) / 9007199254740992.0;
+    }
+    double lx = -1.5 + 3 * u[0], ly = -1 + 2 * u[1], zs = surface_z(m, 0, lx, ly);
+    /* from 2 m above, in the field's frame, straight down */
+    double lp[3] = {lx, ly, 2}, wp[3];
+    imp_mat3_vec(wp, R, lp);
+    imp_add_scl(wp, d->geom_xpos, 1, 3);
+    int geom = -2;
+    double t = imp_ray(m, d, wp, down, -1, &geom);
+    ck_assert_int_eq(geom, 0);
+    worst = fmax(worst, fabs(t - (2 - zs)));
+    /* from inside, 1 cm under the surface, up: out 1 cm later */
+    double ip[3] = {lx, ly, zs - 0.01}, wi[3];
+    imp_mat3_vec(wi, R, ip);
+    imp_add_scl(wi, d->geom_xpos, 1, 3);
+    t = imp_ray(m, d, wi, up, 1, &geom);
+    ck_assert_int_eq(geom, 0);
+    worst = fmax(worst, fabs(t - 0.01));
+  }
+  /* sideways at the wall x = -1.5, at a height inside the base */
+  double lp[3] = {-3, 0.3, -0.1}, wp[3], dir[3] = {R[0], R[3], R[6]};
+  imp_mat3_vec(wp, R, lp);
+  imp_add_scl(wp, d->geom_xpos, 1, 3);
+  int geom = -2;
+  double t = imp_ray(m, d, wp, dir, 1, &geom);
+  ck_assert_int_eq(geom, 0);
+  imp_assert_near(t, 1.5, 1e-12);
+  /* down past the rectangle's corner: nothing */
+  double op[3] = {1.6, 1.1, 2}, wo[3];
+  imp_mat3_vec(wo, R, op);
+  imp_add_scl(wo, d->geom_xpos, 1, 3);
+  t = imp_ray(m, d, wo, down, 1, &geom);
+  ck_assert_int_eq(geom, -1);
+  ck_assert_double_eq(t, -1);
+  printf("rays on hills: 600 rays, max |t - closed form| %.2e\n", worst);
+  ck_assert_msg(worst < 1e-12, "ray off by %.3e", worst);
   imp_free_data(d);
   imp_free_model(m);
 }
@@ -535,6 +604,7 @@ int main(void) {
   t = tcase_create("collide");
   tcase_add_test(t, sphere_depth_is_its_distance_to_the_nearest_prism);
   tcase_add_test(t, planes_and_fields_do_not_collide_with_fields);
+  tcase_add_test(t, rays_meet_the_surface);
   tcase_add_test(t, contacts_per_pair_are_bounded_and_spread);
   suite_add_tcase(s, t);
   t = tcase_create("physics");

@@ -54,19 +54,22 @@ static float hill(int r, int c) {
   return (float)(3.0 + 2.0 * sin(3.1 * x) * cos(2.3 * y) + 0.5 * x * y);
 }
 
-/* MuJoCo's binary format: int32 nrow, int32 ncol, float32 data (row-major) */
-static void write_binary(const char* path) {
+/* MuJoCo's binary format: int32 nrow, int32 ncol, float32 data (row-major);
+   the hills on nrow x ncol points */
+static void write_binary_grid(const char* path, int nrow, int ncol) {
   FILE* f = fopen(path, "wb");
   ck_assert_ptr_nonnull(f);
-  int32_t dims[2] = {NROW, NCOL};
+  int32_t dims[2] = {nrow, ncol};
   fwrite(dims, sizeof dims, 1, f);
-  for (int r = 0; r < NROW; r++)
-    for (int c = 0; c < NCOL; c++) {
-      float v = hill(r, c);
+  for (int r = 0; r < nrow; r++)
+    for (int c = 0; c < ncol; c++) {
+      float v = hill(r * (NROW - 1) / (nrow - 1), c * (NCOL - 1) / (ncol - 1));
       fwrite(&v, sizeof v, 1, f);
     }
   ck_assert_int_eq(fclose(f), 0);
 }
+
+static void write_binary(const char* path) { write_binary_grid(path, NROW, NCOL); }
 
 static const char* k_geoms[] = {
     "<geom type='sphere' size='0.3'/>",
@@ -261,12 +264,49 @@ START_TEST(test_deepest_contact_matches_mujoco) {
 }
 END_TEST
 
+START_TEST(test_rays_match_mujoco) {
+  /* rays from above the tilted hills, in assorted directions, against
+     MuJoCo's mj_ray (its base box, surface triangles and side walls). On a
+     square grid: MuJoCo 2.2.2 reads a side wall's heights with the row
+     stride nrow instead of ncol (engine_ray.c, mj_rayHfield; later
+     versions use ncol), so on a 17 x 21 grid it reports a wall hit 0.43 m
+     up where the surface is 0.21 m high */
+  char bin[512], xml[2048], path[600];
+  snprintf(bin, sizeof bin, "%s/hills_ray.bin", IMP_TEST_TMPDIR);
+  write_binary_grid(bin, 21, 21);
+  model_xml(xml, sizeof xml, bin, "<geom type='sphere' size='0.1'/>");
+  mjp_write("hfield_ray", xml, path, sizeof path);
+  pair p;
+  mjp_load(&p, "hfield_ray", path, path);
+  p.md->qpos[2] = p.d->qpos[2] = 50; /* the sphere far above */
+  mj_forward(p.mm, p.md);
+  imp_forward(p.m, p.d);
+  double worst = 0;
+  int nhit = 0;
+  for (int k = 0; k < 200; k++) {
+    double pnt[3] = {-2 + 4 * ((k * 37) % 200) / 200.0, -1.5 + 3 * ((k * 71) % 200) / 200.0, 3};
+    double vec[3] = {0.3 * sin(k), 0.3 * cos(1.7 * k), -1};
+    int mg = -1, ig = -1;
+    double tm = mj_ray(p.mm, p.md, pnt, vec, NULL, 1, -1, &mg);
+    double ti = imp_ray(p.m, p.d, pnt, vec, -1, &ig);
+    ck_assert_msg(mg == ig, "ray %d: MuJoCo geom %d at %.9f, ours %d at %.9f", k, mg, tm, ig, ti);
+    worst = fmax(worst, fabs(tm - ti));
+    nhit += ig == 0;
+  }
+  printf("rays on hills: 200 rays (%d hit the field), max |t - MuJoCo's| %.2e\n", nhit, worst);
+  ck_assert_int_ge(nhit, 100);
+  ck_assert_msg(worst < 1e-12, "ray distance differs by %.3e", worst);
+  mjp_free(&p);
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("mujoco_hfield");
   TCase* tc = tcase_create("hfield");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_binary_and_png_load_the_same_data);
   tcase_add_loop_test(tc, test_deepest_contact_matches_mujoco, 0, NGEOMCASE);
+  tcase_add_test(tc, test_rays_match_mujoco);
   suite_add_tcase(s, tc);
   return imp_test_run_suite(s);
 }
