@@ -254,7 +254,7 @@ static double point_triangle2(const double p[3], const double a[3], const double
 static double point_prism(const double p[3], double v[6][3], double q[3]) {
   static const int tri[8][3] = {{0, 1, 2}, {3, 4, 5}, {0, 1, 4}, {0, 4, 3},
                                 {1, 2, 5}, {1, 5, 4}, {2, 0, 3}, {2, 3, 5}};
-  double best = INFINITY, qq[3];
+  double best = INFINITY, qq[3] = {0, 0, 0};
   for (int k = 0; k < 8; k++) {
     double d2 = point_triangle2(p, v[tri[k][0]], v[tri[k][1]], v[tri[k][2]], qq);
     if (d2 < best) best = d2, imp_copy(q, qq, 3);
@@ -344,11 +344,11 @@ START_TEST(sphere_depth_is_its_distance_to_the_nearest_prism) {
     const double* ctr = d->geom_xpos + 3;
     double r = m->geom_size[3];
     /* closed form: nearest prism, the centre outside them all */
-    double best = INFINITY, bq[3];
+    double best = INFINITY, bq[3] = {0, 0, 0};
     for (int rr = 0; rr < 4; rr++)
       for (int cc = 0; cc < 5; cc++)
         for (int t = 0; t < 2; t++) {
-          double v[6][3], q[3];
+          double v[6][3], q[3] = {0, 0, 0};
           prism_world(m, d, 0, rr, cc, t, v);
           double dist = point_prism(ctr, v, q);
           if (dist < best) best = dist, imp_copy(bq, q, 3);
