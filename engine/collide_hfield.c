@@ -35,6 +35,11 @@
 
 /* prism contacts held before the final choice of IMP_MAXCONPAIR */
 #define HF_MAXCAND 64
+/* A prism's normal within this angle (rad) of its top face's normal is
+   that normal: on a curved geom the convex collider's normal is good to
+   ~1.4e-6 rad (collide_convex.c), and a geom lying on a flat field would
+   feel that error as a sideways push (a capsule rolled 3e-5 m in 5 s) */
+#define HF_SNAP_ANGLE 1e-5
 
 /* The box of geom g2 in the frame (R, p) of the field: lo[k], hi[k] along
    the frame's axis k, from g2's support points. */
@@ -111,6 +116,53 @@ static int choose_contacts(imp_contact* cand, int n, imp_contact* con) {
   }
 }
 
+/* The point of geom g2 deepest along -n (unit, world) nearest the
+   convex collider's estimate pos: its support point where that is unique;
+   on a round geom lying on the face (a capsule's or a cylinder's side) the
+   support is a segment along the axis, and the point of it nearest pos is
+   taken; a flat side (box, mesh, a cylinder's cap) keeps pos. Returns 0
+   when pos stays. */
+static int deepest_point(const imp_model* m, const imp_data* d, int g2, const double n[3],
+                         const double pos[3], double out[3]) {
+  const double *c = d->geom_xpos + 3 * g2, *R = d->geom_xmat + 9 * g2, *size = m->geom_size + 3 * g2;
+  double minus[3] = {-n[0], -n[1], -n[2]}, axis[3] = {R[2], R[5], R[8]};
+  int type = m->geom_type[g2];
+  double an = imp_dot(axis, n, 3);
+  if ((type == IMP_GEOM_CAPSULE || type == IMP_GEOM_CYLINDER) && fabs(an) < 1e-9) {
+    double w[3] = {pos[0] - c[0], pos[1] - c[1], pos[2] - c[2]};
+    double t = fmax(-size[1], fmin(size[1], imp_dot(w, axis, 3)));
+    for (int i = 0; i < 3; i++) out[i] = c[i] + t * axis[i] - size[0] * n[i];
+    return 1;
+  }
+  if (type == IMP_GEOM_BOX || type == IMP_GEOM_MESH ||
+      (type == IMP_GEOM_CYLINDER && fabs(an) > 1 - 1e-12))
+    return 0;
+  imp_geom_support(m, d, g2, minus, out); /* sphere, ellipsoid, tilted capsule or cylinder */
+  return 1;
+}
+
+/* A contact whose normal is within HF_SNAP_ANGLE of its prism's top face
+   normal takes that normal exactly, with the gap measured along it (the
+   geom's support against the face's plane) and the point where that gap
+   is, when the geom's deepest point is determined (deepest_point). */
+static void snap_to_top(const imp_model* m, const imp_data* d, int g2, const double* world,
+                        imp_contact* con) {
+  double e1[3], e2[3], nt[3];
+  for (int i = 0; i < 3; i++) e1[i] = world[3 + i] - world[i], e2[i] = world[6 + i] - world[i];
+  imp_cross(nt, e1, e2);
+  if (imp_normalize3(nt) < IMP_MINVAL) return;
+  double c = imp_dot(nt, con->frame, 3);
+  if (c < 0) imp_scl(nt, nt, -1, 3), c = -c; /* the face's outward side: the contact's */
+  if (!(1 - c < 0.5 * HF_SNAP_ANGLE * HF_SNAP_ANGLE)) return;
+  double minus[3] = {-nt[0], -nt[1], -nt[2]}, s2[3], p2[3];
+  imp_geom_support(m, d, g2, minus, s2);
+  con->dist = imp_dot(s2, nt, 3) - imp_dot(world, nt, 3);
+  imp_copy(con->frame, nt, 3);
+  /* the midpoint between the geom's deepest point and the face above it */
+  if (deepest_point(m, d, g2, nt, con->pos, p2))
+    for (int i = 0; i < 3; i++) con->pos[i] = p2[i] - 0.5 * con->dist * nt[i];
+}
+
 int imp_collide_hfield(const imp_model* m, const imp_data* d, int g1, int g2, double margin,
                        imp_contact* con) {
   int h = m->geom_dataid[g1];
@@ -159,8 +211,10 @@ int imp_collide_hfield(const imp_model* m, const imp_data* d, int g1, int g2, do
           imp_add_scl(world + 3 * v, p, 1, 3);
         }
         imp_contact tmp;
-        if (imp_collide_polytope_convex(m, d, g1, world, 6, g2, margin, &tmp))
-          keep_candidate(cand, &ncand, &tmp);
+        if (imp_collide_polytope_convex(m, d, g1, world, 6, g2, margin, &tmp)) {
+          snap_to_top(m, d, g2, world, &tmp);
+          if (tmp.dist <= margin) keep_candidate(cand, &ncand, &tmp);
+        }
       }
     }
   return choose_contacts(cand, ncand, con);
