@@ -8,7 +8,8 @@
  *
  * Contacts: a terrain of hills (a binary file of a smooth function on a
  * 21 x 17 grid, the field's geom tilted) with a sphere, a capsule, a box, a
- * cylinder and an ellipsoid placed at five poses each, sunk 2 to 8 cm, both
+ * cylinder, an ellipsoid and a mesh (models/meshes/wedge.obj) placed at five
+ * poses each, sunk 2 to 8 cm, both
  * sides computing contacts from the same qpos. Both treat the field as
  * MuJoCo's prisms (the same triangulation) and make one contact per prism;
  * MuJoCo 2.2.2 measures a prism by MPR (libccd), ours by GJK/EPA.
@@ -77,9 +78,10 @@ static const char* k_geoms[] = {
     "<geom type='box' size='0.3 0.2 0.15'/>",
     "<geom type='cylinder' size='0.25 0.2'/>",
     "<geom type='ellipsoid' size='0.3 0.2 0.25'/>",
+    "<geom type='mesh' mesh='wedge'/>",
 };
-static const char* k_names[] = {"sphere", "capsule", "box", "cylinder", "ellipsoid"};
-#define NGEOMCASE 5
+static const char* k_names[] = {"sphere", "capsule", "box", "cylinder", "ellipsoid", "mesh"};
+#define NGEOMCASE 6
 
 /* poses: position over the terrain (z from the surface height below), and
    an orientation (axis-angle) */
@@ -96,7 +98,9 @@ static const pose k_poses[] = {
 
 static void model_xml(char* buf, size_t n, const char* hfpath, const char* geom) {
   snprintf(buf, n,
-           "<mujoco><asset><hfield name='terrain' file='%s' size='2 1.5 0.6 0.2'/></asset>"
+           "<mujoco><asset><hfield name='terrain' file='%s' size='2 1.5 0.6 0.2'/>"
+           "<mesh name='wedge' file='" IMP_MODELS_DIR "/meshes/wedge.obj' scale='0.4 0.4 0.4'/>"
+           "</asset>"
            "<worldbody><geom name='terrain' type='hfield' hfield='terrain' pos='0.1 -0.2 0.05' "
            "euler='0.05 -0.03 0.2'/>"
            "<body name='b' pos='0 0 2'><freejoint/>%s</body></worldbody></mujoco>",
@@ -225,6 +229,15 @@ START_TEST(test_deepest_contact_matches_mujoco) {
       case mjGEOM_CYLINDER:
         low += sz[0] * sqrt(fmax(0, 1 - R[8] * R[8])) + sz[1] * fabs(R[8]);
         break;
+      case mjGEOM_MESH: { /* the lowest vertex */
+        int me = p.mm->geom_dataid[1];
+        const float* v = p.mm->mesh_vert + 3 * p.mm->mesh_vertadr[me];
+        double lowest = INFINITY;
+        for (int i = 0; i < p.mm->mesh_vertnum[me]; i++)
+          lowest = fmin(lowest, R[6] * v[3 * i] + R[7] * v[3 * i + 1] + R[8] * v[3 * i + 2]);
+        low -= lowest;
+        break;
+      }
       default: { /* ellipsoid: |S R^T e_z| */
         double v0 = sz[0] * R[6], v1 = sz[1] * R[7], v2 = sz[2] * R[8];
         low += sqrt(v0 * v0 + v1 * v1 + v2 * v2);
