@@ -674,6 +674,35 @@ START_TEST(geoms_rest_on_a_flat_field) {
 }
 END_TEST
 
+START_TEST(terrain_scene_settles_on_the_surface) {
+  /* models/terrain.xml: five primitives dropped onto hills with rolling
+     friction (condim 6) come to rest in 8 s, each touching the field, each
+     centre above its surface, none sunk more than 1e-4 */
+  imp_model* m = imp_test_load_model("terrain.xml");
+  imp_data* d = imp_make_data(m);
+  int n = (int)lround(8.0 / m->opt.timestep);
+  for (int k = 0; k < n; k++) imp_step(m, d);
+  double vmax = 0, pen = 0;
+  for (int i = 0; i < m->nv; i++) vmax = fmax(vmax, fabs(d->qvel[i]));
+  for (int i = 0; i < d->ncon; i++) pen = fmax(pen, -d->contact[i].dist);
+  printf("terrain.xml after 8 s: largest |qvel| %.2e, deepest contact %.3e, %d contacts\n", vmax,
+         pen, d->ncon);
+  ck_assert_msg(vmax < 1e-6, "still moving: |qvel| %.3e", vmax);
+  ck_assert_msg(pen < 1e-4, "penetration %.3e", pen);
+  int field = imp_test_id(m, IMP_OBJ_GEOM, "hills");
+  for (int b = 1; b < m->nbody; b++) {
+    int g = m->body_geomadr[b], touching = 0;
+    for (int i = 0; i < d->ncon; i++)
+      touching |= d->contact[i].geom1 == field && d->contact[i].geom2 == g;
+    ck_assert_msg(touching, "body %d does not touch the field", b);
+    ck_assert_msg(!inside_field(m, d, field, d->geom_xpos + 3 * g), "body %d is under the surface",
+                  b);
+  }
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("hfield");
   TCase* t = tcase_create("load");
@@ -696,6 +725,7 @@ int main(void) {
   tcase_add_test(t, frictionless_sphere_slides_down_a_ramp_at_g_sin_theta);
   tcase_add_test(t, sphere_rolls_down_a_ramp_at_five_sevenths_g_sin_theta);
   tcase_add_loop_test(t, geoms_rest_on_a_flat_field, 0, 4);
+  tcase_add_test(t, terrain_scene_settles_on_the_surface);
   suite_add_tcase(s, t);
   return imp_test_run_suite(s);
 }
