@@ -232,7 +232,11 @@ static void resolve_shape(ld_ctx* c, ld_geom* g, int isgeom) {
       g->size[2] = 0.5 * imp_norm3(v);
     }
   }
-  if (!isgeom) return;
+  if (!isgeom) {
+    if (t == IMP_GEOM_HFIELD) /* MuJoCo's rule: a site cannot be a height field */
+      ld_error(c, g->file, g->line, "hfield sites are not allowed");
+    return;
+  }
   int need = t == IMP_GEOM_SPHERE ? 1 : (t == IMP_GEOM_CAPSULE || t == IMP_GEOM_CYLINDER) ? 2
              : (t == IMP_GEOM_BOX || t == IMP_GEOM_ELLIPSOID)                         ? 3
                                                                                       : 0;

@@ -161,10 +161,11 @@ static const char* file_stem(ld_ctx* c, const char* path) {
 /* inline elevation: nrow x ncol values, top row first, stored flipped */
 static void read_elevation(ld_ctx* c, ld_node* n, ld_hfield* h) {
   long cnt = (long)h->nrow * h->ncol;
-  double* v = ld_alloc(c, sizeof(double) * (size_t)(cnt + 1));
-  int got = ld_attr_numlist(c, n, "elevation", v, (int)cnt + 1);
+  int got = ld_attr_numlist(c, n, "elevation", NULL, 0); /* counted before any allocation */
   if (got != cnt)
     hf_error(c, h, "elevation has %d values, nrow x ncol = %ld needs as many", got, cnt);
+  double* v = ld_alloc(c, sizeof(double) * (size_t)cnt);
+  ld_attr_numlist(c, n, "elevation", v, (int)cnt);
   for (int r = 0; r < h->nrow; r++)
     for (int col = 0; col < h->ncol; col++) {
       double x = v[(long)r * h->ncol + col];

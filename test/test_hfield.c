@@ -172,6 +172,8 @@ START_TEST(bad_input_errors_name_the_line) {
   expect_error("<mujoco><asset><hfield name='h' nrow='2' ncol='2' size='1 1 1 1'/></asset>"
                "<worldbody>\n<geom type='hfield'/></worldbody></mujoco>",
                2, "hfield attribute");
+  expect_error("<mujoco><worldbody>\n<site type='hfield'/></worldbody></mujoco>", 2,
+               "hfield sites");
   /* like planes, only in static bodies (MuJoCo's rule) */
   expect_error("<mujoco><asset><hfield name='h' nrow='2' ncol='2' size='1 1 1 1'/></asset>"
                "<worldbody><body><freejoint/><geom size='1'/>\n<geom type='hfield' hfield='h'/>"
