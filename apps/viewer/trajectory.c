@@ -20,15 +20,18 @@ static int count_prefix(const char* header, const char* prefix) {
   return n;
 }
 
-/* Check the header names time, then nq qpos, nv qvel, nu ctrl columns, and
-   maybe the solver's four. Returns the column count, -1 with a message. */
+/* Check the header names time, then nq qpos, nv qvel, nu ctrl columns, 7
+   per mocap body of m, any sensor columns (not replayed: imp_forward
+   recomputes them), and maybe the solver's four. Returns the column count,
+   -1 with a message. */
 static int check_header(const char* path, char* header, const imp_model* m, int* solver_cols,
                         char* err, int errsz) {
   header[strcspn(header, "\r\n")] = '\0';
   int ncol = 1;
   for (const char* p = header; *p; p++) ncol += *p == ',';
   int nq = count_prefix(header, "qpos_"), nv = count_prefix(header, "qvel_");
-  int nu = count_prefix(header, "ctrl_");
+  int nu = count_prefix(header, "ctrl_"), nmocap = count_prefix(header, "mocap");
+  int nsens = count_prefix(header, "sensor");
   if (strncmp(header, "time,", 5) != 0 && strcmp(header, "time") != 0) {
     snprintf(err, errsz, "%s:1: not a recorded trajectory (the header must start with 'time')", path);
     return -1;
@@ -39,10 +42,17 @@ static int check_header(const char* path, char* header, const imp_model* m, int*
              path, nq, nv, nu, m->nq, m->nv, m->nu);
     return -1;
   }
-  *solver_cols = ncol == 1 + nq + nv + nu + 4;
-  if (ncol != 1 + nq + nv + nu && !*solver_cols) {
+  if (nmocap != 7 * m->nmocap) {
+    snprintf(err, errsz,
+             "%s:1: the trajectory has %d mocap columns; the model's %d mocap bodies need %d",
+             path, nmocap, m->nmocap, 7 * m->nmocap);
+    return -1;
+  }
+  int base = 1 + nq + nv + nu + nmocap + nsens;
+  *solver_cols = ncol == base + 4;
+  if (ncol != base && !*solver_cols) {
     snprintf(err, errsz, "%s:1: %d columns, expected %d (or 4 more solver columns)", path, ncol,
-             1 + nq + nv + nu);
+             base);
     return -1;
   }
   return ncol;
@@ -170,7 +180,7 @@ static imp_trajectory* load_npy(const char* path, const imp_model* m, char* err,
     snprintf(err, errsz, "%s: out of memory", path);
     return NULL;
   }
-  t->nq = m->nq, t->nv = m->nv, t->nu = m->nu;
+  t->nq = m->nq, t->nv = m->nv, t->nu = m->nu, t->nmocap = m->nmocap;
   if (read_npy(path, m, t, err, errsz) != 0) {
     imp_trajectory_free(t);
     return NULL;
@@ -199,7 +209,7 @@ imp_trajectory* imp_trajectory_load(const char* path, const imp_model* m, char* 
   }
   if (ok) {
     t->ncol = check_header(path, header, m, &t->solver_cols, err, errsz);
-    t->nq = m->nq, t->nv = m->nv, t->nu = m->nu;
+    t->nq = m->nq, t->nv = m->nv, t->nu = m->nu, t->nmocap = m->nmocap;
     ok = t->ncol > 0 && read_rows(f, path, t, err, errsz) == 0;
   }
   free(header);
@@ -250,5 +260,10 @@ void imp_trajectory_apply(const imp_trajectory* t, int i, const imp_model* m, im
   memcpy(d->qpos, row + 1, sizeof(double) * (size_t)t->nq);
   memcpy(d->qvel, row + 1 + t->nq, sizeof(double) * (size_t)t->nv);
   memcpy(d->ctrl, row + 1 + t->nq + t->nv, sizeof(double) * (size_t)t->nu);
+  const double* mocap = row + 1 + t->nq + t->nv + t->nu;
+  for (int k = 0; k < t->nmocap; k++) {
+    memcpy(d->mocap_pos + 3 * k, mocap + 7 * k, 3 * sizeof(double));
+    memcpy(d->mocap_quat + 4 * k, mocap + 7 * k + 3, 4 * sizeof(double));
+  }
   imp_forward(m, d);
 }
