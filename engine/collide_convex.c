@@ -156,12 +156,33 @@ void imp_geom_support(const imp_model* m, const imp_data* d, int g, const double
 
 /* ---- the Minkowski difference C = A - B ---- */
 
-/* the pair being measured */
+/* The pair being measured. Side 1 is geom g1, or, when poly1 is set, the
+   convex hull of npoly1 world points standing in for it (a height field's
+   prism, collide_hfield.c), which borrows g1's axes only to seed EPA. */
 typedef struct pair_ctx {
   const imp_model* m;
   const imp_data* d;
   int g1, g2;
+  const double* poly1; /* npoly1 x 3, world; NULL: g1's own shape */
+  int npoly1;
+  double c1[3];  /* a point inside side 1: g1's origin, or the points' mean */
+  double rb1;    /* side 1's bounding radius about c1 */
 } pair_ctx;
+
+/* support of side 1 along dir: g1's, or the farthest of the points */
+static void support_1(const pair_ctx* c, const double dir[3], double out[3]) {
+  if (!c->poly1) {
+    imp_geom_support(c->m, c->d, c->g1, dir, out);
+    return;
+  }
+  int best = 0;
+  double dbest = imp_dot(c->poly1, dir, 3);
+  for (int i = 1; i < c->npoly1; i++) {
+    double dv = imp_dot(c->poly1 + 3 * i, dir, 3);
+    if (dv > dbest) dbest = dv, best = i;
+  }
+  imp_copy(out, c->poly1 + 3 * best, 3);
+}
 
 /* a point w = a - b of C with the geoms' points a (of g1) and b (of g2) */
 typedef struct mink_pt {
@@ -171,7 +192,7 @@ typedef struct mink_pt {
 /* support point of C along dir: s_A(dir) - s_B(-dir) */
 static void support_c(const pair_ctx* c, const double dir[3], mink_pt* p) {
   double minus[3] = {-dir[0], -dir[1], -dir[2]};
-  imp_geom_support(c->m, c->d, c->g1, dir, p->a);
+  support_1(c, dir, p->a);
   imp_geom_support(c->m, c->d, c->g2, minus, p->b);
   for (int i = 0; i < 3; i++) p->w[i] = p->a[i] - p->b[i];
 }
@@ -378,7 +399,7 @@ static int simplex_has(const simplex* s, const double w[3]) {
    inside: EPA decides). */
 static gjk_status gjk(const pair_ctx* c, double margin, double tol, gjk_result* r) {
   double v[3];
-  sub3(v, c->d->geom_xpos + 3 * c->g1, c->d->geom_xpos + 3 * c->g2);
+  sub3(v, c->c1, c->d->geom_xpos + 3 * c->g2);
   simplex* s = &r->s;
   s->n = 0;
   r->dist = -INFINITY;
@@ -754,11 +775,10 @@ static int epa(const pair_ctx* c, const simplex* s, double scale, epa_result* r)
    n.s2 - n.s1 with s1 the support of g1 along n, s2 that of g2 along -n.
    For every n it is at most the signed distance, equal at the
    minimum-translation normal. */
-static double gap_along(const imp_model* m, const imp_data* d, int g1, int g2,
-                        const double n[3], double s1[3], double s2[3]) {
+static double gap_along(const pair_ctx* c, const double n[3], double s1[3], double s2[3]) {
   double minus_n[3] = {-n[0], -n[1], -n[2]};
-  imp_geom_support(m, d, g1, n, s1);
-  imp_geom_support(m, d, g2, minus_n, s2);
+  support_1(c, n, s1);
+  imp_geom_support(c->m, c->d, c->g2, minus_n, s2);
   return imp_dot(s2, n, 3) - imp_dot(s1, n, 3);
 }
 
@@ -778,13 +798,12 @@ static void tangential(double r[3], const double u[3], const double s1[3],
    can be anything from the size down to ~0 in deep penetration). The
    probe's angle is that of the step 1 / size. Falls back to 1 / size when
    the probe measures no positive curvature (a kink or flat face). */
-static double first_step(const imp_model* m, const imp_data* d, int g1, int g2,
-                         const double n[3], const double r[3]) {
-  double alpha = 1 / fmax(m->geom_rbound[g1] + m->geom_rbound[g2], IMP_MINVAL);
+static double first_step(const pair_ctx* c, const double n[3], const double r[3]) {
+  double alpha = 1 / fmax(c->rb1 + c->m->geom_rbound[c->g2], IMP_MINVAL);
   double u[3] = {n[0], n[1], n[2]}, t1[3], t2[3], r2[3];
   imp_add_scl(u, r, -alpha, 3);
   imp_normalize3(u);
-  gap_along(m, d, g1, g2, u, t1, t2);
+  gap_along(c, u, t1, t2);
   tangential(r2, u, t1, t2);
   double du[3] = {u[0] - n[0], u[1] - n[1], u[2] - n[2]};
   double dr[3] = {r2[0] - r[0], r2[1] - r[1], r2[2] - r[2]};
@@ -800,17 +819,17 @@ static double first_step(const imp_model* m, const imp_data* d, int g1, int g2,
    does not raise the gap. Used where EPA's pool ended before its bounds
    met, which happens only on curved boundaries, where gap is smooth near
    the optimum. Returns the new gap; n, s1, s2 updated. */
-static double polish_normal(const imp_model* m, const imp_data* d, int g1, int g2, double n[3],
-                            double dist, double s1[3], double s2[3]) {
+static double polish_normal(const pair_ctx* c, double n[3], double dist, double s1[3],
+                            double s2[3]) {
   double r[3];
   tangential(r, n, s1, s2);
-  double alpha = first_step(m, d, g1, g2, n, r);
+  double alpha = first_step(c, n, r);
   for (int it = 0; it < IMP_POLISH_MAXITER; it++) {
     if (alpha * imp_norm3(r) < IMP_POLISH_ANGLE) break;
     double u[3] = {n[0], n[1], n[2]}, t1[3], t2[3], r2[3];
     imp_add_scl(u, r, -alpha, 3);
     imp_normalize3(u);
-    double g = gap_along(m, d, g1, g2, u, t1, t2);
+    double g = gap_along(c, u, t1, t2);
     if (!(g > dist)) {
       alpha *= 0.25;
       continue;
@@ -832,8 +851,8 @@ static double polish_normal(const imp_model* m, const imp_data* d, int g1, int g
 /* ---- the pair ---- */
 
 /* the size that scales the tolerances: the pair's bounding radii */
-static double pair_scale(const imp_model* m, int g1, int g2) {
-  double s = m->geom_rbound[g1] + m->geom_rbound[g2];
+static double pair_scale(const pair_ctx* c) {
+  double s = c->rb1 + c->m->geom_rbound[c->g2];
   return s > 0 ? s : 1;
 }
 
@@ -849,13 +868,13 @@ static double penetration(const pair_ctx* c, const simplex* s, double scale, dou
     imp_copy(pb, r.pb, 3);
     if (r.converged) return r.dist;
   } else {
-    sub3(n, c->d->geom_xpos + 3 * c->g2, c->d->geom_xpos + 3 * c->g1);
+    sub3(n, c->d->geom_xpos + 3 * c->g2, c->c1);
     if (imp_normalize3(n) < IMP_MINVAL) n[0] = 1, n[1] = n[2] = 0;
     r.dist = -INFINITY;
   }
   double s1[3], s2[3], t[3];
-  double dist = gap_along(c->m, c->d, c->g1, c->g2, n, s1, s2);
-  dist = polish_normal(c->m, c->d, c->g1, c->g2, n, dist, s1, s2);
+  double dist = gap_along(c, n, s1, s2);
+  dist = polish_normal(c, n, dist, s1, s2);
   /* Supports along the polished normal that face each other (s1 - s2
      along n) are the surface points of a curved contact, exact where
      EPA's face was not. Otherwise one side is flat (a cylinder's cap, a
@@ -869,10 +888,12 @@ static double penetration(const pair_ctx* c, const simplex* s, double scale, dou
   return dist;
 }
 
-int imp_collide_convex(const imp_model* m, const imp_data* d, int g1, int g2, double margin,
-                       imp_contact* con) {
-  pair_ctx c = {m, d, g1, g2};
-  double scale = pair_scale(m, g1, g2), n[3], pa[3], pb[3], dist;
+/* the contact of a prepared pair (at most one), as imp_collide_convex */
+static int collide_pair_ctx(const pair_ctx* cp, double margin, imp_contact* con) {
+  const imp_data* d = cp->d;
+  int g2 = cp->g2;
+  pair_ctx c = *cp;
+  double scale = pair_scale(&c), n[3], pa[3], pb[3], dist;
   gjk_result r;
   gjk_status st = gjk(&c, margin, IMP_GJK_TOL * scale, &r);
   if (st == GJK_BEYOND_MARGIN) return 0;
@@ -882,7 +903,7 @@ int imp_collide_convex(const imp_model* m, const imp_data* d, int g1, int g2, do
     if (r.s.n > 0) {
       simplex_witness(&r.s, pa, pb);
     } else { /* the centres were the nearest points */
-      imp_copy(pa, d->geom_xpos + 3 * g1, 3);
+      imp_copy(pa, c.c1, 3);
       imp_copy(pb, d->geom_xpos + 3 * g2, 3);
     }
   } else {
@@ -893,6 +914,26 @@ int imp_collide_convex(const imp_model* m, const imp_data* d, int g1, int g2, do
   for (int i = 0; i < 3; i++) con->pos[i] = 0.5 * (pa[i] + pb[i]);
   imp_copy(con->frame, n, 3);
   return 1;
+}
+
+int imp_collide_convex(const imp_model* m, const imp_data* d, int g1, int g2, double margin,
+                       imp_contact* con) {
+  pair_ctx c = {m, d, g1, g2, NULL, 0, {0, 0, 0}, m->geom_rbound[g1]};
+  imp_copy(c.c1, d->geom_xpos + 3 * g1, 3);
+  return collide_pair_ctx(&c, margin, con);
+}
+
+int imp_collide_polytope_convex(const imp_model* m, const imp_data* d, int g1,
+                                const double* vert, int nvert, int g2, double margin,
+                                imp_contact* con) {
+  pair_ctx c = {m, d, g1, g2, vert, nvert, {0, 0, 0}, 0};
+  for (int i = 0; i < nvert; i++) imp_add_scl(c.c1, vert + 3 * i, 1.0 / nvert, 3);
+  for (int i = 0; i < nvert; i++) {
+    double e[3];
+    sub3(e, vert + 3 * i, c.c1);
+    c.rb1 = fmax(c.rb1, imp_norm3(e));
+  }
+  return collide_pair_ctx(&c, margin, con);
 }
 
 /* ---- plane against ellipsoid and mesh ---- */

@@ -22,7 +22,8 @@
 #include "mathx.h"
 
 /* Narrow-phase routine per pair of geom types, upper triangle (type1 <= type2);
-   NULL where no routine exists (hfield, plane-plane). */
+   NULL where no routine exists (plane-plane, plane-hfield and hfield-hfield,
+   as in MuJoCo). */
 static const imp_narrow_fn narrow_table[IMP_NGEOMTYPES][IMP_NGEOMTYPES] = {
     [IMP_GEOM_PLANE] = {[IMP_GEOM_SPHERE] = imp_collide_plane_sphere,
                         [IMP_GEOM_CAPSULE] = imp_collide_plane_capsule,
@@ -30,6 +31,12 @@ static const imp_narrow_fn narrow_table[IMP_NGEOMTYPES][IMP_NGEOMTYPES] = {
                         [IMP_GEOM_CYLINDER] = imp_collide_plane_cylinder,
                         [IMP_GEOM_BOX] = imp_collide_plane_box,
                         [IMP_GEOM_MESH] = imp_collide_plane_convex},
+    [IMP_GEOM_HFIELD] = {[IMP_GEOM_SPHERE] = imp_collide_hfield,
+                         [IMP_GEOM_CAPSULE] = imp_collide_hfield,
+                         [IMP_GEOM_ELLIPSOID] = imp_collide_hfield,
+                         [IMP_GEOM_CYLINDER] = imp_collide_hfield,
+                         [IMP_GEOM_BOX] = imp_collide_hfield,
+                         [IMP_GEOM_MESH] = imp_collide_hfield},
     [IMP_GEOM_SPHERE] = {[IMP_GEOM_SPHERE] = imp_collide_sphere_sphere,
                          [IMP_GEOM_CAPSULE] = imp_collide_sphere_capsule,
                          [IMP_GEOM_ELLIPSOID] = imp_collide_convex,
@@ -228,7 +235,7 @@ static void try_dynamic_pair(const imp_model* m, imp_data* d, int g1, int g2) {
 /* ---- broad phase ---- */
 
 static int can_collide(const imp_model* m, int g) {
-  return (m->geom_contype[g] || m->geom_conaffinity[g]) && m->geom_type[g] != IMP_GEOM_HFIELD;
+  return m->geom_contype[g] || m->geom_conaffinity[g];
 }
 
 /* World box of geom g, grown by its margin: lo[3], hi[3]. The box in the

@@ -10,6 +10,7 @@
  *   collide_box.c        box-box with its contact manifold
  *   collide_convex.c     every other convex pair by GJK distance and EPA, and
  *                        plane against ellipsoid and mesh
+ *   collide_hfield.c     height fields against convex geoms, prism by prism
  *
  * What a narrow-phase routine promises (every imp_narrow_fn):
  *  - it is called with geom types type(g1) <= type(g2), as the dispatch
@@ -102,10 +103,24 @@ int imp_collide_box_box(const imp_model* m, const imp_data* d, int g1, int g2, d
    the exact gap along the normal, pos the midpoint of the witness points. */
 int imp_collide_convex(const imp_model* m, const imp_data* d, int g1, int g2, double margin,
                        imp_contact* con);
+/* The same for the convex hull of nvert world points (vert, nvert x 3) in
+   place of geom g1, whose axes only seed the search: one contact, normal
+   from the points to g2. */
+int imp_collide_polytope_convex(const imp_model* m, const imp_data* d, int g1,
+                                const double* vert, int nvert, int g2, double margin,
+                                imp_contact* con);
 /* Plane against an ellipsoid (one contact, exact support point) or a mesh
    (up to 4 hull vertices: the deepest and those spreading the support). */
 int imp_collide_plane_convex(const imp_model* m, const imp_data* d, int g1, int g2,
                              double margin, imp_contact* con);
+
+/* ---- collide_hfield.c ---- */
+
+/* Height field g1 against convex geom g2: one contact per prism of the
+   field within the margin (normal from the field to g2), at most
+   IMP_MAXCONPAIR of them: the deepest and those spreading the set. */
+int imp_collide_hfield(const imp_model* m, const imp_data* d, int g1, int g2, double margin,
+                       imp_contact* con);
 
 /* Support point of geom g in world direction dir (need not be unit): the
    point of the geom's surface farthest along dir. For tests and GJK/EPA. */

@@ -22,7 +22,11 @@
  *    or size[1] is positive (measured: a rangefinder below a floor looking
  *    up sees through it);
  *  - mesh: every triangle, either facing (Moller and Trumbore 1997), after
- *    a test of the geom's bounding sphere.
+ *    a test of the geom's bounding sphere;
+ *  - height field: the union of its prisms (collide_hfield.c), each a
+ *    convex solid clipped by its five planes (Cyrus and Beck 1978), over
+ *    the cells the ray crosses inside the field's box, found row band by
+ *    row band; from inside, the ray leaves through the union's surface.
  * imp_ray skips, as MuJoCo's rangefinder does, the geoms of one body and
  * the invisible geoms (alpha 0 in the geom's rgba or its material's). */
 #include <math.h>
@@ -196,6 +200,126 @@ static double ray_mesh(const imp_model* m, const imp_data* d, int g, const doubl
   return best;
 }
 
+/* The interval [*lo, *hi] of the local ray p + t v inside the prism over
+   the triangle (a, b, c) (tops at their z) down to z = -base: clipped by
+   the top plane, the base and the three vertical walls, each with its
+   outward normal. 0 when empty. */
+static int clip_prism(const double p[3], const double v[3], double tri[3][3], double base,
+                      double* lo, double* hi) {
+  double n[5][3], h[5];
+  double e1[3], e2[3];
+  for (int i = 0; i < 3; i++) e1[i] = tri[1][i] - tri[0][i], e2[i] = tri[2][i] - tri[0][i];
+  imp_cross(n[0], e1, e2);
+  if (n[0][2] < 0) imp_scl(n[0], n[0], -1, 3); /* the top faces up */
+  h[0] = imp_dot(n[0], tri[0], 3);
+  n[1][0] = n[1][1] = 0, n[1][2] = -1, h[1] = base;
+  for (int k = 0; k < 3; k++) { /* wall through edge (k, k+1), away from the third vertex */
+    const double *a = tri[k], *b = tri[(k + 1) % 3], *c = tri[(k + 2) % 3];
+    double* w = n[2 + k];
+    w[0] = b[1] - a[1], w[1] = -(b[0] - a[0]), w[2] = 0;
+    if (w[0] * (c[0] - a[0]) + w[1] * (c[1] - a[1]) > 0) w[0] = -w[0], w[1] = -w[1];
+    h[2 + k] = w[0] * a[0] + w[1] * a[1];
+  }
+  for (int f = 0; f < 5; f++) {
+    double np = imp_dot(n[f], p, 3) - h[f], nv = imp_dot(n[f], v, 3);
+    double scale = imp_norm3(n[f]) * imp_norm3(v);
+    if (fabs(nv) <= RAY_EPS * scale) {
+      if (np > 0) return 0;
+      continue;
+    }
+    double t = -np / nv;
+    if (nv > 0) *hi = fmin(*hi, t);
+    else *lo = fmax(*lo, t);
+    if (*lo > *hi) return 0;
+  }
+  return 1;
+}
+
+/* the field's grid, its data and the ray in its frame */
+typedef struct hf_ray {
+  const double* size;
+  const float* data;
+  int nrow, ncol;
+  double dx, dy, p[3], v[3];
+} hf_ray;
+
+/* the two prisms of cell (r, c), in collide_hfield.c's triangulation */
+static void cell_prism(const hf_ray* f, int r, int c, int t, double tri[3][3]) {
+  static const int corner[2][3][2] = {{{1, 0}, {0, 0}, {1, 1}}, {{0, 0}, {1, 1}, {0, 1}}};
+  for (int k = 0; k < 3; k++) {
+    int rr = r + corner[t][k][0], cc = c + corner[t][k][1];
+    tri[k][0] = f->dx * cc - f->size[0];
+    tri[k][1] = f->dy * rr - f->size[1];
+    tri[k][2] = f->data[rr * f->ncol + cc] * f->size[2];
+  }
+}
+
+/* Over the cells the ray crosses for t in [t0, t1]: the nearest entry
+   t >= 0 into a prism (*enter, -1 none), and with extend the end of the
+   union's stretch that holds t = *exit (moved forward while a prism holds
+   it). Rows are visited as bands of y, each band's columns from the x the
+   ray has in it. */
+static void hf_cells(const hf_ray* f, double t0, double t1, double* enter, double* exit,
+                     int extend) {
+  for (int r = 0; r < f->nrow - 1; r++) {
+    double y0 = f->dy * r - f->size[1], y1 = y0 + f->dy;
+    double a = t0, b = t1;
+    if (!clip_slab(f->p[1] - 0.5 * (y0 + y1), f->v[1], 0.5 * f->dy, &a, &b)) continue;
+    double xa = f->p[0] + a * f->v[0], xb = f->p[0] + b * f->v[0];
+    int c0 = (int)floor((fmin(xa, xb) + f->size[0]) / f->dx);
+    int c1 = (int)floor((fmax(xa, xb) + f->size[0]) / f->dx);
+    c0 = c0 < 0 ? 0 : c0 > f->ncol - 2 ? f->ncol - 2 : c0;
+    c1 = c1 < 0 ? 0 : c1 > f->ncol - 2 ? f->ncol - 2 : c1;
+    for (int c = c0; c <= c1; c++)
+      for (int t = 0; t < 2; t++) {
+        double tri[3][3], lo = t0, hi = t1;
+        cell_prism(f, r, c, t, tri);
+        if (!clip_prism(f->p, f->v, tri, f->size[3], &lo, &hi)) continue;
+        if (lo >= 0 && (*enter < 0 || lo < *enter)) *enter = lo;
+        if (extend && lo <= *exit && hi > *exit) *exit = hi;
+      }
+  }
+}
+
+/* nearest point of the union of height field g's prisms */
+static double ray_hfield(const imp_model* m, const imp_data* d, int g, const double pnt[3],
+                         const double vec[3]) {
+  int h = m->geom_dataid[g];
+  if (h < 0) return -1;
+  hf_ray f = {m->hfield_size + 4 * h, m->hfield_data + m->hfield_adr[h], m->hfield_nrow[h],
+              m->hfield_ncol[h], 0, 0, {0, 0, 0}, {0, 0, 0}};
+  f.dx = 2 * f.size[0] / (f.ncol - 1);
+  f.dy = 2 * f.size[1] / (f.nrow - 1);
+  to_local(d->geom_xpos + 3 * g, d->geom_xmat + 9 * g, pnt, vec, f.p, f.v);
+  /* the stretch of the ray inside the field's box */
+  double t0 = -INFINITY, t1 = INFINITY;
+  if (!clip_slab(f.p[0], f.v[0], f.size[0], &t0, &t1) ||
+      !clip_slab(f.p[1], f.v[1], f.size[1], &t0, &t1) ||
+      !clip_slab(f.p[2] - 0.5 * (f.size[2] - f.size[3]), f.v[2], 0.5 * (f.size[2] + f.size[3]),
+                 &t0, &t1) ||
+      t1 < 0)
+    return -1;
+  double enter = -1, exit = 0;
+  hf_cells(&f, t0, t1, &enter, &exit, 0);
+  /* the start inside a prism: out through the union's surface, the
+     stretch grown while another prism holds its end (each pass adds one,
+     a stretch crosses at most every cell) */
+  int inside = 0;
+  {
+    double e = -1, x = 0;
+    hf_cells(&f, fmax(t0, 0), fmax(t0, 0), &e, &x, 0);
+    inside = e == 0 && !(t0 > 0);
+  }
+  if (!inside) return enter;
+  for (int pass = 0; pass < 2 * f.nrow * f.ncol; pass++) {
+    double before = exit;
+    double e = -1;
+    hf_cells(&f, t0, t1, &e, &exit, 1);
+    if (!(exit > before)) break;
+  }
+  return exit;
+}
+
 /* 1 when the ray misses the sphere of radius r about c */
 static int misses_sphere(const double c[3], double r, const double pnt[3], const double vec[3]) {
   double q[3] = {pnt[0] - c[0], pnt[1] - c[1], pnt[2] - c[2]};
@@ -217,9 +341,10 @@ double imp_ray(const imp_model* m, const imp_data* d, const double pnt[3], const
     int type = m->geom_type[g];
     const double *pos = d->geom_xpos + 3 * g, *mat = d->geom_xmat + 9 * g;
     if (type != IMP_GEOM_PLANE && misses_sphere(pos, m->geom_rbound[g], pnt, vec)) continue;
-    double t = type == IMP_GEOM_MESH
-                   ? ray_mesh(m, d, g, pnt, vec)
-                   : imp_ray_primitive(type, pos, mat, m->geom_size + 3 * g, pnt, vec);
+    double t = type == IMP_GEOM_MESH     ? ray_mesh(m, d, g, pnt, vec)
+               : type == IMP_GEOM_HFIELD ? ray_hfield(m, d, g, pnt, vec)
+                                         : imp_ray_primitive(type, pos, mat, m->geom_size + 3 * g,
+                                                             pnt, vec);
     if (t >= 0 && (best < 0 || t < best)) best = t, hit = g;
   }
   if (geomid) *geomid = hit;

@@ -27,7 +27,7 @@ typedef enum imp_joint_type {
 
 typedef enum imp_geom_type {
   IMP_GEOM_PLANE = 0,
-  IMP_GEOM_HFIELD = 1, /* reserved: not loaded yet */
+  IMP_GEOM_HFIELD = 1, /* height field: a grid of triangular prisms (collide_hfield.c) */
   IMP_GEOM_SPHERE = 2,
   IMP_GEOM_CAPSULE = 3,
   IMP_GEOM_ELLIPSOID = 4,
@@ -125,6 +125,7 @@ typedef enum imp_obj_type {
   IMP_OBJ_SENSOR,
   IMP_OBJ_XBODY, /* a body's own frame (xpos, xmat), not its inertial one: frame sensors */
   IMP_OBJ_TENDON,
+  IMP_OBJ_HFIELD, /* a height field asset */
   IMP_NOBJTYPES
 } imp_obj_type;
 
@@ -294,6 +295,8 @@ typedef struct imp_model {
   int nmeshvert; /* vertices of all meshes */
   int nmeshface; /* triangles of all meshes */
   int nmeshhull; /* convex-hull vertex indices of all meshes */
+  int nhfield;   /* height fields */
+  int nhfielddata; /* elevation values of all height fields */
   int npair;   /* explicit contact pairs (contact/pair) */
   int nexclude; /* excluded body pairs (contact/exclude) */
   int nconmax; /* contacts a data holds (size nconmax, or chosen from ngeom) */
@@ -381,7 +384,7 @@ typedef struct imp_model {
   double* geom_margin;   /* ngeom */
   double* geom_gap;      /* ngeom */
   double* geom_solref;   /* ngeom x 2: contact solref (time constant, damping ratio) */
-  int* geom_dataid;      /* ngeom: mesh id for mesh geoms, -1 otherwise */
+  int* geom_dataid;      /* ngeom: mesh id for mesh geoms, hfield id for hfield geoms, -1 otherwise */
   int* geom_priority;    /* ngeom: contact parameters come from the higher priority */
   double* geom_rbound;   /* ngeom: bounding-sphere radius about geom_xpos, 0 for planes */
   double* geom_aabb;     /* ngeom x 6: box in the geom frame: centre (3), half sizes (3); planes 0 */
@@ -399,6 +402,19 @@ typedef struct imp_model {
   int* mesh_face;        /* nmeshface x 3: vertex indices local to the mesh, outward CCW */
   int* mesh_hull;        /* nmeshhull: indices (local to the mesh) of the hull's vertices */
   int* mesh_pathadr;     /* nmesh: offset of the file path in paths */
+
+  /* height fields (MJCF asset/hfield): an nrow x ncol grid of elevations
+     over [-size0, size0] x [-size1, size1] of the geom frame, row r at
+     y = -size1 + 2 size1 r / (nrow - 1) (row 0 at -y, so the first row of
+     a PNG or of inline elevation, the top of the picture, is at +y),
+     column c at x likewise; the surface at z = data size2, the solid
+     reaching down to z = -size3 (MuJoCo's layout) */
+  double* hfield_size;   /* nhfield x 4: radius_x, radius_y, elevation_z, base_z */
+  int* hfield_nrow;      /* nhfield */
+  int* hfield_ncol;      /* nhfield */
+  int* hfield_adr;       /* nhfield: first value in hfield_data */
+  float* hfield_data;    /* nhfielddata: elevations, row-major, normalized to [0, 1] at load
+                            (values a user writes later are taken as they are) */
 
   /* explicit contact pairs: checked whatever the filters say, with their
      own parameters */
@@ -576,6 +592,7 @@ typedef struct imp_model {
   int* name_matadr;      /* nmat */
   int* name_texadr;      /* ntex */
   int* name_meshadr;     /* nmesh */
+  int* name_hfieldadr;   /* nhfield */
   int* name_pairadr;     /* npair */
   int* name_eqadr;       /* neq */
   int* name_sensoradr;   /* nsensor */

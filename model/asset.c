@@ -1,4 +1,4 @@
-/* <asset>: textures, materials, meshes (hfields are skipped with a warning).
+/* <asset>: textures, materials, meshes, height fields (hfield.c).
  *
  * Naming as the MJCF reference says: a mesh, an hfield or a texture read
  * from one file may go without a name and is then named after that file,
@@ -127,9 +127,7 @@ void ld_parse_asset(ld_ctx* c, ld_node* n) {
     } else if (!strcmp(ch->name, "mesh")) {
       parse_mesh(c, ch);
     } else if (!strcmp(ch->name, "hfield")) {
-      char key[64];
-      snprintf(key, sizeof key, "e:%s", ch->name);
-      ld_warning(c, key, ch->file, ch->line, "%s assets are not supported yet (ignored)", ch->name);
+      ld_parse_hfield(c, ch);
     } else {
       ld_warn_element(c, ch);
     }
@@ -153,6 +151,14 @@ void ld_check_asset_names(ld_ctx* c) {
       const ld_mesh* b = LD_AT(c->meshes, ld_mesh, j);
       if (!b->autoname && !strcmp(a->name, b->name))
         ld_error(c, a->file, a->line, "repeated mesh name '%s'", a->name);
+    }
+  }
+  for (int i = 0; i < c->hfields.n; i++) {
+    const ld_hfield* a = LD_AT(c->hfields, ld_hfield, i);
+    for (int j = 0; j < i && !a->autoname; j++) {
+      const ld_hfield* b = LD_AT(c->hfields, ld_hfield, j);
+      if (!b->autoname && !strcmp(a->name, b->name))
+        ld_error(c, a->file, a->line, "repeated hfield name '%s'", a->name);
     }
   }
 }

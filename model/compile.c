@@ -134,7 +134,10 @@
   X(float, tendon_rgba, 4 * ntendon) X(int, wrap_type, nwrap) X(int, wrap_objid, nwrap)     \
   X(double, wrap_prm, nwrap) X(int, name_tendonadr, ntendon)                              \
   X(int, body_mocapid, nbody) X(double, key_mpos, 3 * nkey * nmocap)                       \
-  X(double, key_mquat, 4 * nkey * nmocap)
+  X(double, key_mquat, 4 * nkey * nmocap)                                                  \
+  X(double, hfield_size, 4 * nhfield) X(int, hfield_nrow, nhfield)                         \
+  X(int, hfield_ncol, nhfield) X(int, hfield_adr, nhfield)                                 \
+  X(float, hfield_data, nhfielddata) X(int, name_hfieldadr, nhfield)
 
 static size_t align64(size_t x) { return (x + 63) & ~(size_t)63; }
 
@@ -145,7 +148,8 @@ static void allocate(ld_ctx* c, imp_model* m) {
       nu = m->nu, nkey = m->nkey, nnames = m->nnames, npaths = m->npaths, nmesh = m->nmesh,
       nmeshvert = m->nmeshvert, nmeshface = m->nmeshface, nmeshhull = m->nmeshhull,
       npair = m->npair, nexclude = m->nexclude, neq = m->neq, nsensor = m->nsensor,
-      ntendon = m->ntendon, nwrap = m->nwrap, nmocap = m->nmocap;
+      ntendon = m->ntendon, nwrap = m->nwrap, nmocap = m->nmocap, nhfield = m->nhfield,
+      nhfielddata = m->nhfielddata;
   size_t off = 0;
 #define X(type, field, count) off = align64(off) + sizeof(type) * (size_t)(count);
   LD_ARRAYS(X)
@@ -242,7 +246,11 @@ static void resolve_shape(ld_ctx* c, ld_geom* g, int isgeom) {
       g->size[2] = 0.5 * imp_norm3(v);
     }
   }
-  if (!isgeom) return;
+  if (!isgeom) {
+    if (t == IMP_GEOM_HFIELD) /* MuJoCo's rule: a site cannot be a height field */
+      ld_error(c, g->file, g->line, "hfield sites are not allowed");
+    return;
+  }
   int need = t == IMP_GEOM_SPHERE ? 1 : (t == IMP_GEOM_CAPSULE || t == IMP_GEOM_CYLINDER) ? 2
              : (t == IMP_GEOM_BOX || t == IMP_GEOM_ELLIPSOID)                         ? 3
                                                                                       : 0;
@@ -299,6 +307,32 @@ static void resolve_mesh_geom(ld_ctx* c, ld_geom* g) {
   g->mesh_volume = me->volume;
   imp_copy(g->mesh_inertia, me->inertia, 3);
   imp_copy(g->size, me->size, 3); /* as MuJoCo: the largest |coordinate| per axis */
+}
+
+/* an hfield geom: its height field (by name, the first of that name, as
+   for meshes), and MuJoCo's geom size (radius_x, radius_y, the mean of
+   elevation_z and base_z); fromto has no meaning for it */
+static void resolve_hfield_geom(ld_ctx* c, ld_geom* g) {
+  if (!g->mesh) ld_error(c, g->file, g->line, "hfield geom without an hfield attribute");
+  if (g->has_fromto) ld_error(c, g->file, g->line, "fromto is not allowed for hfield geoms");
+  g->meshid = ld_named_id(c, &c->hfields, "hfield", g->mesh, g->file, g->line);
+  const double* hs = LD_AT(c->hfields, ld_hfield, g->meshid)->size;
+  g->size[0] = hs[0];
+  g->size[1] = hs[1];
+  g->size[2] = 0.5 * (hs[2] + hs[3]);
+}
+
+/* the box of an hfield geom in its frame (centre, half sizes) and the
+   radius about its origin that holds it: from base to top elevation */
+static void hfield_bounds(const double hs[4], double aabb[6], double* rb) {
+  double top = hs[2], base = hs[3];
+  aabb[0] = aabb[1] = 0;
+  aabb[2] = 0.5 * (top - base);
+  aabb[3] = hs[0];
+  aabb[4] = hs[1];
+  aabb[5] = 0.5 * (top + base);
+  double z = fmax(top, base);
+  *rb = sqrt(hs[0] * hs[0] + hs[1] * hs[1] + z * z);
 }
 
 /* contact pairs: geom ids with geom1's body <= geom2's body, sorted stably
@@ -490,27 +524,16 @@ imp_model* ld_compile(ld_ctx* c) {
   ld_body* B = (ld_body*)c->bodies.data;
   double deg = c->degree ? IMP_PI / 180 : 1;
 
-  /* ---- geoms: drop hfield geoms, resolve shapes and meshes (fitting
+  /* ---- geoms: resolve shapes, height fields and meshes (fitting
      primitives to them), order by body ---- */
   int* keep = ld_alloc(c, sizeof(int) * (size_t)(c->geoms.n + 1));
   int nkeep = 0;
   ld_check_asset_names(c);
   for (int i = 0; i < c->geoms.n; i++) {
     ld_geom* g = LD_AT(c->geoms, ld_geom, i);
-    if (g->type == IMP_GEOM_HFIELD) {
-      /* a terrain that collides is physics we do not have: skipping it
-         dropped Menagerie's barkour_vb through the ground at 39 m/s */
-      if (g->contype || g->conaffinity)
-        ld_error(c, g->file, g->line,
-                 "geom type 'hfield' is not supported yet and this one collides "
-                 "(contype %d, conaffinity %d); the model would run without its terrain",
-                 g->contype, g->conaffinity);
-      ld_warning(c, "geom/hfield", g->file, g->line,
-                 "geom type 'hfield' is not supported yet (visual-only geom skipped)");
-      continue;
-    }
     g->meshid = -1;
-    if (ld_geom_fits_mesh(g)) ld_fit_geom_to_mesh(c, g); /* sizes come from the mesh */
+    if (g->type == IMP_GEOM_HFIELD) resolve_hfield_geom(c, g);
+    else if (ld_geom_fits_mesh(g)) ld_fit_geom_to_mesh(c, g); /* sizes come from the mesh */
     else resolve_shape(c, g, 1);
     if (g->type == IMP_GEOM_MESH) resolve_mesh_geom(c, g);
     if (g->has_frame) ld_frame_apply(g->frame_pos, g->frame_quat, g->pos, g->quat);
@@ -684,6 +707,11 @@ imp_model* ld_compile(ld_ctx* c) {
     m->nmeshface += me->nface;
     m->nmeshhull += me->nhull;
   }
+  m->nhfield = c->hfields.n;
+  for (int i = 0; i < m->nhfield; i++) {
+    const ld_hfield* h = LD_AT(c->hfields, ld_hfield, i);
+    m->nhfielddata += h->nrow * h->ncol; /* bounded by LD_MAXHFIELDDATA (hfield.c) */
+  }
   m->npair = c->pairs.n;
   m->nexclude = c->excludes.n;
   m->neq = c->equalities.n;
@@ -711,8 +739,9 @@ imp_model* ld_compile(ld_ctx* c) {
   size_t nn = strlen(mname) + 2;
   ld_vec* named[] = {&c->bodies, &c->joints,    &c->geoms,    &c->sites,    &c->cameras,
                      &c->lights, &c->actuators, &c->keys,     &c->materials, &c->textures,
-                     &c->meshes, &c->pairs,     &c->equalities, &c->sensors, &c->tendons};
-  for (int k = 0; k < 15; k++) nn += names_bytes(named[k]);
+                     &c->meshes, &c->pairs,     &c->equalities, &c->sensors, &c->tendons,
+                     &c->hfields};
+  for (size_t k = 0; k < sizeof named / sizeof *named; k++) nn += names_bytes(named[k]);
   m->nnames = (int)nn;
   size_t np = 0;
   for (int t = 0; t < c->textures.n; t++) {
@@ -820,6 +849,8 @@ imp_model* ld_compile(ld_ctx* c) {
     for (int g = geomadr[b]; g >= 0 && g < geomadr[b] + geomnum[b]; g++) {
       if (G[g].type == IMP_GEOM_PLANE && moving)
         ld_error(c, G[g].file, G[g].line, "plane geoms are only allowed in static bodies");
+      if (G[g].type == IMP_GEOM_HFIELD && moving) /* MuJoCo's rule, as for planes */
+        ld_error(c, G[g].file, G[g].line, "hfield geoms are only allowed in static bodies");
       if (G[g].group >= c->inertiagroup[0] && G[g].group <= c->inertiagroup[1]) gi[ng++] = g;
     }
     if (bd->has_inertial) {
@@ -906,6 +937,9 @@ imp_model* ld_compile(ld_ctx* c) {
       m->geom_rbound[g] = me->rbound;
       imp_copy(m->geom_aabb + 6 * g, me->aabb, 6);
     }
+    if (s->type == IMP_GEOM_HFIELD)
+      hfield_bounds(LD_AT(c->hfields, ld_hfield, s->meshid)->size, m->geom_aabb + 6 * g,
+                    m->geom_rbound + g);
     memcpy(m->geom_rgba + 4 * g, s->rgba, sizeof s->rgba);
   }
   for (int i = 0; i < m->nsite; i++) {
@@ -1015,6 +1049,18 @@ imp_model* ld_compile(ld_ctx* c) {
     pa += (int)n;
   }
 
+  /* ---- height fields ---- */
+  int hadr = 0;
+  for (int i = 0; i < m->nhfield; i++) {
+    const ld_hfield* h = LD_AT(c->hfields, ld_hfield, i);
+    imp_copy(m->hfield_size + 4 * i, h->size, 4);
+    m->hfield_nrow[i] = h->nrow;
+    m->hfield_ncol[i] = h->ncol;
+    m->hfield_adr[i] = hadr;
+    memcpy(m->hfield_data + hadr, h->data, sizeof(float) * (size_t)h->nrow * (size_t)h->ncol);
+    hadr += h->nrow * h->ncol;
+  }
+
   /* ---- contact pairs and excluded body pairs ---- */
   for (int i = 0; i < m->npair; i++) {
     const ld_pair* p = LD_AT(c->pairs, ld_pair, i);
@@ -1069,6 +1115,7 @@ imp_model* ld_compile(ld_ctx* c) {
   put_names(m, &pos, m->name_eqadr, &c->equalities);
   put_names(m, &pos, m->name_sensoradr, &c->sensors);
   put_names(m, &pos, m->name_tendonadr, &c->tendons);
+  put_names(m, &pos, m->name_hfieldadr, &c->hfields);
 
   /* ---- equality constraints, from the body poses at qpos0 ---- */
   double* xpos = ld_alloc(c, sizeof(double) * 3 * (size_t)nbody);

@@ -240,6 +240,23 @@ typedef struct ld_mesh {
   double size[3];     /* largest |coordinate| along each mesh-frame axis (MuJoCo's geom size) */
 } ld_mesh;
 
+/* a height field asset (hfield.c): its data read and normalized as the
+   element is parsed */
+typedef struct ld_hfield {
+  const char* name;
+  const char* file; /* XML file and line of the <hfield> element */
+  int line;
+  const char* path; /* resolved file path, NULL without a file */
+  int autoname;     /* named after its file: may repeat */
+  double size[4];   /* radius_x, radius_y, elevation_z, base_z */
+  int nrow, ncol;
+  float* data;      /* nrow x ncol, row 0 at -y, normalized to [0, 1] */
+} ld_hfield;
+
+/* Most elevation values of one height field and of a model (errors beyond,
+   checked before a file's pixels are decoded): 4096 x 4096. */
+#define LD_MAXHFIELDDATA (1 << 24)
+
 /* an explicit contact pair: geom names, resolved by the compiler */
 typedef struct ld_pair {
   const char* name;
@@ -356,6 +373,7 @@ typedef struct ld_ctx {
 
   ld_vec bodies, joints, geoms, sites, cameras, lights, materials, textures,
       actuators, keys, classes, meshes, pairs, excludes, equalities, sensors, tendons, wraps;
+  ld_vec hfields;
   imp_model* building; /* the model under construction, freed on error */
 
   /* warnings */
@@ -380,6 +398,8 @@ void ld_warning(ld_ctx* c, const char* key, const char* file, int line, const ch
 const char* ld_attr_str(ld_node* n, const char* name);          /* NULL when absent */
 int ld_attr_nums(ld_ctx* c, ld_node* n, const char* name, double* out, int nmin, int nmax);
 int ld_attr_float(ld_ctx* c, ld_node* n, const char* name, float* out, int nmin, int nmax);
+/* a list of any length: the count (-1 when absent), the first max values in out */
+int ld_attr_numlist(ld_ctx* c, ld_node* n, const char* name, double* out, int max);
 int ld_attr_int(ld_ctx* c, ld_node* n, const char* name, int* out);
 int ld_attr_bool(ld_ctx* c, ld_node* n, const char* name, int* out);
 int ld_attr_limited(ld_ctx* c, ld_node* n, const char* name, int* out); /* true/false/auto */
@@ -422,13 +442,18 @@ int ld_actuator_kind(const char* elem); /* -1 when not an actuator shortcut */
 
 /* ---- asset.c ---- */
 
-/* <asset>: textures, materials, meshes (read at once, mesh.c); hfields are
-   skipped with a warning */
+/* <asset>: textures, materials, meshes (read at once, mesh.c), height
+   fields (hfield.c) */
 void ld_parse_asset(ld_ctx* c, ld_node* n);
 /* scale and inertia of a <mesh> or of a class's <mesh> default */
 void ld_read_mesh_attrs(ld_ctx* c, ld_node* n, double scale[3], int* inertia);
 /* repeated names among textures and meshes (file-derived ones may repeat) */
 void ld_check_asset_names(ld_ctx* c);
+
+/* ---- hfield.c ---- */
+
+/* an <hfield> element into c->hfields, its data read and normalized */
+void ld_parse_hfield(ld_ctx* c, ld_node* n);
 
 /* ---- inertia_from_geom.c ---- */
 

@@ -31,6 +31,7 @@ static const int* name_table(const imp_model* m, imp_obj_type type, int* n) {
     case IMP_OBJ_EQUALITY: *n = m->neq; return m->name_eqadr;
     case IMP_OBJ_SENSOR: *n = m->nsensor; return m->name_sensoradr;
     case IMP_OBJ_TENDON: *n = m->ntendon; return m->name_tendonadr;
+    case IMP_OBJ_HFIELD: *n = m->nhfield; return m->name_hfieldadr;
     default: *n = 0; return NULL;
   }
 }

@@ -107,7 +107,7 @@ static const char* const k_user_words[] = {
 static const int k_user_types[] = {
     IMP_OBJ_BODY,    IMP_OBJ_XBODY,    IMP_OBJ_JOINT,    -1, /* dof */
     IMP_OBJ_GEOM,    IMP_OBJ_SITE,     IMP_OBJ_CAMERA,   IMP_OBJ_LIGHT,
-    IMP_OBJ_MESH,    -1, /* skin */    -1, /* hfield */  IMP_OBJ_TEXTURE,
+    IMP_OBJ_MESH,    -1, /* skin */    IMP_OBJ_HFIELD,   IMP_OBJ_TEXTURE,
     IMP_OBJ_MATERIAL, IMP_OBJ_PAIR,    -1, /* exclude */ IMP_OBJ_EQUALITY,
     IMP_OBJ_TENDON,  IMP_OBJ_ACTUATOR, IMP_OBJ_SENSOR,   -1, /* numeric */
     -1, /* text */   -1, /* tuple */   IMP_OBJ_KEY};
@@ -247,6 +247,7 @@ static const ld_vec* objects_of(ld_ctx* c, int type) {
     case IMP_OBJ_EQUALITY: return &c->equalities;
     case IMP_OBJ_SENSOR: return &c->sensors;
     case IMP_OBJ_TENDON: return &c->tendons;
+    case IMP_OBJ_HFIELD: return &c->hfields;
     default: return NULL;
   }
 }

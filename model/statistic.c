@@ -39,7 +39,7 @@ static double body_size(const imp_model* m, int b) {
   for (int j = 0; j < m->njnt; j++)
     if (m->jnt_bodyid[j] == b) size = fmax(size, dist3(com, m->jnt_pos + 3 * j));
   for (int g = 0; g < m->ngeom; g++)
-    if (m->geom_bodyid[g] == b && m->geom_rbound[g] > 0)
+    if (m->geom_bodyid[g] == b && m->geom_rbound[g] > 0 && m->geom_type[g] != IMP_GEOM_HFIELD)
       size = fmax(size, m->geom_rbound[g] + dist3(com, m->geom_pos + 3 * g));
   return fmax(size, 1e-5); /* a point mass still has a size to draw marks at */
 }
@@ -60,12 +60,22 @@ static void grow(double lo[3], double hi[3], const double* p, double r) {
   }
 }
 
+/* a geom's radius in the bounding box: its bounding radius, but for a
+   height field a tenth of the largest of its four sizes (MuJoCo 2.2.2,
+   mj_setConst), so a large terrain does not swallow the model */
+static double statistic_radius(const imp_model* m, int g) {
+  if (m->geom_type[g] != IMP_GEOM_HFIELD) return m->geom_rbound[g];
+  const double* s = m->hfield_size + 4 * m->geom_dataid[g];
+  return 0.1 * fmax(fmax(s[0], s[1]), fmax(s[2], s[3]));
+}
+
 /* center and extent from the frames of d (kinematics at qpos0) */
 static void bounding_box(imp_model* m, const imp_data* d) {
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (int b = 1; b < m->nbody; b++) grow(lo, hi, d->xipos + 3 * b, 0);
   for (int g = 0; g < m->ngeom; g++)
-    if (m->geom_type[g] != IMP_GEOM_PLANE) grow(lo, hi, d->geom_xpos + 3 * g, m->geom_rbound[g]);
+    if (m->geom_type[g] != IMP_GEOM_PLANE)
+      grow(lo, hi, d->geom_xpos + 3 * g, statistic_radius(m, g));
   for (int s = 0; s < m->nsite; s++) grow(lo, hi, d->site_xpos + 3 * s, 0);
   m->extent = 2; /* nothing to measure */
   imp_zero(m->center, 3);

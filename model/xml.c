@@ -180,6 +180,11 @@ int ld_attr_nums(ld_ctx* c, ld_node* n, const char* name, double* out, int nmin,
   return k;
 }
 
+int ld_attr_numlist(ld_ctx* c, ld_node* n, const char* name, double* out, int max) {
+  const char* s = ld_attr_str(n, name);
+  return s ? parse_numbers(c, n, name, s, out, max) : -1;
+}
+
 int ld_attr_float(ld_ctx* c, ld_node* n, const char* name, float* out, int nmin, int nmax) {
   double tmp[64];
   int k = ld_attr_nums(c, n, name, tmp, nmin, nmax);
@@ -927,6 +932,7 @@ static void init_ctx(ld_ctx* c, char* err, int errsz) {
   c->sensors.elsz = sizeof(ld_sensor);
   c->tendons.elsz = sizeof(ld_tendon);
   c->wraps.elsz = sizeof(ld_wrap);
+  c->hfields.elsz = sizeof(ld_hfield);
   c->warnkeys.elsz = sizeof(const char*);
 }
 
@@ -935,7 +941,7 @@ static void free_ctx(ld_ctx* c) {
                     &c->cameras, &c->lights,    &c->materials, &c->textures,
                     &c->actuators, &c->keys,    &c->classes,   &c->warnkeys,
                     &c->meshes,  &c->pairs,     &c->excludes,  &c->equalities,
-                    &c->sensors, &c->tendons,   &c->wraps};
+                    &c->sensors, &c->tendons,   &c->wraps, &c->hfields};
   for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++) free(vecs[i]->data);
   while (c->arena) {
     ld_block* b = c->arena->next;

@@ -14,6 +14,7 @@
 
 #include "gl_draw.h"
 #include "gl_internal.h"
+#include "hfield_mesh.h"
 #include "texture.h"
 
 void imp_render_opt_default(imp_render_opt* opt) {
@@ -26,15 +27,20 @@ void imp_render_opt_default(imp_render_opt* opt) {
 
 /* ---- resources made once ---- */
 
-/* Every unit shape and every mesh (flat-shaded triangles) in one buffer. */
+/* Every unit shape, every mesh and every height field (flat-shaded
+   triangles) in one buffer. */
 static int upload_vertices(imp_renderer* r, const imp_model* m, char* err, int errsz) {
   int nv = imp_shapes_vertex_count();
   for (int i = 0; i < m->nmesh; i++)
     nv += 3 * m->mesh_facenum[i];
+  for (int i = 0; i < m->nhfield; i++)
+    nv += imp_hfield_vertex_count(m, i);
   float* v = malloc((size_t)nv * IMP_SHAPE_FLOATS * sizeof(float));
   r->nmesh = m->nmesh;
   r->mesh = calloc((size_t)(m->nmesh > 0 ? m->nmesh : 1), sizeof *r->mesh);
-  if (!v || !r->mesh) {
+  r->nhfield = m->nhfield;
+  r->hfield = calloc((size_t)(m->nhfield > 0 ? m->nhfield : 1), sizeof *r->hfield);
+  if (!v || !r->mesh || !r->hfield) {
     free(v);
     snprintf(err, (size_t)errsz, "renderer: out of memory");
     return 0;
@@ -63,6 +69,11 @@ static int upload_vertices(imp_renderer* r, const imp_model* m, char* err, int e
       }
     }
     first += r->mesh[i].count;
+  }
+  for (int i = 0; i < m->nhfield; i++) {
+    r->hfield[i].first = first;
+    r->hfield[i].count = imp_hfield_build(m, i, v + (size_t)first * IMP_SHAPE_FLOATS);
+    first += r->hfield[i].count;
   }
   glGenVertexArrays(1, &r->vao);
   glGenBuffers(1, &r->vbo);
@@ -232,6 +243,7 @@ void imp_render_free(imp_renderer* r) {
   imp_scene_free(r->scene);
   free(r->tex);
   free(r->mesh);
+  free(r->hfield);
   free(r);
 }
 

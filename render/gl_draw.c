@@ -3,7 +3,8 @@
  * Every geom is a unit shape (shapes.c) scaled and placed: sphere (r r r),
  * ellipsoid (a b c), box (half sizes), cylinder (r r half-length), capsule a
  * cylinder and two spheres at its ends, plane [-1, 1]^2 scaled by its half
- * sizes (an infinite plane, size 0, by 10 model extents), a mesh as loaded. */
+ * sizes (an infinite plane, size 0, by 10 model extents), a mesh as loaded,
+ * a height field as its triangles (hfield_mesh.c). */
 #include "gl_draw.h"
 
 #include <math.h>
@@ -67,6 +68,13 @@ static int drawable_parts(const imp_renderer* r, const imp_model* m, const imp_d
       int id = dr->kind == IMP_DRAW_GEOM ? m->geom_dataid[dr->objid] : -1;
       if (id < 0 || id >= r->nmesh) return 0;
       p.range = r->mesh[id];
+      p.scale[0] = p.scale[1] = p.scale[2] = 1;
+      break;
+    }
+    case IMP_GEOM_HFIELD: { /* its triangles, in the geom frame (hfield_mesh.c) */
+      int id = dr->kind == IMP_DRAW_GEOM ? m->geom_dataid[dr->objid] : -1;
+      if (id < 0 || id >= r->nhfield) return 0;
+      p.range = r->hfield[id];
       p.scale[0] = p.scale[1] = p.scale[2] = 1;
       break;
     }

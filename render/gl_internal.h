@@ -39,6 +39,8 @@ struct imp_renderer {
   imp_shape_range shape[IMP_SHAPE_COUNT];
   int nmesh;
   imp_shape_range* mesh; /* nmesh: vertex range of each mesh in vbo */
+  int nhfield;
+  imp_shape_range* hfield; /* nhfield: vertex range of each height field in vbo */
   int ntex;
   GLuint* tex; /* ntex: 2D or cube map (by tex_type); 0 for gradient skyboxes */
   GLuint shadow_fbo, shadow_tex;

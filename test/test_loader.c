@@ -811,23 +811,6 @@ START_TEST(failed_load_reports_the_warnings_before_the_error) {
 }
 END_TEST
 
-START_TEST(hfield_geoms_are_skipped_with_a_warning) {
-  /* only a visual one: a colliding terrain would leave the model without
-     ground (Menagerie's barkour_vb fell through it at 39 m/s) */
-  expect_error("<mujoco><asset><hfield name='h' size='1 1 1 1' nrow='2' ncol='2'/></asset>"
-               "<worldbody>\n<geom type='hfield' hfield='h'/></worldbody></mujoco>",
-               2, "hfield");
-  imp_model* m = load(
-      "<mujoco><asset><hfield name='h' size='1 1 1 1' nrow='2' ncol='2'/></asset><worldbody>"
-      "<geom type='hfield' hfield='h' contype='0' conaffinity='0'/><geom size='1'/>"
-      "</worldbody></mujoco>");
-  ck_assert_int_eq(m->ngeom, 1);
-  ck_assert_int_eq(m->nwarning, 2);
-  ck_assert_msg(strstr(m->warnings, "geom type 'hfield' is not supported"), "%s", m->warnings);
-  imp_free_model(m);
-}
-END_TEST
-
 START_TEST(actuators_on_sites_and_ball_joints_are_skipped) {
   imp_model* m = load(
       "<mujoco><worldbody><body><joint name='b' type='ball'/><joint name='h'/><geom size='1'/>"
@@ -1641,7 +1624,6 @@ Suite* loader_suite(void) {
   tcase_add_test(t, keyframe_quaternions_are_normalized);
   tcase_add_test(t, unsupported_elements_and_attributes_warn_once);
   tcase_add_test(t, failed_load_reports_the_warnings_before_the_error);
-  tcase_add_test(t, hfield_geoms_are_skipped_with_a_warning);
   tcase_add_test(t, actuators_on_sites_and_ball_joints_are_skipped);
   tcase_add_test(t, sites_cameras_lights);
   tcase_add_test(t, camera_intrinsics_stored_and_checked);
