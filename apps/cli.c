@@ -76,9 +76,22 @@ int cli_parse_double(const char* opt, const char* s, int positive, double* out) 
   return 0;
 }
 
-imp_model* cli_load(const char* path) {
-  char err[1024] = "";
-  imp_model* m = imp_load_xml(path, err, sizeof err);
+int cli_take_load_options(int* argc, char** argv) {
+  int options = 0, n = 0;
+  for (int i = 0; i < *argc; i++) {
+    if (i > 0 && !strcmp(argv[i], "--allow-unsupported")) {
+      options |= IMP_LOAD_ALLOW_UNSUPPORTED;
+      continue;
+    }
+    argv[n++] = argv[i];
+  }
+  *argc = n;
+  return options;
+}
+
+imp_model* cli_load(const char* path, int options) {
+  char err[2048] = "";
+  imp_model* m = imp_load_xml_opt(path, options, err, sizeof err);
   if (!m) {
     fprintf(stderr, "%s\n", err[0] ? err : "impetus: the model did not load");
     return NULL;

@@ -52,9 +52,15 @@ int cli_parse_threads(const char* cmd, const char* s, long long* out);
 /* Parse a finite double option value; positive: must be > 0, else >= 0. */
 int cli_parse_double(const char* opt, const char* s, int positive, double* out);
 
-/* Load a model, printing the loader's error (returns NULL) or its warnings
-   to stderr. */
-imp_model* cli_load(const char* path);
+/* Every command that loads a model takes --allow-unsupported (anywhere
+   after the command's name): load a file that uses physics Impetus does not
+   implement, dropping it with a warning, instead of refusing it. Removes
+   the option from argv and returns the imp_load_option bits. */
+int cli_take_load_options(int* argc, char** argv);
+
+/* Load a model with those options, printing the loader's error (returns
+   NULL) or its warnings to stderr. */
+imp_model* cli_load(const char* path, int options);
 
 /* The model's name ("" when it has none). */
 const char* cli_model_name(const imp_model* m);

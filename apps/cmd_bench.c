@@ -116,6 +116,7 @@ static void draw_controls(const imp_model* m, double S, uint64_t* seed, double* 
 }
 
 int cmd_bench(int argc, char** argv) {
+  int load_options = cli_take_load_options(&argc, argv);
   const char* path = NULL;
   long long steps = 10000, seed_arg = 1;
   double dt = 0, noise = 0;
@@ -158,7 +159,7 @@ int cmd_bench(int argc, char** argv) {
     return CLI_EXIT_USAGE;
   }
 
-  imp_model* m = cli_load(path);
+  imp_model* m = cli_load(path, load_options);
   if (!m) return CLI_EXIT_ERROR;
   if (dt > 0) m->opt.timestep = dt; /* before any data: the model is const from here */
   imp_data* d = imp_make_data(m);

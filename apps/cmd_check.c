@@ -84,6 +84,7 @@ static int check_contacts(const imp_model* m, const char* key, const char* solve
 }
 
 int cmd_check(int argc, char** argv) {
+  int load_options = cli_take_load_options(&argc, argv);
   const char* path = NULL;
   const char* key = NULL;
   const char* solver = NULL;
@@ -130,7 +131,7 @@ int cmd_check(int argc, char** argv) {
     return CLI_EXIT_USAGE;
   }
 
-  imp_model* m = cli_load(path);
+  imp_model* m = cli_load(path, load_options);
   if (!m) return CLI_EXIT_ERROR;
   printf("model: %s\n", cli_model_name(m));
   printf("nq: %d\n", m->nq);

@@ -215,10 +215,11 @@ static int render_model(const imp_model* m, imp_data* d, render_args* a) {
 }
 
 int cmd_render(int argc, char** argv) {
+  int load_options = cli_take_load_options(&argc, argv);
   render_args a;
   int st = parse_args(argc, argv, &a);
   if (st) return st < 0 ? 0 : st;
-  imp_model* m = cli_load(a.model);
+  imp_model* m = cli_load(a.model, load_options);
   if (!m) return CLI_EXIT_ERROR;
   imp_data* d = imp_make_data(m);
   st = d ? render_model(m, d, &a) : CLI_EXIT_ERROR;

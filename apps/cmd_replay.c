@@ -24,10 +24,11 @@ const char* const cli_usage_replay =
 
 /* Load the model and the trajectory (errors before any window), then play. */
 int cmd_replay(int argc, char** argv) {
+  int load_options = cli_take_load_options(&argc, argv);
   cli_viewer_args a = {.replay = 1};
   int st = cli_parse_viewer_args(argc, argv, 2, &a);
   if (st) return st < 0 ? 0 : st;
-  imp_model* m = cli_load(a.pos[1]);
+  imp_model* m = cli_load(a.pos[1], load_options);
   if (!m) return CLI_EXIT_ERROR;
   char err[4096] = "";
   imp_trajectory* t = imp_trajectory_load(a.pos[0], m, err, sizeof err);
@@ -37,6 +38,7 @@ int cmd_replay(int argc, char** argv) {
     return CLI_EXIT_ERROR;
   }
   a.opt.model_path = a.pos[1];
+  a.opt.load_options = load_options;
   a.opt.traj = t;
   st = imp_viewer_run(m, &a.opt); /* the viewer owns m from here */
   imp_trajectory_free(t);

@@ -115,11 +115,12 @@ typedef struct run_args {
   int record_solver; /* --record-solver: the solver columns (IMP_RECORD_SOLVER) */
   const char* solver;/* --solver: a registered contact solver, NULL: the model's */
   long long threads; /* --threads: islands solved on this many threads */
+  int load_options;  /* --allow-unsupported */
 } run_args;
 
 /* Parse argv into a; 0 on success, or an exit status (usage printed). */
 static int parse_args(int argc, char** argv, run_args* a) {
-  *a = (run_args){NULL, -1, 0, NULL, 1, NULL, 0, NULL, 1};
+  *a = (run_args){NULL, -1, 0, NULL, 1, NULL, 0, NULL, 1, 0};
   for (int i = 1; i < argc; i++) {
     const char* v = NULL;
     int k;
@@ -287,7 +288,7 @@ static int key_id(const imp_model* m, const char* name) {
    NULL with *status set (messages printed). */
 static imp_data* prepare(const run_args* a, imp_model** mp, int* status) {
   *status = CLI_EXIT_ERROR;
-  imp_model* m = *mp = cli_load(a->model);
+  imp_model* m = *mp = cli_load(a->model, a->load_options);
   if (!m) return NULL;
   /* The loader hands back a mutable model; the override goes in before any
      data exists, after which the model is treated as const. */
@@ -340,7 +341,9 @@ static imp_recorder* open_recording(const run_args* a, const imp_model* m, int* 
 
 int cmd_run(int argc, char** argv) {
   run_args a;
+  int load_options = cli_take_load_options(&argc, argv);
   int rc = parse_args(argc, argv, &a);
+  a.load_options = load_options;
   if (rc < 0) return 0;
   if (rc > 0) {
     cli_usage("run", 1);

@@ -105,10 +105,11 @@ int cli_parse_viewer_args(int argc, char** argv, int npos, cli_viewer_args* a) {
 
 /* Load the model (errors before any window), then hand it to the viewer. */
 int cmd_view(int argc, char** argv) {
+  int load_options = cli_take_load_options(&argc, argv);
   cli_viewer_args a = {.replay = 0};
   int st = cli_parse_viewer_args(argc, argv, 1, &a);
   if (st) return st < 0 ? 0 : st;
-  imp_model* m = cli_load(a.pos[0]);
+  imp_model* m = cli_load(a.pos[0], load_options);
   if (!m) return CLI_EXIT_ERROR;
   if (a.key && (a.opt.key = imp_name2id(m, IMP_OBJ_KEY, a.key)) < 0) {
     fprintf(stderr, "impetus view: %s: no keyframe named '%s'\n", a.pos[0], a.key);
@@ -116,5 +117,6 @@ int cmd_view(int argc, char** argv) {
     return CLI_EXIT_ERROR;
   }
   a.opt.model_path = a.pos[0];
+  a.opt.load_options = load_options;
   return imp_viewer_run(m, &a.opt); /* the viewer owns m from here */
 }

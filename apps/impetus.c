@@ -27,6 +27,10 @@ static const char* const usage_main =
     "  replay TRAJ.csv MODEL.xml [...]  play a recorded trajectory in a window\n"
     "  help [COMMAND]                   this text, or the options of COMMAND\n"
     "\n"
+    "A model file that uses physics Impetus does not implement is refused, naming\n"
+    "the feature at its file:line; every command that loads a model takes\n"
+    "--allow-unsupported to load it anyway, dropping the feature with a warning.\n"
+    "\n"
     "exit status: 0 success, 1 error (model, keyframe or file), 2 bad usage,\n"
     "3 the state went non-finite during `run` (the file is still complete).\n";
 

@@ -131,7 +131,7 @@ static int builtin_scenes(scene* s) {
                                          {"arch", IMP_MODELS_DIR "/arch.xml"},
                                          {"box_pyramid", IMP_MODELS_DIR "/box_pyramid.xml"}};
   for (int i = 0; i < 3; i++) {
-    m = cli_load(files[i][1]);
+    m = cli_load(files[i][1], 0);
     if (!m) return -1;
     s[k++] = (scene){.name = files[i][0], .m = m};
   }
@@ -141,7 +141,7 @@ static int builtin_scenes(scene* s) {
                     "(install libmujoco-samples)\n", HUMANOID_XML);
   } else {
     fclose(f);
-    m = cli_load(HUMANOID_XML);
+    m = cli_load(HUMANOID_XML, 0);
     if (!m) return -1;
     s[k++] = (scene){"humanoid", m, (int)lround(1.0 / m->opt.timestep), 1, {{0}, NULL}};
   }
@@ -461,7 +461,7 @@ int solver_compare(const compare_opt* o) {
       name_of_file(names[i], sizeof names[i], o->scenes[i]);
       scenes[nsc] = (scene){.name = names[i]};
       if (is_fclib_file(o->scenes[i]) ? load_fclib_scene(o->scenes[i], &scenes[nsc])
-                                      : !(scenes[nsc].m = cli_load(o->scenes[i]))) {
+                                      : !(scenes[nsc].m = cli_load(o->scenes[i], 0))) {
         free_scenes(scenes, nsc);
         return CLI_EXIT_ERROR;
       }

@@ -32,6 +32,17 @@ imp_model* imp_load_xml(const char* path, char* err, int errsz);
 imp_model* imp_load_xml_string(const char* xml, const char* dir, const char* name,
                                char* err, int errsz);
 
+/* Loading options (imp_load_xml_opt, imp_load_xml_string_opt). By default
+   a file that uses a feature which changes the physics and that Impetus
+   does not implement is refused, naming the feature at its file:line, so
+   that no model runs as something other than what its file says. */
+typedef enum imp_load_option {
+  IMP_LOAD_ALLOW_UNSUPPORTED = 1 /* load it anyway: the feature is dropped with a warning */
+} imp_load_option;
+imp_model* imp_load_xml_opt(const char* path, int options, char* err, int errsz);
+imp_model* imp_load_xml_string_opt(const char* xml, const char* dir, const char* name,
+                                   int options, char* err, int errsz);
+
 /* Free a model made by a loader. NULL is allowed. */
 void imp_free_model(imp_model* m);
 

@@ -110,7 +110,7 @@ int ld_resolve_actuators(ld_ctx* c, const ld_joint* J, int* actjnt, int* keep) {
     } else {
       j = ld_named_id(c, &c->joints, "joint", a->joint, a->file, a->line);
       if (J[j].type == IMP_JNT_FREE || J[j].type == IMP_JNT_BALL) {
-        ld_warning(c, "actuator/balljoint", a->file, a->line,
+        ld_unsupported(c, "actuator/balljoint", a->file, a->line,
                    "actuators on free or ball joints are not supported yet (actuator skipped)");
         continue;
       }

@@ -267,7 +267,7 @@ static void read_weld_extras(ld_ctx* c, ld_node* n) {
   ld_attr_nums(c, n, "anchor", a, 3, 3);
   ld_attr_nums(c, n, "torquescale", &ts, 1, 1);
   if (a[0] != 0 || a[1] != 0 || a[2] != 0 || ts != 1)
-    ld_warning(c, "weld/anchor", n->file, n->line,
+    ld_unsupported(c, "weld/anchor", n->file, n->line,
                "weld anchor and torquescale are not supported yet (ignored)");
 }
 
@@ -475,18 +475,18 @@ void ld_read_actuator(ld_ctx* c, ld_node* n, ld_actuator* a, int kind) {
     int v;
     if (ld_attr_keyword(c, n, "gaintype", gt, &v)) {
       if (v > 1)
-        ld_warning(c, "general/gaintype", n->file, n->line,
+        ld_unsupported(c, "general/gaintype", n->file, n->line,
                    "actuator gaintype '%s' is not supported yet (treated as fixed)", gt[v]);
       a->gaintype = v == 1 ? IMP_GAIN_AFFINE : IMP_GAIN_FIXED;
     }
     if (ld_attr_keyword(c, n, "biastype", bt, &v)) {
       if (v > 1)
-        ld_warning(c, "general/biastype", n->file, n->line,
+        ld_unsupported(c, "general/biastype", n->file, n->line,
                    "actuator biastype '%s' is not supported yet (treated as none)", bt[v]);
       a->biastype = v == 1 ? IMP_BIAS_AFFINE : IMP_BIAS_NONE;
     }
     if (ld_attr_keyword(c, n, "dyntype", dt, &v) && v != 0)
-      ld_warning(c, "general/dyntype", n->file, n->line,
+      ld_unsupported(c, "general/dyntype", n->file, n->line,
                  "actuator dyntype '%s' is not supported yet (treated as none)", dt[v]);
     ld_attr_nums(c, n, "gainprm", a->gainprm, 1, IMP_NGAIN);
     if (ld_attr_nums(c, n, "biasprm", a->biasprm, 1, IMP_NGAIN) > 0) a->dampratio = 0;

@@ -355,6 +355,7 @@ typedef struct ld_ctx {
   int fitaabb;           /* fit primitives to meshes' bounding boxes, not inertia boxes */
   int inertiafromgeom;   /* 0 false, 1 true, 2 auto */
   int autolimits;
+  int allow_unsupported; /* IMP_LOAD_ALLOW_UNSUPPORTED: warn instead of refusing */
   int nactuator_file; /* <actuator> children read, skipped ones included (keyframe ctrl) */
   char eulerseq[4];
   const char* meshdir;
@@ -405,8 +406,15 @@ int ld_attr_bool(ld_ctx* c, ld_node* n, const char* name, int* out);
 int ld_attr_limited(ld_ctx* c, ld_node* n, const char* name, int* out); /* true/false/auto */
 int ld_attr_keyword(ld_ctx* c, ld_node* n, const char* name, const char* const* words, int* out);
 void ld_accept(ld_node* n, const char* const* names); /* NULL-terminated, no warnings */
+/* Physics we do not implement: an error at file:line naming it, unless the
+   caller allowed unsupported features (IMP_LOAD_ALLOW_UNSUPPORTED), then a
+   warning. Appearance and data the simulation never reads only warn. */
+void ld_unsupported(ld_ctx* c, const char* key, const char* file, int line, const char* fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* unread attributes, an unknown element: a warning when they change
+   nothing the simulation computes, else ld_unsupported */
 void ld_warn_unused(ld_ctx* c, ld_node* n);
-void ld_warn_element(ld_ctx* c, ld_node* n); /* "element ... not supported yet" */
+void ld_warn_element(ld_ctx* c, ld_node* n);
 /* file relative to dir ("" or NULL: as given); absolute paths unchanged */
 const char* ld_join_path(ld_ctx* c, const char* dir, const char* file);
 /* reads pos/quat/axisangle/euler/xyaxes/zaxis; 1 when an orientation was given */

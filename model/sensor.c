@@ -182,7 +182,11 @@ static void read_user(ld_ctx* c, ld_node* n, ld_sensor* s) {
 static void parse_sensor(ld_ctx* c, ld_node* root, ld_node* n) {
   const sensor_kind* k = kind_of(n->name);
   if (!k) {
-    ld_warn_element(c, n); /* MuJoCo 3.x sensors, misspellings */
+    /* MuJoCo 3.x sensors, misspellings: a sensor changes no motion, so a
+       warning (sensordata then leaves it out) */
+    char key[160];
+    snprintf(key, sizeof key, "e:%s", n->name);
+    ld_warning(c, key, n->file, n->line, "element '%s' is not supported yet (ignored)", n->name);
     return;
   }
   if (c->sensors.n >= LD_MAXSENSOR)

@@ -167,7 +167,7 @@ int ld_resolve_tendons(ld_ctx* c) {
       ld_error(c, t->file, t->line, "tendon springlength: the two values must not decrease");
     if (t->frictionloss < 0) ld_error(c, t->file, t->line, "tendon frictionloss must be >= 0");
     if (t->armature != 0) /* inertia of the tendon: a term of M we do not have */
-      ld_warning(c, "tendon/armature", t->file, t->line,
+      ld_unsupported(c, "tendon/armature", t->file, t->line,
                  "tendon armature is not supported yet (ignored: the tendon has no inertia)");
     nwrap += t->wrapnum;
   }

@@ -108,10 +108,55 @@ void ld_warning(ld_ctx* c, const char* key, const char* file, int line, const ch
   c->nwarning++;
 }
 
+void ld_unsupported(ld_ctx* c, const char* key, const char* file, int line, const char* fmt, ...) {
+  char msg[900];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (c->allow_unsupported) {
+    ld_warning(c, key, file, line, "%s", msg);
+    return;
+  }
+  ld_error(c, file, line,
+           "%s; the model would not run as written, so it is refused (--allow-unsupported, or "
+           "IMP_LOAD_ALLOW_UNSUPPORTED, loads it anyway with a warning)",
+           msg);
+}
+
+/* What we do not implement but changes nothing the simulation computes:
+   appearance, user data, and hints to MuJoCo's own compiler. A warning;
+   anything else unknown is taken to change the physics (ld_unsupported),
+   as MuJoCo itself refuses what it does not know. */
+static int harmless_element(const char* name) {
+  static const char* const k[] = {"skin", "custom", NULL};
+  for (int i = 0; k[i]; i++)
+    if (!strcmp(name, k[i])) return 1;
+  return 0;
+}
+
+static int harmless_attribute(const char* elem, const char* attr) {
+  static const char* const k[][2] = {
+      {"material", "metallic"},  {"material", "roughness"}, {"material", "emission"},
+      {"light", "type"},         {"light", "intensity"},    {"light", "range"},
+      {"light", "texture"},      {"camera", "orthographic"}, {"camera", "projection"},
+      /* MuJoCo merges static bodies into their parents: the same dynamics */
+      {"compiler", "fusestatic"}, {"compiler", "discardvisual"},
+      /* a cap on the hull's vertices for MuJoCo's collision: we collide
+         with the exact hull */
+      {"mesh", "maxhullvert"}};
+  for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+    if (!strcmp(elem, k[i][0]) && !strcmp(attr, k[i][1])) return 1;
+  return 0;
+}
+
 void ld_warn_element(ld_ctx* c, ld_node* n) {
   char key[160];
   snprintf(key, sizeof key, "e:%s", n->name);
-  ld_warning(c, key, n->file, n->line, "element '%s' is not supported yet (ignored)", n->name);
+  if (harmless_element(n->name))
+    ld_warning(c, key, n->file, n->line, "element '%s' is not supported yet (ignored)", n->name);
+  else
+    ld_unsupported(c, key, n->file, n->line, "element '%s' is not supported yet", n->name);
 }
 
 /* ------------------------------------------------------------ attributes */
@@ -138,9 +183,14 @@ void ld_warn_unused(ld_ctx* c, ld_node* n) {
   for (int i = 0; i < n->nattr; i++)
     if (!n->attr[i].used) {
       char key[200];
-      snprintf(key, sizeof key, "a:%s/%s", n->name, n->attr[i].name);
-      ld_warning(c, key, n->file, n->line, "attribute '%s' of '%s' is not supported yet (ignored)",
-                 n->attr[i].name, n->name);
+      const char* a = n->attr[i].name;
+      snprintf(key, sizeof key, "a:%s/%s", n->name, a);
+      if (harmless_attribute(n->name, a))
+        ld_warning(c, key, n->file, n->line, "attribute '%s' of '%s' is not supported yet (ignored)",
+                   a, n->name);
+      else
+        ld_unsupported(c, key, n->file, n->line, "attribute '%s' of '%s' is not supported yet", a,
+                       n->name);
     }
 }
 
@@ -832,7 +882,7 @@ static void parse_actuators(ld_ctx* c, ld_node* n) {
     if (!a.joint && !a.tendon) {
       char key[64];
       snprintf(key, sizeof key, "trn:%s", other ? other : "none");
-      ld_warning(c, key, ch->file, ch->line,
+      ld_unsupported(c, key, ch->file, ch->line,
                  "actuator transmission '%s' is not supported yet (actuator skipped)",
                  other ? other : "(none)");
       continue;
@@ -1032,14 +1082,15 @@ static void append_warnings(ld_ctx* c) {
     snprintf(c->err + k, cap - k, "\n(%d more warning%s)", left, left > 1 ? "s" : "");
 }
 
-static imp_model* load(const char* path, const char* xml, const char* dir, char* err,
-                       int errsz) {
+static imp_model* load(const char* path, const char* xml, const char* dir, int options,
+                       char* err, int errsz) {
   ld_ctx* c = calloc(1, sizeof *c);
   if (!c) {
     if (err && errsz > 0) snprintf(err, (size_t)errsz, "out of memory");
     return NULL;
   }
   init_ctx(c, err, errsz);
+  c->allow_unsupported = (options & IMP_LOAD_ALLOW_UNSUPPORTED) != 0;
   imp_model* m = NULL;
   if (!setjmp(c->jb)) {
     if (dir) {
@@ -1065,19 +1116,28 @@ static imp_model* load(const char* path, const char* xml, const char* dir, char*
   return m;
 }
 
-imp_model* imp_load_xml(const char* path, char* err, int errsz) {
+imp_model* imp_load_xml_opt(const char* path, int options, char* err, int errsz) {
   if (!path) {
     if (err && errsz > 0) snprintf(err, (size_t)errsz, "no file name given");
     return NULL;
   }
-  return load(path, NULL, NULL, err, errsz);
+  return load(path, NULL, NULL, options, err, errsz);
 }
 
-imp_model* imp_load_xml_string(const char* xml, const char* dir, const char* name, char* err,
-                               int errsz) {
+imp_model* imp_load_xml(const char* path, char* err, int errsz) {
+  return imp_load_xml_opt(path, 0, err, errsz);
+}
+
+imp_model* imp_load_xml_string_opt(const char* xml, const char* dir, const char* name,
+                                   int options, char* err, int errsz) {
   if (!xml) {
     if (err && errsz > 0) snprintf(err, (size_t)errsz, "no XML text given");
     return NULL;
   }
-  return load(name ? name : "<string>", xml, dir ? dir : "", err, errsz);
+  return load(name ? name : "<string>", xml, dir ? dir : "", options, err, errsz);
+}
+
+imp_model* imp_load_xml_string(const char* xml, const char* dir, const char* name, char* err,
+                               int errsz) {
+  return imp_load_xml_string_opt(xml, dir, name, 0, err, errsz);
 }

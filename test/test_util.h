@@ -40,6 +40,19 @@ static inline imp_model* imp_test_load_string_at(const char* xml, const char* fi
 }
 #define imp_test_load_string(xml) imp_test_load_string_at((xml), __FILE__, __LINE__)
 
+/* The same with IMP_LOAD_ALLOW_UNSUPPORTED: a model that uses what Impetus
+   does not implement, loaded with warnings instead of refused. */
+static inline imp_model* imp_test_load_string_allow_at(const char* xml, const char* file,
+                                                       int line) {
+  char err[IMP_TEST_ERRSZ] = "";
+  imp_model* m = imp_load_xml_string_opt(xml, IMP_MODELS_DIR, "inline",
+                                         IMP_LOAD_ALLOW_UNSUPPORTED, err, sizeof err);
+  ck_assert_msg(m != NULL, "%s:%d: model did not load: %s", file, line, err);
+  return m;
+}
+#define imp_test_load_string_allow(xml) \
+  imp_test_load_string_allow_at((xml), __FILE__, __LINE__)
+
 /* Fail the test when m carries loader warnings. */
 static inline void imp_test_no_warnings_at(const imp_model* m, const char* file, int line) {
   ck_assert_msg(m->nwarning == 0, "%s:%d: %d loader warning(s):\n%s", file, line,

@@ -74,7 +74,7 @@ static int fits_trajectory(const imp_viewer* v, const imp_model* m) {
 static int make_all(imp_viewer* v, const char* path, imp_model** m, imp_data** d,
                     imp_renderer** r) {
   char err[4096] = "";
-  *m = imp_load_xml(path, err, sizeof err);
+  *m = imp_load_xml_opt(path, v->o->load_options, err, sizeof err);
   *d = NULL, *r = NULL;
   if (*m && !fits_trajectory(v, *m))
     snprintf(err, sizeof err, "%s: nq, nv or nu differ from the trajectory's; not loaded", path);

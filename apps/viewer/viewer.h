@@ -18,6 +18,7 @@
 
 typedef struct imp_viewer_opt {
   const char* model_path;         /* the model's file: reloads and the title */
+  int load_options;               /* imp_load_option bits for reloads (--allow-unsupported) */
   const imp_trajectory* traj;     /* replay: the rows to play; NULL simulates */
   int key;                        /* keyframe to start from (and reset to), -1 none */
   const char* solver;             /* contact solver to start with, NULL: the model's */
