@@ -42,9 +42,10 @@ struct imp_recorder {
   char* tmppath;         /* path + ".tmp" */
   int format;            /* REC_CSV or REC_NPY */
   int nq, nv, nu;        /* sizes of the model the recorder was opened for */
+  int na;                /* activation columns: na */
   int nsens;             /* sensor columns: nsensordata */
   int nstat;             /* solver columns: NSOLVERCOL with IMP_RECORD_SOLVER, else 0 */
-  int ncol;              /* 1 + nq + nv + nu + nsens + nstat */
+  int ncol;              /* 1 + nq + nv + nu + na + nsens + nstat */
   char** names;          /* ncol column names, in one allocation with their text */
   double timestep;       /* m->opt.timestep at open, for the sidecar */
   long long rows;        /* rows written */
@@ -85,13 +86,27 @@ static int format_of(const char* path) {
   return -1;
 }
 
+/* Name of activation column k into buf: act_NAME after its actuator
+   (act_NAME_J for activation J of several), actU for an unnamed actuator U. */
+static int act_column_name(const imp_model* m, int k, char* buf, size_t n) {
+  int u = 0;
+  while (u + 1 < m->nu && !(m->actuator_actnum[u] && k >= m->actuator_actadr[u] &&
+                            k < m->actuator_actadr[u] + m->actuator_actnum[u]))
+    u++;
+  const char* name = m->names + m->name_actuatoradr[u];
+  int j = k - m->actuator_actadr[u], several = m->actuator_actnum[u] > 1;
+  if (name[0])
+    return several ? snprintf(buf, n, "act_%s_%d", name, j) : snprintf(buf, n, "act_%s", name);
+  return several ? snprintf(buf, n, "act%d_%d", u, j) : snprintf(buf, n, "act%d", u);
+}
+
 /* Name of column c ("time", "qpos_3", "sensor_imu_acc_0" ...) into buf, n
    bytes (n 0: only measured); returns its length. Sensor columns are named
    after their sensor: sensor_NAME for one value, sensor_NAME_K for value K
    of several; an unnamed sensor I is sensorI. */
 static size_t column_name(const imp_recorder* r, const imp_model* m, int c, char* buf,
                           size_t n) {
-  int k = c - 1 - r->nq - r->nv - r->nu;
+  int k = c - 1 - r->nq - r->nv - r->nu - r->na;
   int w;
   if (c == 0) {
     w = snprintf(buf, n, "time");
@@ -101,6 +116,8 @@ static size_t column_name(const imp_recorder* r, const imp_model* m, int c, char
     w = snprintf(buf, n, "qvel_%d", c - 1 - r->nq);
   } else if (c <= r->nq + r->nv + r->nu) {
     w = snprintf(buf, n, "ctrl_%d", c - 1 - r->nq - r->nv);
+  } else if (k < 0) {
+    w = act_column_name(m, k + r->na, buf, n);
   } else if (k < r->nsens) {
     /* the sensor of value k: the last with sensor_adr <= k (addresses
        ascend; a sensor of dim 0 shares its address with the next) */
@@ -241,9 +258,10 @@ imp_recorder* imp_recorder_open_flags(const char* path, const imp_model* m, int 
   r->nq = m->nq;
   r->nv = m->nv;
   r->nu = m->nu;
+  r->na = m->na;
   r->nsens = m->nsensordata;
   r->nstat = flags & IMP_RECORD_SOLVER ? NSOLVERCOL : 0;
-  r->ncol = 1 + m->nq + m->nv + m->nu + r->nsens + r->nstat;
+  r->ncol = 1 + m->nq + m->nv + m->nu + r->na + r->nsens + r->nstat;
   r->timestep = m->opt.timestep;
   r->path = concat(path, "");
   r->tmppath = concat(path, ".tmp");
@@ -308,7 +326,7 @@ static void solver_stats(const imp_data* d, double* out) {
 
 int imp_recorder_write(imp_recorder* r, const imp_model* m, const imp_data* d) {
   if (!r || r->failed) return -1;
-  if (!m || !d || m->nq != r->nq || m->nv != r->nv || m->nu != r->nu ||
+  if (!m || !d || m->nq != r->nq || m->nv != r->nv || m->nu != r->nu || m->na != r->na ||
       m->nsensordata != r->nsens) {
     r->failed = 1; /* a recording of a different model is not a recording */
     return -1;
@@ -318,8 +336,10 @@ int imp_recorder_write(imp_recorder* r, const imp_model* m, const imp_data* d) {
   memcpy(row + 1, d->qpos, sizeof(double) * (size_t)r->nq);
   memcpy(row + 1 + r->nq, d->qvel, sizeof(double) * (size_t)r->nv);
   memcpy(row + 1 + r->nq + r->nv, d->ctrl, sizeof(double) * (size_t)r->nu);
-  memcpy(row + 1 + r->nq + r->nv + r->nu, d->sensordata, sizeof(double) * (size_t)r->nsens);
-  if (r->nstat) solver_stats(d, row + 1 + r->nq + r->nv + r->nu + r->nsens);
+  memcpy(row + 1 + r->nq + r->nv + r->nu, d->act, sizeof(double) * (size_t)r->na);
+  double* sens = row + 1 + r->nq + r->nv + r->nu + r->na;
+  memcpy(sens, d->sensordata, sizeof(double) * (size_t)r->nsens);
+  if (r->nstat) solver_stats(d, sens + r->nsens);
 
   if (r->format == REC_CSV) {
     /* %.17g round-trips every double exactly through strtod */
@@ -350,9 +370,9 @@ static int write_sidecar(const imp_recorder* r, const char* tmp) {
     json_string(f, r->names[c]);
   }
   fprintf(f,
-          "], \"nq\": %d, \"nv\": %d, \"nu\": %d, \"nsensordata\": %d, \"timestep\": %.17g, "
-          "\"rows\": %lld}\n",
-          r->nq, r->nv, r->nu, r->nsens, r->timestep, r->rows);
+          "], \"nq\": %d, \"nv\": %d, \"nu\": %d, \"na\": %d, \"nsensordata\": %d, "
+          "\"timestep\": %.17g, \"rows\": %lld}\n",
+          r->nq, r->nv, r->nu, r->na, r->nsens, r->timestep, r->rows);
   int ok = !ferror(f) && fflush(f) == 0 && fsync(fileno(f)) == 0;
   if (fclose(f) != 0) ok = 0;
   return ok ? 0 : -1;

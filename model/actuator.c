@@ -1,8 +1,10 @@
 /* Actuators of the spec into the model: their joint transmissions
  * (actuators on free or ball joints are skipped with a warning),
- * ctrl/force limits with compiler autolimits, position inheritrange,
- * dampratio from the inertia at qpos0, and the warning for velocity
- * feedback an explicit integrator cannot take. */
+ * ctrl/force/act limits with compiler autolimits, position and
+ * intvelocity inheritrange, activation addresses and keyframe act,
+ * lengthrange (<compiler><lengthrange>), acc0 and dampratio from the
+ * inertia at qpos0, and the warning for velocity feedback an explicit
+ * integrator cannot take. */
 #include <math.h>
 #include <string.h>
 
@@ -11,17 +13,71 @@
 #include "mathx.h"
 
 /* position inheritrange X: ctrlrange = the joint's range scaled by X about
-   its midpoint (MJCF reference, position/inheritrange); the joint must have
-   a range. */
+   its midpoint (MJCF reference, position/inheritrange); intvelocity's
+   sets actrange instead, its setpoint being the state (intvelocity/
+   inheritrange). The joint must have a range. */
 static void inherit_range(ld_ctx* c, ld_actuator* a, const ld_joint* jt) {
   if (!jt->limited)
     ld_error(c, a->file, a->line, "inheritrange: joint '%s' has no range", a->joint);
   double mid = 0.5 * (jt->range[0] + jt->range[1]);
   double half = 0.5 * a->inheritrange * (jt->range[1] - jt->range[0]);
-  a->ctrlrange[0] = mid - half;
-  a->ctrlrange[1] = mid + half;
-  a->has_ctrlrange = 1;
-  if (a->ctrllimited < 0) a->ctrllimited = 1;
+  int act = a->kind == LD_ACT_INTVELOCITY;
+  double* range = act ? a->actrange : a->ctrlrange;
+  range[0] = mid - half;
+  range[1] = mid + half;
+  if (act) {
+    a->has_actrange = 1;
+    if (a->actlimited < 0) a->actlimited = 1;
+  } else {
+    a->has_ctrlrange = 1;
+    if (a->ctrllimited < 0) a->ctrllimited = 1;
+  }
+}
+
+int ld_actuator_actnum(const ld_actuator* a) {
+  return a->actdim >= 0 ? a->actdim : a->dyntype != IMP_DYN_NONE;
+}
+
+/* actdim as MuJoCo checks it: 0 with dynamics and 1 without are errors,
+   more than 1 only for user dynamics (whose last activation makes the
+   force). */
+static void check_actdim(ld_ctx* c, const ld_actuator* a) {
+  if (a->actdim < 0) return;
+  if (a->actdim > 1 && a->dyntype != IMP_DYN_USER)
+    ld_error(c, a->file, a->line, "actdim > 1 is only allowed for dyntype 'user'");
+  if (a->actdim == 1 && a->dyntype == IMP_DYN_NONE)
+    ld_error(c, a->file, a->line, "invalid actdim 1 in stateless actuator");
+  if (a->actdim == 0 && a->dyntype != IMP_DYN_NONE)
+    ld_error(c, a->file, a->line, "invalid actdim 0 in stateful actuator");
+}
+
+int ld_count_activations(ld_ctx* c, int nu) {
+  long long na = 0;
+  for (int u = 0; u < nu; u++) {
+    const ld_actuator* a = LD_AT(c->actuators, ld_actuator, u);
+    check_actdim(c, a);
+    na += ld_actuator_actnum(a);
+    if (na > 1000000) ld_error(c, a->file, a->line, "too many activations (more than 1000000)");
+  }
+  return (int)na;
+}
+
+void ld_key_act(ld_ctx* c, ld_key* k, int na) {
+  if (k->nact < 0 || k->nact == na) {
+    if (k->nact == na && na == 0) k->nact = -1; /* act="" on a stateless model */
+    return;
+  }
+  if (k->nact != c->nact_file)
+    ld_error(c, k->file, k->line, "key act: expected %d numbers, got %d", na, k->nact);
+  /* written for every actuator of the file: keep the values of those that
+     remain, in their order (each lands at or before where it was read) */
+  int pos = 0;
+  for (int u = 0; u < c->actuators.n; u++) {
+    const ld_actuator* a = LD_AT(c->actuators, ld_actuator, u);
+    int n = ld_actuator_actnum(a);
+    for (int j = 0; j < n && pos < na; j++) k->act[pos++] = k->act[a->actfileadr + j];
+  }
+  k->nact = na;
 }
 
 /* position dampratio r: kv = r 2 sqrt(kp m), the damping of a critically
@@ -74,6 +130,21 @@ static void warn_unstable_velocity_feedback(ld_ctx* c, const imp_model* m, const
   }
 }
 
+/* acc0 of every actuator: |M^-1 J'| at qpos0 for its moment J (joint
+   transmission: gear on its dof), the joint-space acceleration of unit
+   actuator force; muscles with force < 0 take scale / acc0 as their peak
+   force (MJCF reference, muscle/scale). */
+static void actuator_acc0(imp_model* m, imp_data* d) {
+  double* moment = imp_stack_alloc(d, m->nv);
+  double* acc = imp_stack_alloc(d, m->nv);
+  for (int u = 0; u < m->nu; u++) {
+    imp_zero(moment, m->nv);
+    moment[m->jnt_dofadr[m->actuator_trnid[u]]] = m->actuator_gear[6 * u];
+    imp_solve_sparse(m, d->qLD, d->qLDiagInv, acc, moment);
+    m->actuator_acc0[u] = sqrt(imp_dot(acc, acc, m->nv));
+  }
+}
+
 void ld_actuators_at_qpos0(ld_ctx* c, imp_model* m) {
   if (!m->nu) return;
   imp_data* d = imp_make_data(m); /* at qpos0 */
@@ -81,6 +152,9 @@ void ld_actuators_at_qpos0(ld_ctx* c, imp_model* m) {
   imp_kinematics(m, d);
   imp_com_pos(m, d);
   imp_crb(m, d);
+  imp_factor_m(m, d);
+  actuator_acc0(m, d);
+  imp_stack_release(d, 0);
   actuator_dampratio(c, m, d);
   warn_unstable_velocity_feedback(c, m, d);
   imp_free_data(d);
@@ -103,18 +177,86 @@ int ld_resolve_actuators(ld_ctx* c, const ld_joint* J, int* actjnt, int* keep) {
       ld_error(c, a->file, a->line, "invalid ctrlrange");
     if (a->forcelimited && a->forcerange[0] >= a->forcerange[1])
       ld_error(c, a->file, a->line, "invalid forcerange");
+    if (a->actlimited < 0) a->actlimited = c->autolimits ? a->has_actrange : 0;
+    if (a->actlimited && a->actrange[0] >= a->actrange[1])
+      ld_error(c, a->file, a->line, "invalid actrange");
+    if (a->actlimited && a->dyntype == IMP_DYN_NONE)
+      ld_error(c, a->file, a->line, "actrange specified but dyntype is 'none'");
     actjnt[nu] = j;
     keep[nu++] = i;
   }
   return nu;
 }
 
+/* 1 when <compiler><lengthrange mode> selects actuator u */
+static int lengthrange_selected(const ld_ctx* c, const imp_model* m, int u) {
+  int muscle = m->actuator_gaintype[u] == IMP_GAIN_MUSCLE ||
+               m->actuator_biastype[u] == IMP_BIAS_MUSCLE;
+  return c->lr_mode == 3 || (c->lr_mode >= 1 && muscle);
+}
+
+/* Actuator u's lengthrange (MJCF reference, compiler/lengthrange and
+   Modeling > Length range): kept when given (useexisting) and valid;
+   otherwise for the actuators the mode selects, MuJoCo copies the range
+   of a limited joint with uselimit and else runs a damped simulation
+   pushing the actuator to both ends. That simulation is not implemented:
+   the joint's range (times gear) stands for its result on a limited joint,
+   with a warning unless uselimit asked for exactly that; a muscle on an
+   unlimited joint without a lengthrange is an error, as its force needs
+   one. */
+static void actuator_lengthrange(ld_ctx* c, imp_model* m, int u) {
+  const ld_actuator* a = LD_AT(c->actuators, ld_actuator, u);
+  double* lr = m->actuator_lengthrange + 2 * u;
+  lr[0] = a->lengthrange[0];
+  lr[1] = a->lengthrange[1];
+  if (!lengthrange_selected(c, m, u) || (c->lr_useexisting && lr[0] < lr[1])) return;
+  int j = m->actuator_trnid[u];
+  double gear = m->actuator_gear[6 * u];
+  if (m->jnt_limited[j]) {
+    double l0 = gear * m->jnt_range[2 * j], l1 = gear * m->jnt_range[2 * j + 1];
+    lr[0] = l0 < l1 ? l0 : l1;
+    lr[1] = l0 < l1 ? l1 : l0;
+    if (!c->lr_uselimit)
+      ld_warning(c, "actuator/lengthrange", a->file, a->line,
+                 "actuator '%s': lengthrange taken from joint '%s's range (MuJoCo computes it "
+                 "by a simulation not implemented here, which ends slightly past the limits); "
+                 "give lengthrange, or <compiler><lengthrange uselimit=\"true\"/>",
+                 a->name ? a->name : "", a->joint);
+  } else if (m->actuator_gaintype[u] == IMP_GAIN_MUSCLE ||
+             m->actuator_biastype[u] == IMP_BIAS_MUSCLE) {
+    ld_error(c, a->file, a->line,
+             "muscle actuator '%s' needs a lengthrange: joint '%s' has no range (MuJoCo's "
+             "lengthrange simulation is not implemented)",
+             a->name ? a->name : "", a->joint);
+  }
+}
+
+void ld_parse_lengthrange(ld_ctx* c, ld_node* n) {
+  static const char* const modes[] = {"none", "muscle", "muscleuser", "all", NULL};
+  /* the simulation's own settings: nothing to tune without it */
+  static const char* const ok[] = {"accel",    "maxforce", "timeconst", "timestep",
+                                   "inttotal", "interval", "tolrange",  NULL};
+  ld_attr_keyword(c, n, "mode", modes, &c->lr_mode);
+  ld_attr_bool(c, n, "useexisting", &c->lr_useexisting);
+  ld_attr_bool(c, n, "uselimit", &c->lr_uselimit);
+  ld_accept(n, ok);
+  ld_warn_unused(c, n);
+}
+
 void ld_put_actuators(ld_ctx* c, imp_model* m, const int* actjnt) {
+  int adr = 0;
   for (int i = 0; i < m->nu; i++) {
     const ld_actuator* a = LD_AT(c->actuators, ld_actuator, i);
     m->actuator_trntype[i] = IMP_TRN_JOINT;
     m->actuator_trnid[i] = actjnt[i];
-    m->actuator_dyntype[i] = IMP_DYN_NONE;
+    m->actuator_dyntype[i] = a->dyntype;
+    m->actuator_actnum[i] = ld_actuator_actnum(a);
+    m->actuator_actadr[i] = m->actuator_actnum[i] ? adr : -1;
+    adr += m->actuator_actnum[i];
+    m->actuator_actlimited[i] = a->actlimited;
+    m->actuator_actearly[i] = a->actearly;
+    imp_copy(m->actuator_dynprm + IMP_NGAIN * i, a->dynprm, IMP_NGAIN);
+    imp_copy(m->actuator_actrange + 2 * i, a->actrange, 2);
     m->actuator_gaintype[i] = a->gaintype;
     m->actuator_biastype[i] = a->biastype;
     m->actuator_ctrllimited[i] = a->ctrllimited;
@@ -124,5 +266,6 @@ void ld_put_actuators(ld_ctx* c, imp_model* m, const int* actjnt) {
     imp_copy(m->actuator_biasprm + IMP_NGAIN * i, a->biasprm, IMP_NGAIN);
     imp_copy(m->actuator_ctrlrange + 2 * i, a->ctrlrange, 2);
     imp_copy(m->actuator_forcerange + 2 * i, a->forcerange, 2);
+    actuator_lengthrange(c, m, i);
   }
 }

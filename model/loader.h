@@ -130,7 +130,16 @@ typedef struct ld_texture {
   int autoname;     /* named after its file: may repeat */
 } ld_texture;
 
-enum { LD_ACT_GENERAL = 0, LD_ACT_MOTOR, LD_ACT_POSITION, LD_ACT_VELOCITY };
+enum {
+  LD_ACT_GENERAL = 0,
+  LD_ACT_MOTOR,
+  LD_ACT_POSITION,
+  LD_ACT_VELOCITY,
+  LD_ACT_INTVELOCITY, /* integrator of velocity into a position servo's setpoint */
+  LD_ACT_DAMPER,      /* force -kv velocity ctrl */
+  LD_ACT_CYLINDER,    /* filter, area gain, affine bias */
+  LD_ACT_MUSCLE       /* muscle dynamics, gain and bias */
+};
 
 typedef struct ld_actuator {
   const char* name;
@@ -145,7 +154,16 @@ typedef struct ld_actuator {
   int gaintype, biastype, dyntype;
   double gainprm[IMP_NGAIN], biasprm[IMP_NGAIN];
   double dampratio;    /* position: damping as a ratio of critical (kv set at compile), 0 none */
-  double inheritrange; /* position: ctrlrange from the joint's range, scaled; 0 none */
+  double inheritrange; /* position: ctrlrange from the joint's range, scaled; 0 none;
+                          intvelocity: actrange from it */
+  double dynprm[IMP_NGAIN];
+  double actrange[2], lengthrange[2];
+  int has_actrange;
+  int actlimited;      /* 0, 1, -1 auto */
+  int actearly;
+  int actdim;          /* -1: from dyntype */
+  int actfileadr;      /* its first activation among the file's actuators, skipped ones
+                          included (keyframe act) */
 } ld_actuator;
 
 typedef struct ld_key {
@@ -153,8 +171,8 @@ typedef struct ld_key {
   const char* file;
   int line;
   double time;
-  double *qpos, *qvel, *ctrl;
-  int nqpos, nqvel, nctrl; /* -1 when absent */
+  double *qpos, *qvel, *ctrl, *act;
+  int nqpos, nqvel, nctrl, nact; /* -1 when absent */
 } ld_key;
 
 typedef struct ld_body {
@@ -295,6 +313,10 @@ typedef struct ld_ctx {
   int inertiafromgeom;   /* 0 false, 1 true, 2 auto */
   int autolimits;
   int nactuator_file; /* <actuator> children read, skipped ones included (keyframe ctrl) */
+  int nact_file;      /* their activations, skipped actuators' included (keyframe act) */
+  /* <compiler><lengthrange>: mode (0 none, 1 muscle, 2 muscleuser, 3 all),
+     useexisting, uselimit (actuator.c) */
+  int lr_mode, lr_useexisting, lr_uselimit;
   char eulerseq[4];
   const char* meshdir;
   const char* texturedir;
@@ -438,8 +460,19 @@ int ld_resolve_actuators(ld_ctx* c, const ld_joint* J, int* actjnt, int* keep);
 /* the kept (permuted) actuators into m, m->nu of them */
 void ld_put_actuators(ld_ctx* c, imp_model* m, const int* actjnt);
 /* dampratio into kv, and the warning for velocity feedback beyond the
-   explicit integrator's stability limit, from the inertia at qpos0 */
+   explicit integrator's stability limit, from the inertia at qpos0; each
+   actuator's acc0 (muscles scale their force by it) */
 void ld_actuators_at_qpos0(ld_ctx* c, imp_model* m);
+/* activations of the first nu (kept) actuators: 1 for each with dynamics
+   (actdim checked) */
+int ld_count_activations(ld_ctx* c, int nu);
+/* activations of an actuator read from the file (-1 actdim: 1 with dynamics) */
+int ld_actuator_actnum(const ld_actuator* a);
+/* a key's act: na values, or the file's count when actuators with state
+   were skipped (then those of the kept actuators stay), else an error */
+void ld_key_act(ld_ctx* c, ld_key* k, int na);
+/* <compiler><lengthrange> */
+void ld_parse_lengthrange(ld_ctx* c, ld_node* n);
 
 /* ---- statistic.c ---- */
 
