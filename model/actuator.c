@@ -2,7 +2,7 @@
  * (actuators on free or ball joints are skipped with a warning),
  * ctrl/force/act limits with compiler autolimits, position and
  * intvelocity inheritrange, activation addresses and keyframe act,
- * lengthrange (<compiler><lengthrange>), acc0 and dampratio from the
+ * lengthrange (lengthrange.c), acc0 and dampratio from the
  * inertia at qpos0, and the warning for velocity feedback an explicit
  * integrator cannot take. */
 #include <math.h>
@@ -158,6 +158,7 @@ void ld_actuators_at_qpos0(ld_ctx* c, imp_model* m) {
   actuator_dampratio(c, m, d);
   warn_unstable_velocity_feedback(c, m, d);
   imp_free_data(d);
+  ld_compute_lengthranges(c, m);
 }
 
 int ld_resolve_actuators(ld_ctx* c, const ld_joint* J, int* actjnt, int* keep) {
@@ -188,61 +189,6 @@ int ld_resolve_actuators(ld_ctx* c, const ld_joint* J, int* actjnt, int* keep) {
   return nu;
 }
 
-/* 1 when <compiler><lengthrange mode> selects actuator u */
-static int lengthrange_selected(const ld_ctx* c, const imp_model* m, int u) {
-  int muscle = m->actuator_gaintype[u] == IMP_GAIN_MUSCLE ||
-               m->actuator_biastype[u] == IMP_BIAS_MUSCLE;
-  return c->lr_mode == 3 || (c->lr_mode >= 1 && muscle);
-}
-
-/* Actuator u's lengthrange (MJCF reference, compiler/lengthrange and
-   Modeling > Length range): kept when given (useexisting) and valid;
-   otherwise for the actuators the mode selects, MuJoCo copies the range
-   of a limited joint with uselimit and else runs a damped simulation
-   pushing the actuator to both ends. That simulation is not implemented:
-   the joint's range (times gear) stands for its result on a limited joint,
-   with a warning unless uselimit asked for exactly that; a muscle on an
-   unlimited joint without a lengthrange is an error, as its force needs
-   one. */
-static void actuator_lengthrange(ld_ctx* c, imp_model* m, int u) {
-  const ld_actuator* a = LD_AT(c->actuators, ld_actuator, u);
-  double* lr = m->actuator_lengthrange + 2 * u;
-  lr[0] = a->lengthrange[0];
-  lr[1] = a->lengthrange[1];
-  if (!lengthrange_selected(c, m, u) || (c->lr_useexisting && lr[0] < lr[1])) return;
-  int j = m->actuator_trnid[u];
-  double gear = m->actuator_gear[6 * u];
-  if (m->jnt_limited[j]) {
-    double l0 = gear * m->jnt_range[2 * j], l1 = gear * m->jnt_range[2 * j + 1];
-    lr[0] = l0 < l1 ? l0 : l1;
-    lr[1] = l0 < l1 ? l1 : l0;
-    if (!c->lr_uselimit)
-      ld_warning(c, "actuator/lengthrange", a->file, a->line,
-                 "actuator '%s': lengthrange taken from joint '%s's range (MuJoCo computes it "
-                 "by a simulation not implemented here, which ends slightly past the limits); "
-                 "give lengthrange, or <compiler><lengthrange uselimit=\"true\"/>",
-                 a->name ? a->name : "", a->joint);
-  } else if (m->actuator_gaintype[u] == IMP_GAIN_MUSCLE ||
-             m->actuator_biastype[u] == IMP_BIAS_MUSCLE) {
-    ld_error(c, a->file, a->line,
-             "muscle actuator '%s' needs a lengthrange: joint '%s' has no range (MuJoCo's "
-             "lengthrange simulation is not implemented)",
-             a->name ? a->name : "", a->joint);
-  }
-}
-
-void ld_parse_lengthrange(ld_ctx* c, ld_node* n) {
-  static const char* const modes[] = {"none", "muscle", "muscleuser", "all", NULL};
-  /* the simulation's own settings: nothing to tune without it */
-  static const char* const ok[] = {"accel",    "maxforce", "timeconst", "timestep",
-                                   "inttotal", "interval", "tolrange",  NULL};
-  ld_attr_keyword(c, n, "mode", modes, &c->lr_mode);
-  ld_attr_bool(c, n, "useexisting", &c->lr_useexisting);
-  ld_attr_bool(c, n, "uselimit", &c->lr_uselimit);
-  ld_accept(n, ok);
-  ld_warn_unused(c, n);
-}
-
 void ld_put_actuators(ld_ctx* c, imp_model* m, const int* actjnt) {
   int adr = 0;
   for (int i = 0; i < m->nu; i++) {
@@ -266,6 +212,6 @@ void ld_put_actuators(ld_ctx* c, imp_model* m, const int* actjnt) {
     imp_copy(m->actuator_biasprm + IMP_NGAIN * i, a->biasprm, IMP_NGAIN);
     imp_copy(m->actuator_ctrlrange + 2 * i, a->ctrlrange, 2);
     imp_copy(m->actuator_forcerange + 2 * i, a->forcerange, 2);
-    actuator_lengthrange(c, m, i);
+    imp_copy(m->actuator_lengthrange + 2 * i, a->lengthrange, 2); /* given, or computed later */
   }
 }

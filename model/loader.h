@@ -298,6 +298,15 @@ typedef struct ld_vec {
   size_t elsz;
 } ld_vec;
 
+/* <compiler><lengthrange> (MJCF reference): which actuators get a computed
+   lengthrange and the settings of the simulation that finds it */
+typedef struct ld_lropt {
+  int mode;         /* 0 none, 1 muscle, 2 muscleuser, 3 all */
+  int useexisting;  /* keep a given range */
+  int uselimit;     /* copy a limited joint's range */
+  double accel, maxforce, timeconst, timestep, inttotal, interval, tolrange;
+} ld_lropt;
+
 typedef struct ld_block { struct ld_block* next; size_t used, cap; } ld_block;
 
 typedef struct ld_ctx {
@@ -314,9 +323,7 @@ typedef struct ld_ctx {
   int autolimits;
   int nactuator_file; /* <actuator> children read, skipped ones included (keyframe ctrl) */
   int nact_file;      /* their activations, skipped actuators' included (keyframe act) */
-  /* <compiler><lengthrange>: mode (0 none, 1 muscle, 2 muscleuser, 3 all),
-     useexisting, uselimit (actuator.c) */
-  int lr_mode, lr_useexisting, lr_uselimit;
+  ld_lropt lr;        /* <compiler><lengthrange> (lengthrange.c) */
   char eulerseq[4];
   const char* meshdir;
   const char* texturedir;
@@ -471,8 +478,16 @@ int ld_actuator_actnum(const ld_actuator* a);
 /* a key's act: na values, or the file's count when actuators with state
    were skipped (then those of the kept actuators stay), else an error */
 void ld_key_act(ld_ctx* c, ld_key* k, int na);
-/* <compiler><lengthrange> */
+/* ---- lengthrange.c ---- */
+
+/* MJCF's <compiler><lengthrange> defaults */
+void ld_lengthrange_defaults(ld_lropt* o);
+/* <compiler><lengthrange> into c->lr */
 void ld_parse_lengthrange(ld_ctx* c, ld_node* n);
+/* every selected actuator's lengthrange (m complete but for it): kept,
+   copied from its joint (uselimit) or found by MuJoCo's simulation; a run
+   that fails is an error at the actuator's line */
+void ld_compute_lengthranges(ld_ctx* c, imp_model* m);
 
 /* ---- statistic.c ---- */
 

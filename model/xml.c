@@ -795,8 +795,7 @@ static void init_ctx(ld_ctx* c, char* err, int errsz) {
   c->degree = 1;
   c->inertiafromgeom = 2;
   c->autolimits = 1;
-  c->lr_mode = 1; /* <compiler><lengthrange> defaults: muscles, existing ranges kept */
-  c->lr_useexisting = 1;
+  ld_lengthrange_defaults(&c->lr);
   memcpy(c->eulerseq, "xyz", 4);
   c->inertiagroup[0] = 0;
   c->inertiagroup[1] = 5;

@@ -141,12 +141,41 @@ START_TEST(test_actuator_dynamics_act_matters) {
 }
 END_TEST
 
+/* A muscle without lengthrange on a limited hinge: both simulate to find
+   it (MJCF compiler/lengthrange); MuJoCo's soft limit lets the joint past
+   its range where ours stops at it, so the ends differ by that give, a
+   small fraction of the range (0.04% here). */
+START_TEST(test_lengthrange_simulation) {
+  (void)_i;
+  static const char* xml =
+      "<mujoco><compiler angle='radian' autolimits='true'/><worldbody><body pos='0 0 1'>"
+      "<joint name='h' axis='0 1 0' range='-0.6 0.9'/>"
+      "<geom type='capsule' fromto='0 0 0 0.3 0 0' size='0.03'/></body></worldbody>"
+      "<actuator><muscle joint='h' gear='1.5'/></actuator></mujoco>";
+  char path[4096];
+  mjp_write("mjactuator_lengthrange", xml, path, sizeof path);
+  pair p;
+  mjp_load(&p, "lengthrange", path, path);
+  imp_test_no_warnings(p.m);
+  const double* ours = p.m->actuator_lengthrange;
+  const double* theirs = p.mm->actuator_lengthrange;
+  double dev = fmax(fabs(ours[0] - theirs[0]), fabs(ours[1] - theirs[1]));
+  printf("lengthrange by simulation: ours (%.6f, %.6f), MuJoCo 2.2.2 (%.6f, %.6f), joint range "
+         "times gear (%.6f, %.6f)\n", ours[0], ours[1], theirs[0], theirs[1], -0.9, 1.35);
+  ck_assert_double_eq_tol(ours[0], -0.9, 1e-7);
+  ck_assert_double_eq_tol(ours[1], 1.35, 1e-7);
+  ck_assert_msg(dev < 1e-3 * (1.35 + 0.9), "lengthrange differs by %g", dev);
+  mjp_free(&p);
+}
+END_TEST
+
 static Suite* actuator_suite(void) {
   Suite* s = suite_create("mujoco_actuator");
   TCase* tc = tcase_create("trajectories");
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, test_actuator_dynamics_trajectory, 0, 3);
   tcase_add_loop_test(tc, test_actuator_dynamics_act_matters, 0, 1);
+  tcase_add_loop_test(tc, test_lengthrange_simulation, 0, 1);
   suite_add_tcase(s, tc);
   return s;
 }
