@@ -17,7 +17,8 @@ const char* const cli_usage_replay =
     "Space pauses, Right/Left move one row, Up/Down one second, +/- slow it\n"
     "down, Backspace rewinds; a click on the bar at the top jumps there.\n"
     "The trajectory must have the model's nq qpos, nv qvel and nu ctrl\n"
-    "columns. --frames, --screenshot and --script as for `impetus view`.\n"
+    "columns, and 7 mocap columns (pos, quat) per mocap body; mocap bodies\n"
+    "move as recorded. --frames, --screenshot and --script as for `impetus view`.\n"
     "Exit 1 when the model or the trajectory does not load (file:line:\n"
     "message, no window); 2 on bad usage.\n";
 

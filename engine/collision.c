@@ -168,12 +168,14 @@ static int bitmasks_match(const imp_model* m, int g1, int g2) {
          (m->geom_contype[g2] & m->geom_conaffinity[g1]);
 }
 
-/* Bodies welded together never collide; nor does a weld group with the
-   group of its parent body, except the world (so everything can land on
-   the floor). */
+/* Bodies welded together never collide; nor two weld groups without dofs
+   (the world and mocap bodies: no force could act); nor a weld group with
+   the group of its parent body, except the world (so everything can land
+   on the floor). MuJoCo's filterBodyPair. */
 static int bodies_filtered(const imp_model* m, int b1, int b2) {
   int w1 = m->body_weldid[b1], w2 = m->body_weldid[b2];
   if (w1 == w2) return 1;
+  if (m->body_dofnum[w1] == 0 && m->body_dofnum[w2] == 0) return 1;
   if (w1 == 0 || w2 == 0) return 0;
   int p1 = m->body_weldid[m->body_parentid[w1]], p2 = m->body_weldid[m->body_parentid[w2]];
   return w1 == p2 || w2 == p1;

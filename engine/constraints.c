@@ -1,4 +1,4 @@
-/* Constraint rows: contacts, joint limits, joint friction and equalities, each a block of
+/* Constraint rows: contacts, joint and tendon limits, joint and tendon friction and equalities, each a block of
  * rows with its Jacobian K (v = K u, u the generalized velocity), its
  * violation and its stabilization target b (Todorov 2010, eq. 11).
  *
@@ -28,9 +28,13 @@
  *    frictionloss > 0, in every step whatever the motion (MuJoCo's rule:
  *    dry friction acts at rest too), the dof's velocity, with the impulse
  *    bound frictionloss * h (IMP_CNSTR_FRICTION, contact.h); pos 0;
+ *  - tendon limit and friction: the same along the tendon's Jacobian
+ *    ten_J (tendon.c), pos = L - (range0 + margin) and (range1 - margin) - L:
+ *    MuJoCo's soft limit rests at its margin, ours is there;
  *  - equality: connect (3 rows: the two anchors' world positions), weld
  *    (3 position rows, 3 orientation rows), joint (1 row,
- *    q1 - q1ref = poly(q2 - q2ref)); pos is the residual, signed like v.
+ *    q1 - q1ref = poly(q2 - q2ref)), tendon (1 row, L1 - L1_0 = poly(L2 -
+ *    L2_0)); pos is the residual, signed like v.
  *
  * Stabilization, documented for users: with T = solref time constant
  * (default 0.02 s; a non-positive value means the default) clamped to at
@@ -63,7 +67,7 @@
 
 /* The last dof on body b's chain to the root (its own, or its nearest
    ancestor's with dofs), -1 when b is static. */
-static int chain_tip(const imp_model* m, int b) {
+int imp_chain_tip(const imp_model* m, int b) {
   for (; b > 0; b = m->body_parentid[b])
     if (m->body_dofnum[b] > 0) return m->body_dofadr[b] + m->body_dofnum[b] - 1;
   return -1;
@@ -71,8 +75,8 @@ static int chain_tip(const imp_model* m, int b) {
 
 /* Union of the dof chains of b1 and b2, descending; side[i] = 1 when dof[i]
    moves b1, 2 when it moves b2, 3 both. Returns the count. */
-static int chain_union(const imp_model* m, int b1, int b2, int* dof, int* side) {
-  int i = chain_tip(m, b1), j = chain_tip(m, b2), n = 0;
+int imp_chain_union(const imp_model* m, int b1, int b2, int* dof, int* side) {
+  int i = imp_chain_tip(m, b1), j = imp_chain_tip(m, b2), n = 0;
   while (i >= 0 || j >= 0) {
     if (i == j) {
       dof[n] = i, side[n++] = 3;
@@ -90,7 +94,7 @@ static int chain_union(const imp_model* m, int b1, int b2, int* dof, int* side) 
 }
 
 /* Linear velocity of world point p per unit u_k: cdof_lin + cdof_ang x (p - c). */
-static void point_column(const imp_model* m, const imp_data* d, int k, const double p[3],
+void imp_point_column(const imp_model* m, const imp_data* d, int k, const double p[3],
                          double col[3]) {
   const double* s = d->cdof + 6 * k;
   const double* c = d->subtree_com + 3 * m->body_rootid[m->dof_bodyid[k]];
@@ -123,12 +127,12 @@ static rel_jac rel_jac_alloc(const imp_model* m, imp_data* d) {
 static void relative_jacobian(const imp_model* m, const imp_data* d, int b1, const double p1[3],
                               int b2, const double p2[3], rel_jac* J) {
   int* side = J->side;
-  J->n = chain_union(m, b1, b2, J->dof, side);
+  J->n = imp_chain_union(m, b1, b2, J->dof, side);
   for (int i = 0; i < J->n; i++) {
     int k = J->dof[i];
     double c1[3] = {0, 0, 0}, c2[3] = {0, 0, 0};
-    if (side[i] & 1) point_column(m, d, k, p1, c1);
-    if (side[i] & 2) point_column(m, d, k, p2, c2);
+    if (side[i] & 1) imp_point_column(m, d, k, p1, c1);
+    if (side[i] & 2) imp_point_column(m, d, k, p2, c2);
     double w = (side[i] & 2 ? 1.0 : 0.0) - (side[i] & 1 ? 1.0 : 0.0);
     for (int a = 0; a < 3; a++) {
       J->lin[i][a] = c2[a] - c1[a];
@@ -227,7 +231,7 @@ static void add_contact(const imp_model* m, imp_data* d, int i, rel_jac* J) {
   imp_contact* c = d->contact + i;
   c->efc_adr = -1;
   int b1 = m->geom_bodyid[c->geom1], b2 = m->geom_bodyid[c->geom2];
-  if (chain_tip(m, b1) < 0 && chain_tip(m, b2) < 0) return; /* nothing can move */
+  if (imp_chain_tip(m, b1) < 0 && imp_chain_tip(m, b2) < 0) return; /* nothing can move */
   /* no sliding friction: frictionless, whatever the condim */
   int dim = c->friction[0] > IMP_MINVAL ? c->dim : 1;
   int blk = add_block(m, d, IMP_CNSTR_CONTACT, i, dim);
@@ -276,18 +280,18 @@ static double ball_angle(const double q[4], double axis[3]) {
    at up to IMP_STAB_VMAX, pos < h IMP_STAB_VMAX (after the step above the
    piper's shoulder sat 1e-9 rad inside its limit, and the next step's
    correction carried it 0.02 rad past). */
-static void add_limit(const imp_model* m, imp_data* d, int j, double pos,
-                      int n, const int* dof, const double* val) {
+static void add_limit(const imp_model* m, imp_data* d, int id, double pos, int n, const int* dof,
+                      const double* val, const double solref[2]) {
   double h = m->opt.timestep, rate = 0;
   for (int i = 0; i < n; i++)
     rate += val[i] * (d->qvel[dof[i]] + h * d->qacc_smooth[dof[i]]);
   if (pos >= h * IMP_STAB_VMAX && pos + h * rate >= 0) return;
-  int blk = add_block(m, d, IMP_CNSTR_LIMIT, j, 1);
+  int blk = add_block(m, d, IMP_CNSTR_LIMIT, id, 1);
   if (blk < 0) return;
   int row = d->blk_efcadr[blk];
   set_row_entries(d, row, n, dof, val);
   d->efc_pos[row] = pos;
-  d->efc_b[row] = imp_unilateral_target(pos, m->jnt_solref + 2 * j, h);
+  d->efc_b[row] = imp_unilateral_target(pos, solref, h);
 }
 
 static void add_limits(const imp_model* m, imp_data* d) {
@@ -299,8 +303,8 @@ static void add_limits(const imp_model* m, imp_data* d) {
       case IMP_JNT_HINGE:
       case IMP_JNT_SLIDE: {
         double q = d->qpos[qa], plus = 1, minus = -1;
-        add_limit(m, d, j, q - range[0], 1, &va, &plus);
-        add_limit(m, d, j, range[1] - q, 1, &va, &minus);
+        add_limit(m, d, j, q - range[0], 1, &va, &plus, m->jnt_solref + 2 * j);
+        add_limit(m, d, j, range[1] - q, 1, &va, &minus, m->jnt_solref + 2 * j);
         break;
       }
       case IMP_JNT_BALL: {
@@ -308,7 +312,7 @@ static void add_limits(const imp_model* m, imp_data* d) {
         double angle = ball_angle(d->qpos + qa, axis);
         int dof[3] = {va + 2, va + 1, va};
         double val[3] = {-axis[2], -axis[1], -axis[0]}; /* d(range - angle)/dt = -axis . w */
-        add_limit(m, d, j, range[1] - angle, 3, dof, val);
+        add_limit(m, d, j, range[1] - angle, 3, dof, val, m->jnt_solref + 2 * j);
         break;
       }
       default:
@@ -327,6 +331,40 @@ static void add_joint_friction(const imp_model* m, imp_data* d) {
     double one = 1;
     set_row_entries(d, d->blk_efcadr[blk], 1, &i, &one);
     d->blk_mu[blk] = m->dof_frictionloss[i] * m->opt.timestep; /* a force bound, as an impulse */
+  }
+}
+
+/* ---- tendon limits and friction: rows along ten_J ---- */
+
+/* Limit rows of tendon t, block ids njnt + 2 t (lower) and + 1 (upper):
+   pos = L - (range0 + margin) and (range1 - margin) - L, the rows +-J. A
+   tendon no dof moves has none. */
+static void add_tendon_limits(const imp_model* m, imp_data* d) {
+  size_t mark = imp_stack_mark(d);
+  double* neg = imp_stack_alloc(d, m->nJten);
+  for (int t = 0; t < m->ntendon; t++) {
+    int adr = d->ten_J_rowadr[t], n = d->ten_J_rownnz[t];
+    if (!m->tendon_limited[t] || n == 0) continue;
+    const double *range = m->tendon_range + 2 * t, *J = d->ten_J + adr;
+    const int* dof = d->ten_J_colind + adr;
+    double L = d->ten_length[t], margin = m->tendon_margin[t];
+    for (int i = 0; i < n; i++) neg[i] = -J[i];
+    add_limit(m, d, m->njnt + 2 * t, L - range[0] - margin, n, dof, J, m->tendon_solref + 2 * t);
+    add_limit(m, d, m->njnt + 2 * t + 1, range[1] - margin - L, n, dof, neg,
+              m->tendon_solref + 2 * t);
+  }
+  imp_stack_release(d, mark);
+}
+
+/* A row of dry friction along tendon t (id nv + t), bound frictionloss h. */
+static void add_tendon_friction(const imp_model* m, imp_data* d) {
+  for (int t = 0; t < m->ntendon; t++) {
+    int adr = d->ten_J_rowadr[t], n = d->ten_J_rownnz[t];
+    if (!(m->tendon_frictionloss[t] > 0) || n == 0) continue;
+    int blk = add_block(m, d, IMP_CNSTR_FRICTION, m->nv + t, 1);
+    if (blk < 0) return;
+    set_row_entries(d, d->blk_efcadr[blk], n, d->ten_J_colind + adr, d->ten_J + adr);
+    d->blk_mu[blk] = m->tendon_frictionloss[t] * m->opt.timestep;
   }
 }
 
@@ -416,6 +454,40 @@ static void add_joint_equality(const imp_model* m, imp_data* d, int e) {
   d->efc_b[row] = imp_bilateral_target(pos, m->eq_solref + 2 * e, m->opt.timestep);
 }
 
+/* L1 - L1_0 = a0 + a1 x + ... + a4 x^4 with x = L2 - L2_0 (L_0 the lengths
+   at qpos0; without tendon2 x = 0): row J1 - poly'(x) J2, merged with dofs
+   descending. */
+static void add_tendon_equality(const imp_model* m, imp_data* d, int e) {
+  int t1 = m->eq_obj1id[e], t2 = m->eq_obj2id[e];
+  const double* a = m->eq_data + 11 * e;
+  double x = 0, poly = a[0], dpoly = 0;
+  if (t2 >= 0) {
+    x = d->ten_length[t2] - m->tendon_length0[t2];
+    poly = a[0] + x * (a[1] + x * (a[2] + x * (a[3] + x * a[4])));
+    dpoly = a[1] + x * (2 * a[2] + x * (3 * a[3] + x * 4 * a[4]));
+  }
+  int n1 = d->ten_J_rownnz[t1], n2 = t2 >= 0 ? d->ten_J_rownnz[t2] : 0;
+  const int *c1 = d->ten_J_colind + d->ten_J_rowadr[t1],
+            *c2 = t2 >= 0 ? d->ten_J_colind + d->ten_J_rowadr[t2] : NULL;
+  const double *v1 = d->ten_J + d->ten_J_rowadr[t1], *v2 = t2 >= 0 ? d->ten_J + d->ten_J_rowadr[t2] : NULL;
+  if (n1 + n2 == 0) return;
+  int blk = add_block(m, d, IMP_CNSTR_EQUALITY, e, 1);
+  if (blk < 0) return;
+  int row = d->blk_efcadr[blk], adr = d->efc_J_rowadr[row], n = 0, i = 0, k = 0;
+  while (i < n1 || k < n2) { /* the compiler sized nJrow for the union */
+    int di = i < n1 ? c1[i] : -1, dk = k < n2 ? c2[k] : -1, dof = di > dk ? di : dk;
+    double v = 0;
+    if (di == dof) v += v1[i++];
+    if (dk == dof) v -= dpoly * v2[k++];
+    d->efc_J_colind[adr + n] = dof;
+    d->efc_J[adr + n++] = v;
+  }
+  d->efc_J_rownnz[row] = n;
+  double pos = d->ten_length[t1] - m->tendon_length0[t1] - poly;
+  d->efc_pos[row] = pos;
+  d->efc_b[row] = imp_bilateral_target(pos, m->eq_solref + 2 * e, m->opt.timestep);
+}
+
 static void add_equalities(const imp_model* m, imp_data* d, rel_jac* J) {
   for (int e = 0; e < m->neq; e++) {
     if (!m->eq_active[e]) continue;
@@ -423,6 +495,7 @@ static void add_equalities(const imp_model* m, imp_data* d, rel_jac* J) {
       case IMP_EQ_CONNECT: add_connect(m, d, e, J); break;
       case IMP_EQ_WELD: add_weld(m, d, e, J); break;
       case IMP_EQ_JOINT: add_joint_equality(m, d, e); break;
+      case IMP_EQ_TENDON: add_tendon_equality(m, d, e); break;
       default: break;
     }
   }
@@ -476,8 +549,14 @@ void imp_constraints(const imp_model* m, imp_data* d) {
   size_t mark = imp_stack_mark(d);
   rel_jac J = rel_jac_alloc(m, d);
   if (!(m->opt.disableflags & IMP_DSBL_EQUALITY)) add_equalities(m, d, &J);
-  if (!(m->opt.disableflags & IMP_DSBL_FRICTIONLOSS)) add_joint_friction(m, d);
-  if (!(m->opt.disableflags & IMP_DSBL_LIMIT)) add_limits(m, d);
+  if (!(m->opt.disableflags & IMP_DSBL_FRICTIONLOSS)) {
+    add_joint_friction(m, d);
+    add_tendon_friction(m, d);
+  }
+  if (!(m->opt.disableflags & IMP_DSBL_LIMIT)) {
+    add_limits(m, d);
+    add_tendon_limits(m, d);
+  }
   if (!(m->opt.disableflags & IMP_DSBL_CONTACT))
     for (int i = 0; i < d->ncon; i++) add_contact(m, d, i, &J);
   imp_stack_release(d, mark);

@@ -155,9 +155,11 @@ static void find_islands(const imp_model* m, imp_data* d, int* parent, int* labe
 
 /* ---- warm start: the last step's impulses, block by block ---- */
 
-/* Side of a limit block: 0 lower (row +1), 1 upper or a ball's cone. */
+/* Side of a limit block: 0 lower (row +1), 1 upper or a ball's cone; a
+   tendon's is in its id (types.h). */
 static int limit_side(const imp_model* m, const imp_data* d, int blk) {
   int row = d->blk_efcadr[blk], j = d->blk_id[blk];
+  if (j >= m->njnt) return (j - m->njnt) & 1;
   if (m->jnt_type[j] == IMP_JNT_BALL) return 1;
   return d->efc_J[d->efc_J_rowadr[row]] > 0 ? 0 : 1;
 }

@@ -29,6 +29,8 @@
   X(crb, 10 * m->nbody) X(qM, m->nM) X(qLD, m->nM)              \
   X(qLDiagInv, m->nv) X(qH, m->nM) X(qHDiagInv, m->nv)          \
   X(qLU, m->nM) X(qLUt, m->nM) X(qLUDiagInv, m->nv)             \
+  X(ten_length, m->ntendon) X(ten_velocity, m->ntendon)         \
+  X(ten_J, (size_t)m->ntendon * m->nJten) X(wrap_xpos, 6 * (size_t)m->nwrap) \
   X(actuator_length, m->nu) X(actuator_velocity, m->nu)         \
   X(actuator_force, m->nu) X(qfrc_actuator, m->nv)              \
   X(qfrc_passive, m->nv) X(qfrc_gravcomp, m->nv)                \
@@ -38,6 +40,7 @@
   X(sensordata, m->nsensordata) X(cacc, 6 * m->nbody)           \
   X(cfrc_int, 6 * m->nbody) X(cfrc_ext, 6 * m->nbody)           \
   X(subtree_linvel, 3 * m->nbody) X(subtree_angmom, 3 * m->nbody) \
+  X(mocap_pos, 3 * m->nmocap) X(mocap_quat, 4 * m->nmocap)      \
   X(efc_J, (size_t)m->njmax * m->nJrow) X(efc_pos, m->njmax)    \
   X(efc_b, m->njmax) X(efc_v0, m->njmax) X(efc_vel, m->njmax)   \
   X(efc_impulse, m->njmax) X(blk_mu, m->njmax)                  \
@@ -58,7 +61,9 @@
   X(island_blk, m->njmax) X(island_iter, m->njmax)                     \
   X(island_newton, m->njmax) X(island_exit, m->njmax)                   \
   X(island_flags, m->njmax) X(warm_type, m->njmax) X(warm_id, m->njmax) \
-  X(warm_id2, m->njmax)
+  X(warm_id2, m->njmax) X(ten_J_rownnz, m->ntendon) X(ten_J_rowadr, m->ntendon) \
+  X(ten_J_colind, (size_t)m->ntendon * m->nJten) X(ten_wrapadr, m->ntendon)  \
+  X(ten_wrapnum, m->ntendon) X(wrap_obj, 2 * (size_t)m->nwrap)
 
 /* bytes rounded up to a multiple of IMP_ALIGN (what aligned_alloc wants,
    and what keeps the next array aligned) */
@@ -75,7 +80,8 @@ static size_t aligned_int_bytes(size_t nint) { return round_up(nint * sizeof(int
 size_t imp_arena_bytes(const imp_model* m, int solver) {
   size_t n = 64 * (size_t)m->nbody + 32 * (size_t)m->nv + 4 * (size_t)m->nM + 4 * (size_t)m->nq +
              4 * (size_t)m->nu + 8 * (size_t)m->na + 32 * (size_t)m->ngeom /* collision: boxes, tree */ +
-             2 * (size_t)m->nM + 19 * (size_t)m->nbody; /* implicit integrators */
+             2 * (size_t)m->nM + 19 * (size_t)m->nbody /* implicit integrators */ +
+             2 * (size_t)m->nv + (size_t)m->nJten + 2 * (size_t)m->nJrow; /* tendon rows */
   size_t b = aligned_bytes(n) + 64 * IMP_ALIGN + imp_contact_arena_bytes(m, solver);
   return round_up(b); /* aligned_alloc wants a multiple */
 }
@@ -144,6 +150,16 @@ void imp_free_data(imp_data* d) {
   free(d);
 }
 
+/* Mocap bodies back to the pose of the model file (MuJoCo's mj_resetData). */
+static void reset_mocap(const imp_model* m, imp_data* d) {
+  for (int b = 0; b < m->nbody; b++) {
+    int id = m->body_mocapid[b];
+    if (id < 0) continue;
+    imp_copy(d->mocap_pos + 3 * id, m->body_pos + 3 * b, 3);
+    imp_copy(d->mocap_quat + 4 * id, m->body_quat + 4 * b, 4);
+  }
+}
+
 void imp_reset_data(const imp_model* m, imp_data* d) {
   if (!m || !d) imp_error("imp_reset_data: NULL argument");
   /* everything goes back to zero (the arena holds nothing between steps);
@@ -154,6 +170,7 @@ void imp_reset_data(const imp_model* m, imp_data* d) {
   d->solver_iter = d->solver_newton = d->solver_exit = d->nwarning_solver = 0;
   d->solver_residual = d->solver_residual_abs = 0;
   imp_copy(d->qpos, m->qpos0, m->nq);
+  reset_mocap(m, d);
   d->time = 0;
   d->pstack = 0;
   d->nstep = 0;
@@ -178,6 +195,8 @@ void imp_reset_data_keyframe(const imp_model* m, imp_data* d, int key) {
   imp_copy(d->qvel, m->key_qvel + (size_t)key * m->nv, m->nv);
   imp_copy(d->ctrl, m->key_ctrl + (size_t)key * m->nu, m->nu);
   imp_copy(d->act, m->key_act + (size_t)key * m->na, m->na);
+  imp_copy(d->mocap_pos, m->key_mpos + (size_t)key * 3 * m->nmocap, 3 * m->nmocap);
+  imp_copy(d->mocap_quat, m->key_mquat + (size_t)key * 4 * m->nmocap, 4 * m->nmocap);
 }
 
 void imp_copy_data(const imp_model* m, imp_data* dst, const imp_data* src) {

@@ -78,6 +78,12 @@ void imp_mul_m(const imp_model* m, const double* M, double* res, const double* v
 void imp_passive(const imp_model* m, imp_data* d);
 /* Actuator lengths, velocities, forces and qfrc_actuator from ctrl. */
 void imp_actuation(const imp_model* m, imp_data* d);
+/* actuator u's length, and its moment d(length)/d(qvel) as a dense nv
+   vector, at d's configuration (after imp_tendon for tendon
+   transmissions): gear q and gear at a joint's dof; gear ten_length and
+   gear ten_J along a tendon */
+double imp_actuator_length(const imp_model* m, const imp_data* d, int u);
+void imp_actuator_moment(const imp_model* m, const imp_data* d, int u, double* moment);
 
 /* ---- activation.c: actuator dynamics and force laws (MuJoCo's actuator
    model), given the transmission's actuator_length and _velocity ---- */
@@ -133,6 +139,44 @@ void imp_constraints(const imp_model* m, imp_data* d);
    row at violation pos, and of a bilateral row, for solref and step h. */
 double imp_unilateral_target(double pos, const double solref[2], double h);
 double imp_bilateral_target(double pos, const double solref[2], double h);
+/* Point Jacobians on the tree. The last dof on body b's chain to the root
+   (its own, or its nearest ancestor's with dofs), -1 when b is static. */
+int imp_chain_tip(const imp_model* m, int b);
+/* The union of the dof chains of b1 and b2 into dof[], descending;
+   side[i] = 1 when dof[i] moves b1, 2 when it moves b2, 3 both. Returns
+   the count (at most nJrow). */
+int imp_chain_union(const imp_model* m, int b1, int b2, int* dof, int* side);
+/* Linear velocity of the world point p, fixed to a body that dof k moves,
+   per unit velocity of dof k. */
+void imp_point_column(const imp_model* m, const imp_data* d, int k, const double p[3],
+                      double col[3]);
+
+/* ---- tendon.c ---- */
+
+/* Tendon lengths, Jacobians (ten_J) and paths (wrap_xpos): needs
+   kinematics and com_pos. */
+void imp_tendon(const imp_model* m, imp_data* d);
+/* ten_velocity = ten_J qvel. */
+void imp_tendon_vel(const imp_model* m, imp_data* d);
+/* Passive tendon forces into qfrc_passive: springs (with their rest band)
+   and damping along each tendon. */
+void imp_tendon_passive(const imp_model* m, imp_data* d);
+/* Dl, Du += s J_t' J_t for the row of tendon t scaled by s, on the places
+   of the tree-sparse pattern of qM only (where D lives: integrate.c);
+   entries coupling dofs of different branches are dropped, as MuJoCo
+   2.2.2 drops them from its derivative. */
+void imp_add_tendon_outer(const imp_model* m, const imp_data* d, int t, double s, double* Dl,
+                          double* Du);
+/* Dl, Du += d(tendon damping force)/d qvel (the implicit integrators). */
+void imp_deriv_tendon_vel(const imp_model* m, const imp_data* d, double* Dl, double* Du);
+/* A tendon path around a sphere or an infinite cylinder (its axis the
+   geom's z) of radius r at xpos, xmat, from x0 to x1: the two points where
+   it meets the surface into wpnt[6] and the length of the curve between
+   them on the surface, or -1 when the straight path misses the obstacle.
+   side (NULL: none) is the side site's world position: the path keeps to
+   its side, or goes through the obstacle when the side site is inside it. */
+double imp_wrap(double wpnt[6], const double x0[3], const double x1[3], const double xpos[3],
+                const double xmat[9], double r, int type, const double* side);
 
 /* ---- sensor.c ---- */
 

@@ -11,9 +11,12 @@
  *   v+ = v + h (M - h D)^-1 f(v)
  *
  * The integrators differ in D (dynamics.c computes its parts):
- *   Euler         joint damping only, D = -diag(b): M + h diag(b), L'DL;
- *   implicitfast  damping and actuator velocity terms (gain g2 ctrl and
- *                 bias b2 through the joint transmission: gear^2 dp/dldot),
+ *   Euler         joint damping only, D = -diag(b): M + h diag(b), L'DL
+ *                 (tendon damping stays explicit, as in MuJoCo);
+ *   implicitfast  joint and tendon damping and actuator velocity terms
+ *                 (gain g2 ctrl and bias b2 through the transmission:
+ *                 gear^2 dp/dldot, times J'J for a tendon's), a tendon's
+ *                 J'J kept on M's pattern only (tendon.c, as MuJoCo 2.2.2),
  *                 without the derivatives of the Coriolis and centrifugal
  *                 forces, and symmetrized D <- (D + D')/2: L'DL;
  *   implicit      those plus -d(C(q, v) v)/dv by the tangent of RNE; D is
@@ -82,12 +85,22 @@ static int any_damping(const imp_model* m) {
   return 0;
 }
 
+/* 1 when some tendon has damping that passive forces apply. */
+static int any_tendon_damping(const imp_model* m) {
+  if (m->opt.disableflags & IMP_DSBL_PASSIVE) return 0;
+  for (int t = 0; t < m->ntendon; t++)
+    if (m->tendon_damping[3 * t] != 0 || m->tendon_damping[3 * t + 1] != 0 ||
+        m->tendon_damping[3 * t + 2] != 0)
+      return 1;
+  return 0;
+}
+
 int imp_implicit_damping(const imp_model* m) {
   switch (m->opt.integrator) {
     case IMP_INT_EULER:
       return !(m->opt.disableflags & IMP_DSBL_EULERDAMP) && any_damping(m);
     case IMP_INT_IMPLICITFAST:
-      return any_damping(m) || any_velocity_actuator(m) ||
+      return any_damping(m) || any_tendon_damping(m) || any_velocity_actuator(m) ||
              (imp_has_fluid(m) && !(m->opt.disableflags & IMP_DSBL_PASSIVE));
     case IMP_INT_IMPLICIT:
       return m->nv > 0; /* the Coriolis derivatives move with the state */
@@ -116,6 +129,7 @@ void imp_factor_damped(const imp_model* m, imp_data* d) {
   if (m->opt.integrator != IMP_INT_EULER) {
     imp_deriv_actuator_vel(m, d, Dl, Du);
     imp_deriv_fluid_vel(m, d, Dl, Du);
+    imp_deriv_tendon_vel(m, d, Dl, Du); /* explicit under Euler, as in MuJoCo */
   }
   for (int i = 0; i < m->nM; i++) d->qH[i] = d->qM[i] - 0.5 * h * (Dl[i] + Du[i]);
   imp_factor_sparse(m, d->qH, d->qHDiagInv, d->qH);

@@ -68,9 +68,21 @@ void imp_kinematics(const imp_model* m, imp_data* d) {
     int p = m->body_parentid[b];
     double* xpos = d->xpos + 3 * b;
     double* xquat = d->xquat + 4 * b;
-    imp_mat3_vec(xpos, d->xmat + 9 * p, m->body_pos + 3 * b);
+    const double* pos = m->body_pos + 3 * b;
+    const double* quat = m->body_quat + 4 * b;
+    double mquat[4];
+    int id = m->body_mocapid[b];
+    if (id >= 0) {
+      /* a mocap body (a child of the world) sits where the user put it;
+         MuJoCo normalizes a copy of mocap_quat and leaves the user's */
+      pos = d->mocap_pos + 3 * id;
+      imp_copy(mquat, d->mocap_quat + 4 * id, 4);
+      imp_quat_normalize(mquat);
+      quat = mquat;
+    }
+    imp_mat3_vec(xpos, d->xmat + 9 * p, pos);
     for (int i = 0; i < 3; i++) xpos[i] += d->xpos[3 * p + i];
-    imp_quat_mul(xquat, d->xquat + 4 * p, m->body_quat + 4 * b);
+    imp_quat_mul(xquat, d->xquat + 4 * p, quat);
     for (int k = 0; k < m->body_jntnum[b]; k++) apply_joint(m, d, m->body_jntadr[b] + k, xpos, xquat);
     imp_quat_normalize(xquat);
     imp_quat2mat(d->xmat + 9 * b, xquat);

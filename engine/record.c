@@ -43,9 +43,10 @@ struct imp_recorder {
   int format;            /* REC_CSV or REC_NPY */
   int nq, nv, nu;        /* sizes of the model the recorder was opened for */
   int na;                /* activation columns: na */
+  int nmocap;            /* mocap bodies: 7 columns each (pos, quat) */
   int nsens;             /* sensor columns: nsensordata */
   int nstat;             /* solver columns: NSOLVERCOL with IMP_RECORD_SOLVER, else 0 */
-  int ncol;              /* 1 + nq + nv + nu + na + nsens + nstat */
+  int ncol;              /* 1 + nq + nv + nu + na + 7 nmocap + nsens + nstat */
   char** names;          /* ncol column names, in one allocation with their text */
   double timestep;       /* m->opt.timestep at open, for the sidecar */
   long long rows;        /* rows written */
@@ -100,13 +101,26 @@ static int act_column_name(const imp_model* m, int k, char* buf, size_t n) {
   return several ? snprintf(buf, n, "act%d_%d", u, j) : snprintf(buf, n, "act%d", u);
 }
 
+/* Name of mocap value k (body k / 7: position 0..2, then quaternion 0..3). */
+static int mocap_column_name(const imp_model* m, int k, char* buf, size_t n) {
+  int id = k / 7, j = k % 7, b = 0;
+  while (b < m->nbody && m->body_mocapid[b] != id) b++;
+  const char* name = b < m->nbody ? m->names + m->name_bodyadr[b] : "";
+  const char* what = j < 3 ? "pos" : "quat";
+  int idx = j < 3 ? j : j - 3;
+  return name[0] ? snprintf(buf, n, "mocap_%s_%s_%d", name, what, idx)
+                 : snprintf(buf, n, "mocap%d_%s_%d", id, what, idx);
+}
+
 /* Name of column c ("time", "qpos_3", "sensor_imu_acc_0" ...) into buf, n
    bytes (n 0: only measured); returns its length. Sensor columns are named
    after their sensor: sensor_NAME for one value, sensor_NAME_K for value K
-   of several; an unnamed sensor I is sensorI. */
+   of several; an unnamed sensor I is sensorI. Mocap columns are named
+   after their bodies: mocap_NAME_pos_K, mocap_NAME_quat_K (mocapI_... for
+   an unnamed mocap body I). */
 static size_t column_name(const imp_recorder* r, const imp_model* m, int c, char* buf,
                           size_t n) {
-  int k = c - 1 - r->nq - r->nv - r->nu - r->na;
+  int k = c - 1 - r->nq - r->nv - r->nu - r->na - 7 * r->nmocap;
   int w;
   if (c == 0) {
     w = snprintf(buf, n, "time");
@@ -117,7 +131,8 @@ static size_t column_name(const imp_recorder* r, const imp_model* m, int c, char
   } else if (c <= r->nq + r->nv + r->nu) {
     w = snprintf(buf, n, "ctrl_%d", c - 1 - r->nq - r->nv);
   } else if (k < 0) {
-    w = act_column_name(m, k + r->na, buf, n);
+    int j = c - 1 - r->nq - r->nv - r->nu; /* after ctrl: act, then mocap */
+    w = j < r->na ? act_column_name(m, j, buf, n) : mocap_column_name(m, j - r->na, buf, n);
   } else if (k < r->nsens) {
     /* the sensor of value k: the last with sensor_adr <= k (addresses
        ascend; a sensor of dim 0 shares its address with the next) */
@@ -259,9 +274,10 @@ imp_recorder* imp_recorder_open_flags(const char* path, const imp_model* m, int 
   r->nv = m->nv;
   r->nu = m->nu;
   r->na = m->na;
+  r->nmocap = m->nmocap;
   r->nsens = m->nsensordata;
   r->nstat = flags & IMP_RECORD_SOLVER ? NSOLVERCOL : 0;
-  r->ncol = 1 + m->nq + m->nv + m->nu + r->na + r->nsens + r->nstat;
+  r->ncol = 1 + m->nq + m->nv + m->nu + m->na + 7 * m->nmocap + r->nsens + r->nstat;
   r->timestep = m->opt.timestep;
   r->path = concat(path, "");
   r->tmppath = concat(path, ".tmp");
@@ -327,7 +343,7 @@ static void solver_stats(const imp_data* d, double* out) {
 int imp_recorder_write(imp_recorder* r, const imp_model* m, const imp_data* d) {
   if (!r || r->failed) return -1;
   if (!m || !d || m->nq != r->nq || m->nv != r->nv || m->nu != r->nu || m->na != r->na ||
-      m->nsensordata != r->nsens) {
+      m->nmocap != r->nmocap || m->nsensordata != r->nsens) {
     r->failed = 1; /* a recording of a different model is not a recording */
     return -1;
   }
@@ -337,7 +353,12 @@ int imp_recorder_write(imp_recorder* r, const imp_model* m, const imp_data* d) {
   memcpy(row + 1 + r->nq, d->qvel, sizeof(double) * (size_t)r->nv);
   memcpy(row + 1 + r->nq + r->nv, d->ctrl, sizeof(double) * (size_t)r->nu);
   memcpy(row + 1 + r->nq + r->nv + r->nu, d->act, sizeof(double) * (size_t)r->na);
-  double* sens = row + 1 + r->nq + r->nv + r->nu + r->na;
+  double* mocap = row + 1 + r->nq + r->nv + r->nu + r->na;
+  for (int i = 0; i < r->nmocap; i++) {
+    memcpy(mocap + 7 * i, d->mocap_pos + 3 * i, 3 * sizeof(double));
+    memcpy(mocap + 7 * i + 3, d->mocap_quat + 4 * i, 4 * sizeof(double));
+  }
+  double* sens = mocap + 7 * r->nmocap;
   memcpy(sens, d->sensordata, sizeof(double) * (size_t)r->nsens);
   if (r->nstat) solver_stats(d, sens + r->nsens);
 
@@ -370,9 +391,9 @@ static int write_sidecar(const imp_recorder* r, const char* tmp) {
     json_string(f, r->names[c]);
   }
   fprintf(f,
-          "], \"nq\": %d, \"nv\": %d, \"nu\": %d, \"na\": %d, \"nsensordata\": %d, "
-          "\"timestep\": %.17g, \"rows\": %lld}\n",
-          r->nq, r->nv, r->nu, r->na, r->nsens, r->timestep, r->rows);
+          "], \"nq\": %d, \"nv\": %d, \"nu\": %d, \"na\": %d, \"nmocap\": %d, "
+          "\"nsensordata\": %d, \"timestep\": %.17g, \"rows\": %lld}\n",
+          r->nq, r->nv, r->nu, r->na, r->nmocap, r->nsens, r->timestep, r->rows);
   int ok = !ferror(f) && fflush(f) == 0 && fsync(fileno(f)) == 0;
   if (fclose(f) != 0) ok = 0;
   return ok ? 0 : -1;

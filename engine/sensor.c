@@ -186,7 +186,8 @@ static void external_wrenches(const imp_model* m, imp_data* d) {
       const imp_contact* c = d->contact + id;
       block_wrench(m, d, adr, dim, m->geom_bodyid[c->geom1], c->pos, m->geom_bodyid[c->geom2],
                    c->pos, c->frame);
-    } else if (d->blk_type[k] == IMP_CNSTR_EQUALITY && m->eq_type[id] != IMP_EQ_JOINT) {
+    } else if (d->blk_type[k] == IMP_CNSTR_EQUALITY && (m->eq_type[id] == IMP_EQ_CONNECT ||
+                                                         m->eq_type[id] == IMP_EQ_WELD)) {
       /* the points of constraints.c: connect's two anchors, weld's target
          on body1 and the point of body2 that must meet it */
       int b1 = m->eq_obj1id[id], b2 = m->eq_obj2id[id];
@@ -277,10 +278,11 @@ void imp_subtree_vel(const imp_model* m, imp_data* d) {
 
 /* ---- one sensor ---- */
 
-/* the first limit row of joint j in this step, -1 without one */
-static int limit_row(const imp_data* d, int j) {
+/* the first limit row of limit ids id0 .. id1 in this step (a joint's, or
+   a tendon's two sides: types.h), -1 without one */
+static int limit_row(const imp_data* d, int id0, int id1) {
   for (int r = 0; r < d->nefc; r++)
-    if (d->efc_type[r] == IMP_CNSTR_LIMIT && d->efc_id[r] == j) return r;
+    if (d->efc_type[r] == IMP_CNSTR_LIMIT && d->efc_id[r] >= id0 && d->efc_id[r] <= id1) return r;
   return -1;
 }
 
@@ -414,14 +416,22 @@ static void compute(const imp_model* m, imp_data* d, int i, double* out) {
     case IMP_SENS_ACTUATORFRC: out[0] = d->actuator_force[id]; break;
     case IMP_SENS_BALLQUAT: imp_copy(out, d->qpos + m->jnt_qposadr[id], 4); break;
     case IMP_SENS_BALLANGVEL: imp_copy(out, d->qvel + m->jnt_dofadr[id], 3); break;
+    case IMP_SENS_TENDONPOS: out[0] = d->ten_length[id]; break;
+    case IMP_SENS_TENDONVEL: out[0] = d->ten_velocity[id]; break;
     case IMP_SENS_JOINTLIMITPOS:
     case IMP_SENS_JOINTLIMITVEL:
-    case IMP_SENS_JOINTLIMITFRC: {
-      int r = limit_row(d, id), t = m->sensor_type[i];
-      out[0] = r < 0                         ? 0
-               : t == IMP_SENS_JOINTLIMITPOS ? d->efc_pos[r]
-               : t == IMP_SENS_JOINTLIMITVEL ? row_velocity(d, r)
-                                             : d->efc_impulse[r] / m->opt.timestep;
+    case IMP_SENS_JOINTLIMITFRC:
+    case IMP_SENS_TENDONLIMITPOS:
+    case IMP_SENS_TENDONLIMITVEL:
+    case IMP_SENS_TENDONLIMITFRC: {
+      int t = m->sensor_type[i], tendon = t >= IMP_SENS_TENDONLIMITPOS;
+      int r = tendon ? limit_row(d, m->njnt + 2 * id, m->njnt + 2 * id + 1) : limit_row(d, id, id);
+      /* the distance to the limit itself: a tendon's row rests at its margin */
+      double margin = tendon ? m->tendon_margin[id] : 0;
+      out[0] = r < 0 ? 0
+               : t == IMP_SENS_JOINTLIMITPOS || t == IMP_SENS_TENDONLIMITPOS ? d->efc_pos[r] + margin
+               : t == IMP_SENS_JOINTLIMITVEL || t == IMP_SENS_TENDONLIMITVEL ? row_velocity(d, r)
+                                                                            : d->efc_impulse[r] / m->opt.timestep;
       break;
     }
     case IMP_SENS_FRAMEPOS:

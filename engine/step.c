@@ -1,5 +1,5 @@
 /* The pipeline of one step, top to bottom. Each stage lives in the file of
-   its name: kinematics.c, inertia.c, dynamics.c, collision.c,
+   its name: kinematics.c, tendon.c, inertia.c, dynamics.c, collision.c,
    constraints.c, contact.c (with solvers/), sensor.c, integrate.c. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -25,11 +25,13 @@ static void forward(const imp_model* m, imp_data* d, int sensors) {
   /* position-dependent */
   imp_kinematics(m, d);
   imp_com_pos(m, d);
+  imp_tendon(m, d);
   imp_camlight(m, d);
   imp_crb(m, d);
   imp_factor_m(m, d);
   /* velocity-dependent */
   imp_com_vel(m, d);
+  imp_tendon_vel(m, d);
   imp_passive(m, d);
   imp_rne(m, d);
   /* control-dependent */

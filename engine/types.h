@@ -76,7 +76,22 @@ enum {
   IMP_ISLAND_BOUNDED = 4  /* stopped unconverged by the work bound */
 };
 
-typedef enum imp_trn_type { IMP_TRN_JOINT = 0 } imp_trn_type;
+/* Actuator transmissions, numbered as MuJoCo numbers them. */
+typedef enum imp_trn_type {
+  IMP_TRN_JOINT = 0, /* length gear q of a hinge or slide */
+  IMP_TRN_TENDON = 3 /* length gear ten_length, moment gear ten_J */
+} imp_trn_type;
+
+/* Objects of a tendon's path (wrap_type), numbered as MuJoCo numbers them.
+   A fixed tendon's path is joints only; a spatial tendon's is sites,
+   wrapping geoms (each between two sites) and pulleys that start branches. */
+typedef enum imp_wrap_type {
+  IMP_WRAP_JOINT = 1,   /* length += coef q (wrap_prm: coef) */
+  IMP_WRAP_PULLEY = 2,  /* a new branch, its length / divisor (wrap_prm: divisor) */
+  IMP_WRAP_SITE = 3,    /* the path passes through the site */
+  IMP_WRAP_SPHERE = 4,  /* the path wraps around the sphere (wrap_prm: side site, -1 none) */
+  IMP_WRAP_CYLINDER = 5 /* the same around the infinite cylinder along the geom's z */
+} imp_wrap_type;
 /* Activation dynamics (MJCF actuator dyntype), numbered as MuJoCo 3.x
    numbers them; an actuator with a state has one activation act (actnum 1,
    at actuator_actadr) and its force is gain * act + bias (activation.c). */
@@ -124,6 +139,7 @@ typedef enum imp_obj_type {
   IMP_OBJ_EQUALITY,
   IMP_OBJ_SENSOR,
   IMP_OBJ_XBODY, /* a body's own frame (xpos, xmat), not its inertial one: frame sensors */
+  IMP_OBJ_TENDON,
   IMP_NOBJTYPES
 } imp_obj_type;
 
@@ -151,13 +167,13 @@ typedef struct imp_contact {
 typedef enum imp_eq_type {
   IMP_EQ_CONNECT = 0, /* a point of body1 and body2 coincide: 3 rows */
   IMP_EQ_WELD = 1,    /* body2 keeps its pose relative to body1: 6 rows */
-  IMP_EQ_JOINT = 2    /* joint1 = polynomial of joint2 (or fixed): 1 row */
+  IMP_EQ_JOINT = 2,   /* joint1 = polynomial of joint2 (or fixed): 1 row */
+  IMP_EQ_TENDON = 3   /* tendon1 = polynomial of tendon2 (or fixed), lengths from
+                         tendon_length0: 1 row */
 } imp_eq_type;
 
 /* Sensors (MJCF <sensor>, engine/sensor.c), numbered as MuJoCo 2.2.2 numbers
-   them so sensor_type reads the same in both. The tendon sensors exist in
-   the numbering only: tendons are not implemented and the loader skips
-   those sensors with a warning. */
+   them so sensor_type reads the same in both. */
 typedef enum imp_sensor_type {
   IMP_SENS_TOUCH = 0,     /* 1: normal contact forces in the site's volume (>= 0) */
   IMP_SENS_ACCELEROMETER, /* 3: site's linear acceleration, gravity offset, site frame */
@@ -169,8 +185,8 @@ typedef enum imp_sensor_type {
   IMP_SENS_RANGEFINDER,   /* 1: distance along the site's +z to the nearest geom, -1 none */
   IMP_SENS_JOINTPOS,      /* 1: hinge or slide qpos */
   IMP_SENS_JOINTVEL,      /* 1: hinge or slide qvel */
-  IMP_SENS_TENDONPOS,     /* (not implemented) */
-  IMP_SENS_TENDONVEL,     /* (not implemented) */
+  IMP_SENS_TENDONPOS,     /* 1: ten_length */
+  IMP_SENS_TENDONVEL,     /* 1: ten_velocity */
   IMP_SENS_ACTUATORPOS,   /* 1: actuator_length */
   IMP_SENS_ACTUATORVEL,   /* 1: actuator_velocity */
   IMP_SENS_ACTUATORFRC,   /* 1: actuator_force */
@@ -179,9 +195,9 @@ typedef enum imp_sensor_type {
   IMP_SENS_JOINTLIMITPOS, /* 1: the joint's limit row's distance (< 0 violated), 0 without one */
   IMP_SENS_JOINTLIMITVEL, /* 1: that row's velocity */
   IMP_SENS_JOINTLIMITFRC, /* 1: that row's force */
-  IMP_SENS_TENDONLIMITPOS, /* (not implemented) */
-  IMP_SENS_TENDONLIMITVEL, /* (not implemented) */
-  IMP_SENS_TENDONLIMITFRC, /* (not implemented) */
+  IMP_SENS_TENDONLIMITPOS, /* 1: the tendon's limit row's distance, 0 without one */
+  IMP_SENS_TENDONLIMITVEL, /* 1: that row's velocity */
+  IMP_SENS_TENDONLIMITFRC, /* 1: that row's force */
   IMP_SENS_FRAMEPOS,      /* 3: object position, world or reference frame */
   IMP_SENS_FRAMEQUAT,     /* 4: object orientation */
   IMP_SENS_FRAMEXAXIS,    /* 3: its x axis */
@@ -217,10 +233,12 @@ typedef enum imp_stage {
 /* Kinds of constraint block the contact stage hands to a solver. */
 typedef enum imp_constraint_type {
   IMP_CNSTR_EQUALITY = 0, /* bilateral rows: v = b, f free */
-  IMP_CNSTR_LIMIT = 1,    /* one unilateral row: f >= 0, v >= b, f (v - b) = 0 */
+  IMP_CNSTR_LIMIT = 1,    /* one unilateral row: f >= 0, v >= b, f (v - b) = 0;
+                             id: the joint, or njnt + 2 tendon + side (0 lower, 1 upper) */
   IMP_CNSTR_CONTACT = 2,  /* normal, then friction rows inside the cone */
-  IMP_CNSTR_FRICTION = 3  /* one row of dry friction with a fixed bound (joint
-                             frictionloss): |f| <= bound, v = 0 while |f| < bound */
+  IMP_CNSTR_FRICTION = 3  /* one row of dry friction with a fixed bound (joint or
+                             tendon frictionloss): |f| <= bound, v = 0 while |f| < bound;
+                             id: the dof, or nv + tendon */
 } imp_constraint_type;
 
 /* Default rows of stabilization: MJCF's solref (time constant, damping
@@ -287,6 +305,7 @@ typedef struct imp_model {
   int nmat;    /* materials */
   int ntex;    /* textures */
   int nkey;    /* keyframes */
+  int nmocap;  /* mocap bodies (body mocap="true"): posed by d->mocap_pos/quat */
   int nmesh;   /* meshes */
   int nmeshvert; /* vertices of all meshes */
   int nmeshface; /* triangles of all meshes */
@@ -297,6 +316,9 @@ typedef struct imp_model {
   int neq;     /* equality constraints */
   int nsensor; /* sensors */
   int nsensordata; /* values of all sensors (sensordata) */
+  int ntendon; /* tendons */
+  int nwrap;   /* objects of all tendon paths */
+  int nJten;   /* most non-zeros of a tendon's Jacobian row: its dofs closed under ancestors */
   int njmax;   /* constraint rows a data holds (size njmax, or chosen) */
   int nislandmax; /* rows of the largest contact-space problem (its dense Delassus
                      matrix) a data holds: size nislandmax, or min(njmax, 1000,
@@ -332,7 +354,9 @@ typedef struct imp_model {
   double* body_gravcomp; /* nbody: fraction of the weight lifted at the centre of mass (passive) */
   double* body_inertia;  /* nbody x 3: principal moments about the com */
   double* body_subtreemass; /* nbody */
-  int* body_weldid;      /* nbody: the body's closest ancestor-or-self with a joint, 0 (world) if none */
+  int* body_weldid;      /* nbody: the body's closest ancestor-or-self with a joint or
+                            mocap="true", 0 (world) if none */
+  int* body_mocapid;     /* nbody: index into d->mocap_pos/quat of a mocap body, -1 for others */
 
   /* joints */
   int* jnt_type;         /* njnt: imp_joint_type */
@@ -509,6 +533,29 @@ typedef struct imp_model {
   double* actuator_lengthrange; /* nu x 2: feasible actuator lengths (muscles) */
   double* actuator_acc0;    /* nu: |M^-1 moment| at qpos0, the acceleration of unit force */
 
+  /* tendons (tendon.c): tendon i's path is wrap objects tendon_adr[i] ..
+     tendon_adr[i] + tendon_num[i] - 1 */
+  int* tendon_adr;          /* ntendon */
+  int* tendon_num;          /* ntendon */
+  int* tendon_limited;      /* ntendon: length limits are constraint rows */
+  int* tendon_actfrclimited;/* ntendon: the actuators' total force on it is clamped */
+  int* tendon_group;        /* ntendon */
+  int* tendon_matid;        /* ntendon: -1 none */
+  double* tendon_range;     /* ntendon x 2: length limits */
+  double* tendon_actfrcrange; /* ntendon x 2 */
+  double* tendon_solref;    /* ntendon x 2: of the limit rows */
+  double* tendon_margin;    /* ntendon: the limit acts at range[0] + margin, range[1] - margin */
+  double* tendon_stiffness; /* ntendon x 3: spring force -(a x + b x^2 + c x^3) */
+  double* tendon_damping;   /* ntendon x 3: damping force -(a v + b v|v| + c v^3) */
+  double* tendon_frictionloss; /* ntendon: dry friction bound, a constraint row */
+  double* tendon_lengthspring; /* ntendon x 2: the spring's rest band (equal: a point) */
+  double* tendon_length0;   /* ntendon: length at qpos0 */
+  double* tendon_width;     /* ntendon: drawing radius */
+  float* tendon_rgba;       /* ntendon x 4 */
+  int* wrap_type;           /* nwrap: imp_wrap_type */
+  int* wrap_objid;          /* nwrap: joint, site or geom id; -1 pulley */
+  double* wrap_prm;         /* nwrap: joint coef, pulley divisor, geom's side site (-1 none) */
+
   /* sensors, in file order; sensor i writes sensordata[sensor_adr[i] ..
      sensor_adr[i] + sensor_dim[i] - 1] (MuJoCo's layout) */
   int* sensor_type;      /* nsensor: imp_sensor_type */
@@ -529,6 +576,8 @@ typedef struct imp_model {
   double* key_qvel;      /* nkey x nv */
   double* key_ctrl;      /* nkey x nu */
   double* key_act;       /* nkey x na */
+  double* key_mpos;      /* nkey x nmocap x 3: mocap_pos (default: the bodies' pos) */
+  double* key_mquat;     /* nkey x nmocap x 4: mocap_quat, unit (default: the bodies' quat) */
 
   /* reference configuration */
   double* qpos0;         /* nq: the configuration of the model file */
@@ -549,6 +598,7 @@ typedef struct imp_model {
   int* name_pairadr;     /* npair */
   int* name_eqadr;       /* neq */
   int* name_sensoradr;   /* nsensor */
+  int* name_tendonadr;   /* ntendon */
   char* names;           /* nnames: the model's name first */
   char* paths;           /* npaths: texture and mesh file paths, resolved */
 
@@ -580,6 +630,14 @@ typedef struct imp_data {
   double* qacc;  /* nv: acceleration of the last forward */
   double* qfrc_applied; /* nv: user-applied generalized force */
   double* xfrc_applied; /* nbody x 6: user-applied force, torque at com */
+  /* mocap bodies (m->body_mocapid): their world pose, set by the user
+     between steps (a mocap body has no dofs and moves only when these are
+     set; its velocity is taken as zero). Kinematics places mocap body i
+     and its subtree at (mocap_pos[i], mocap_quat[i]) instead of its
+     body_pos/quat; the quaternion need not be unit (kinematics normalizes
+     a copy). Reset to the bodies' pos/quat, or to a keyframe's mpos/mquat. */
+  double* mocap_pos;    /* nmocap x 3: world position of the body frame */
+  double* mocap_quat;   /* nmocap x 4: world orientation (w, x, y, z) */
 
   /* kinematics */
   double* xpos;     /* nbody x 3 */
@@ -617,6 +675,19 @@ typedef struct imp_data {
   double* qLU;       /* nM: implicit's unsymmetric M - h D = U D L: L and D as in qH */
   double* qLUt;      /* nM: ... and U transposed, stored where L is (inertia.c) */
   double* qLUDiagInv;/* nv */
+
+  /* tendons (tendon.c): lengths and Jacobians after the positions, rows
+     sparse with dofs descending, row i at ten_J_rowadr[i] = i nJten */
+  double* ten_length;        /* ntendon */
+  double* ten_velocity;      /* ntendon: ten_J qvel */
+  int* ten_J_rownnz;         /* ntendon */
+  int* ten_J_rowadr;         /* ntendon */
+  int* ten_J_colind;         /* ntendon x nJten */
+  double* ten_J;             /* ntendon x nJten: d ten_length / d qpos (velocity space) */
+  int* ten_wrapadr;          /* ntendon: first point of its path in wrap_xpos */
+  int* ten_wrapnum;          /* ntendon: points of its path (drawing) */
+  int* wrap_obj;             /* nwrap x 2: per point: -1 site, -2 pulley, geom id on a wrap */
+  double* wrap_xpos;         /* nwrap x 6: the path's points, world */
 
   /* forces */
   double* actuator_length;   /* nu */

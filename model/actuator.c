@@ -1,10 +1,10 @@
-/* Actuators of the spec into the model: their joint transmissions
- * (actuators on free or ball joints are skipped with a warning),
- * ctrl/force/act limits with compiler autolimits, position and
+/* Actuators of the spec into the model: their joint or tendon
+ * transmissions (actuators on free or ball joints are skipped with a
+ * warning), ctrl/force/act limits with compiler autolimits, position and
  * intvelocity inheritrange, activation addresses and keyframe act,
- * lengthrange (lengthrange.c), acc0 and dampratio from the
- * inertia at qpos0, and the warning for velocity feedback an explicit
- * integrator cannot take. */
+ * lengthrange (lengthrange.c), acc0 and dampratio from the inertia at
+ * qpos0, and the warning for velocity feedback an explicit integrator
+ * cannot take. */
 #include <math.h>
 #include <string.h>
 
@@ -12,19 +12,20 @@
 #include "loader.h"
 #include "mathx.h"
 
-/* position inheritrange X: ctrlrange = the joint's range scaled by X about
-   its midpoint (MJCF reference, position/inheritrange); intvelocity's
-   sets actrange instead, its setpoint being the state (intvelocity/
-   inheritrange). The joint must have a range. */
-static void inherit_range(ld_ctx* c, ld_actuator* a, const ld_joint* jt) {
-  if (!jt->limited)
-    ld_error(c, a->file, a->line, "inheritrange: joint '%s' has no range", a->joint);
-  double mid = 0.5 * (jt->range[0] + jt->range[1]);
-  double half = 0.5 * a->inheritrange * (jt->range[1] - jt->range[0]);
+/* position inheritrange X: ctrlrange = the joint's or tendon's range
+   scaled by X about its midpoint (MJCF reference, position/inheritrange);
+   intvelocity's sets actrange instead, its setpoint being the state
+   (intvelocity/inheritrange). It must have a range. */
+static void inherit_range(ld_ctx* c, ld_actuator* a, int limited, const double range[2]) {
+  if (!limited)
+    ld_error(c, a->file, a->line, "inheritrange: %s '%s' has no range",
+             a->tendon ? "tendon" : "joint", a->tendon ? a->tendon : a->joint);
+  double mid = 0.5 * (range[0] + range[1]);
+  double half = 0.5 * a->inheritrange * (range[1] - range[0]);
   int act = a->kind == LD_ACT_INTVELOCITY;
-  double* range = act ? a->actrange : a->ctrlrange;
-  range[0] = mid - half;
-  range[1] = mid + half;
+  double* out = act ? a->actrange : a->ctrlrange;
+  out[0] = mid - half;
+  out[1] = mid + half;
   if (act) {
     a->has_actrange = 1;
     if (a->actlimited < 0) a->actlimited = 1;
@@ -80,9 +81,25 @@ void ld_key_act(ld_ctx* c, ld_key* k, int na) {
   k->nact = na;
 }
 
+/* The inertia actuator u moves at qpos0, armature included: the sum over
+   its moment's entries of M_ii / moment_i^2 (MuJoCo's "reflected"
+   inertia): M_ii / gear^2 through a joint. */
+static double reflected_mass(const imp_model* m, const imp_data* d, int u) {
+  double gear = m->actuator_gear[6 * u], mass = 0;
+  int id = m->actuator_trnid[u];
+  if (m->actuator_trntype[u] != IMP_TRN_TENDON) {
+    double trn2 = gear * gear;
+    return trn2 > IMP_MINVAL ? d->qM[m->dof_Madr[m->jnt_dofadr[id]]] / trn2 : 0;
+  }
+  for (int i = 0; i < d->ten_J_rownnz[id]; i++) {
+    double trn = gear * d->ten_J[d->ten_J_rowadr[id] + i], trn2 = trn * trn;
+    if (trn2 > IMP_MINVAL) mass += d->qM[m->dof_Madr[d->ten_J_colind[d->ten_J_rowadr[id] + i]]] / trn2;
+  }
+  return mass;
+}
+
 /* position dampratio r: kv = r 2 sqrt(kp m), the damping of a critically
-   damped oscillator for r = 1, with m the inertia the actuator moves at
-   qpos0, armature included: M_ii / gear^2 through its joint (MJCF
+   damped oscillator for r = 1, with m the reflected inertia at qpos0 (MJCF
    reference, position/dampratio). Applied to position-like actuators
    (fixed gain kp, affine bias (0, -kp, 0)); the bias becomes (0, -kp, -kv). */
 static void actuator_dampratio(ld_ctx* c, imp_model* m, const imp_data* d) {
@@ -93,10 +110,7 @@ static void actuator_dampratio(ld_ctx* c, imp_model* m, const imp_data* d) {
     int position_like = m->actuator_gaintype[u] == IMP_GAIN_FIXED &&
                         m->actuator_biastype[u] == IMP_BIAS_AFFINE && b[1] == -g[0] && b[2] == 0;
     if (!(ratio > 0) || !position_like || !(g[0] >= 0)) continue;
-    double gear = m->actuator_gear[6 * u];
-    int dof = m->jnt_dofadr[m->actuator_trnid[u]];
-    double mass = gear != 0 ? d->qM[m->dof_Madr[dof]] / (gear * gear) : 0;
-    b[2] = -ratio * 2 * sqrt(g[0] * mass);
+    b[2] = -ratio * 2 * sqrt(g[0] * reflected_mass(m, d, u));
   }
 }
 
@@ -114,10 +128,8 @@ static void warn_unstable_velocity_feedback(ld_ctx* c, const imp_model* m, const
   if (!(limit > 0)) return;
   for (int u = 0; u < m->nu; u++) {
     if (m->actuator_biastype[u] != IMP_BIAS_AFFINE) continue;
-    double gear = m->actuator_gear[6 * u];
-    int dof = m->jnt_dofadr[m->actuator_trnid[u]];
-    double kv = -m->actuator_biasprm[IMP_NGAIN * u + 2] * gear * gear;
-    double ratio = m->opt.timestep * kv / d->qM[m->dof_Madr[dof]];
+    double kv = -m->actuator_biasprm[IMP_NGAIN * u + 2], mass = reflected_mass(m, d, u);
+    double ratio = mass > 0 ? m->opt.timestep * kv / mass : 0;
     if (!(ratio > limit)) continue;
     const ld_actuator* a = LD_AT(c->actuators, ld_actuator, u);
     ld_warning(c, "unstable velocity feedback", a->file, a->line,
@@ -125,21 +137,19 @@ static void warn_unstable_velocity_feedback(ld_ctx* c, const imp_model* m, const
                "limit of integrator %s for it (kv %g, inertia %g at qpos0): the joint will "
                "oscillate and diverge; integrator=\"implicitfast\" steps it implicitly",
                a->name ? a->name : "", ratio, limit,
-               m->opt.integrator == IMP_INT_EULER ? "Euler" : "RK4", kv,
-               d->qM[m->dof_Madr[dof]]);
+               m->opt.integrator == IMP_INT_EULER ? "Euler" : "RK4", kv, mass);
   }
 }
 
-/* acc0 of every actuator: |M^-1 J'| at qpos0 for its moment J (joint
-   transmission: gear on its dof), the joint-space acceleration of unit
+/* acc0 of every actuator: |M^-1 J'| at qpos0 for its moment J (gear on a
+   joint's dof, gear ten_J along a tendon), the joint-space acceleration of unit
    actuator force; muscles with force < 0 take scale / acc0 as their peak
    force (MJCF reference, muscle/scale). */
 static void actuator_acc0(imp_model* m, imp_data* d) {
   double* moment = imp_stack_alloc(d, m->nv);
   double* acc = imp_stack_alloc(d, m->nv);
   for (int u = 0; u < m->nu; u++) {
-    imp_zero(moment, m->nv);
-    moment[m->jnt_dofadr[m->actuator_trnid[u]]] = m->actuator_gear[6 * u];
+    imp_actuator_moment(m, d, u, moment);
     imp_solve_sparse(m, d->qLD, d->qLDiagInv, acc, moment);
     m->actuator_acc0[u] = sqrt(imp_dot(acc, acc, m->nv));
   }
@@ -151,6 +161,7 @@ void ld_actuators_at_qpos0(ld_ctx* c, imp_model* m) {
   if (!d) ld_error(c, "", 0, "out of memory");
   imp_kinematics(m, d);
   imp_com_pos(m, d);
+  imp_tendon(m, d);
   imp_crb(m, d);
   imp_factor_m(m, d);
   actuator_acc0(m, d);
@@ -165,13 +176,20 @@ int ld_resolve_actuators(ld_ctx* c, const ld_joint* J, int* actjnt, int* keep) {
   int nu = 0;
   for (int i = 0; i < c->actuators.n; i++) {
     ld_actuator* a = LD_AT(c->actuators, ld_actuator, i);
-    int j = ld_named_id(c, &c->joints, "joint", a->joint, a->file, a->line);
-    if (J[j].type == IMP_JNT_FREE || J[j].type == IMP_JNT_BALL) {
-      ld_warning(c, "actuator/balljoint", a->file, a->line,
-                 "actuators on free or ball joints are not supported yet (actuator skipped)");
-      continue;
+    int j;
+    if (a->tendon) {
+      j = ld_named_id(c, &c->tendons, "tendon", a->tendon, a->file, a->line);
+      const ld_tendon* t = LD_AT(c->tendons, ld_tendon, j);
+      if (a->inheritrange > 0) inherit_range(c, a, t->limited, t->range);
+    } else {
+      j = ld_named_id(c, &c->joints, "joint", a->joint, a->file, a->line);
+      if (J[j].type == IMP_JNT_FREE || J[j].type == IMP_JNT_BALL) {
+        ld_warning(c, "actuator/balljoint", a->file, a->line,
+                   "actuators on free or ball joints are not supported yet (actuator skipped)");
+        continue;
+      }
+      if (a->inheritrange > 0) inherit_range(c, a, J[j].limited, J[j].range);
     }
-    if (a->inheritrange > 0) inherit_range(c, a, &J[j]);
     if (a->ctrllimited < 0) a->ctrllimited = c->autolimits ? a->has_ctrlrange : 0;
     if (a->forcelimited < 0) a->forcelimited = c->autolimits ? a->has_forcerange : 0;
     if (a->ctrllimited && a->ctrlrange[0] >= a->ctrlrange[1])
@@ -193,7 +211,7 @@ void ld_put_actuators(ld_ctx* c, imp_model* m, const int* actjnt) {
   int adr = 0;
   for (int i = 0; i < m->nu; i++) {
     const ld_actuator* a = LD_AT(c->actuators, ld_actuator, i);
-    m->actuator_trntype[i] = IMP_TRN_JOINT;
+    m->actuator_trntype[i] = a->tendon ? IMP_TRN_TENDON : IMP_TRN_JOINT;
     m->actuator_trnid[i] = actjnt[i];
     m->actuator_dyntype[i] = a->dyntype;
     m->actuator_actnum[i] = ld_actuator_actnum(a);

@@ -126,7 +126,18 @@
   X(int, sensor_objid, nsensor) X(int, sensor_reftype, nsensor)                            \
   X(int, sensor_refid, nsensor) X(int, sensor_dim, nsensor) X(int, sensor_adr, nsensor)    \
   X(double, sensor_cutoff, nsensor) X(double, sensor_noise, nsensor)                       \
-  X(int, name_sensoradr, nsensor)
+  X(int, name_sensoradr, nsensor) X(int, tendon_adr, ntendon) X(int, tendon_num, ntendon)  \
+  X(int, tendon_limited, ntendon) X(int, tendon_actfrclimited, ntendon)                    \
+  X(int, tendon_group, ntendon) X(int, tendon_matid, ntendon)                              \
+  X(double, tendon_range, 2 * ntendon) X(double, tendon_actfrcrange, 2 * ntendon)          \
+  X(double, tendon_solref, 2 * ntendon) X(double, tendon_margin, ntendon)                  \
+  X(double, tendon_stiffness, 3 * ntendon) X(double, tendon_damping, 3 * ntendon)          \
+  X(double, tendon_frictionloss, ntendon) X(double, tendon_lengthspring, 2 * ntendon)      \
+  X(double, tendon_length0, ntendon) X(double, tendon_width, ntendon)                      \
+  X(float, tendon_rgba, 4 * ntendon) X(int, wrap_type, nwrap) X(int, wrap_objid, nwrap)     \
+  X(double, wrap_prm, nwrap) X(int, name_tendonadr, ntendon)                              \
+  X(int, body_mocapid, nbody) X(double, key_mpos, 3 * nkey * nmocap)                       \
+  X(double, key_mquat, 4 * nkey * nmocap)
 
 static size_t align64(size_t x) { return (x + 63) & ~(size_t)63; }
 
@@ -136,7 +147,8 @@ static void allocate(ld_ctx* c, imp_model* m) {
       nsite = m->nsite, ncam = m->ncam, nlight = m->nlight, nmat = m->nmat, ntex = m->ntex,
       nu = m->nu, na = m->na, nkey = m->nkey, nnames = m->nnames, npaths = m->npaths, nmesh = m->nmesh,
       nmeshvert = m->nmeshvert, nmeshface = m->nmeshface, nmeshhull = m->nmeshhull,
-      npair = m->npair, nexclude = m->nexclude, neq = m->neq, nsensor = m->nsensor;
+      npair = m->npair, nexclude = m->nexclude, neq = m->neq, nsensor = m->nsensor,
+      ntendon = m->ntendon, nwrap = m->nwrap, nmocap = m->nmocap;
   size_t off = 0;
 #define X(type, field, count) off = align64(off) + sizeof(type) * (size_t)(count);
   LD_ARRAYS(X)
@@ -438,13 +450,15 @@ static void camlight_references(ld_ctx* c, imp_model* m) {
 /* An automatic nislandmax no larger than the rows the model can have at
    once (its Delassus matrix and solver scratch are sized by it): contacts
    of every pair that may touch (imp_collision_row_bound, at most nconmax
-   contacts of 6 rows), 2 rows a limited joint, 6 an equality, 1 a dof with
-   frictionloss. A pendulum then reserves a few rows' scratch instead of
+   contacts of 6 rows), 2 rows a limited joint or tendon, 6 an equality, 1 a
+   dof or tendon with frictionloss. A pendulum then reserves a few rows' scratch instead of
    1000's. */
 static void bound_island_rows(imp_model* m) {
   long rows = 6L * m->neq;
   for (int j = 0; j < m->njnt; j++) rows += 2L * (m->jnt_limited[j] != 0);
   for (int i = 0; i < m->nv; i++) rows += m->dof_frictionloss[i] > 0;
+  for (int t = 0; t < m->ntendon; t++)
+    rows += 2L * (m->tendon_limited[t] != 0) + (m->tendon_frictionloss[t] > 0);
   long contact = imp_collision_row_bound(m, m->nislandmax);
   if (contact > 6L * m->nconmax) contact = 6L * m->nconmax;
   rows += contact;
@@ -517,6 +531,7 @@ imp_model* ld_compile(ld_ctx* c) {
   check_unique(c, &c->keys, "key");
   check_unique(c, &c->pairs, "pair");
   check_unique(c, &c->sensors, "sensor");
+  check_unique(c, &c->tendons, "tendon");
   int* pairg1 = ld_alloc(c, sizeof(int) * (size_t)(c->pairs.n + 1));
   int* pairg2 = ld_alloc(c, sizeof(int) * (size_t)(c->pairs.n + 1));
   resolve_pairs(c, G, c->geoms.n, pairg1, pairg2);
@@ -580,7 +595,16 @@ imp_model* ld_compile(ld_ctx* c) {
     if (mattex[i] < 0) ld_error(c, mt->file, mt->line, "unknown texture '%s'", mt->texture);
   }
 
-  /* ---- actuators: joint references, skipped transmissions ---- */
+  /* ---- tendons: their paths, now that joints, sites and geoms have their
+     final ids ---- */
+  int nwrap = ld_resolve_tendons(c);
+  int ntendon_rows = 0;
+  for (int i = 0; i < c->tendons.n; i++) {
+    const ld_tendon* t = LD_AT(c->tendons, ld_tendon, i);
+    ntendon_rows += 2 * (t->limited != 0) + (t->frictionloss > 0);
+  }
+
+  /* ---- actuators: joint and tendon references, skipped transmissions ---- */
   int* actjnt = ld_alloc(c, sizeof(int) * (size_t)(c->actuators.n + 1));
   int* actkeep = ld_alloc(c, sizeof(int) * (size_t)(c->actuators.n + 1));
   int nu = ld_resolve_actuators(c, J, actjnt, actkeep);
@@ -590,6 +614,10 @@ imp_model* ld_compile(ld_ctx* c) {
   /* ---- sensors: their objects, now that joints, geoms, sites, cameras
      and actuators have their final ids ---- */
   int nsensordata = ld_resolve_sensors(c, J);
+
+  /* ---- mocap bodies: children of the world without joints ---- */
+  int* mocapid = ld_alloc(c, sizeof(int) * (size_t)nbody);
+  int nmocap = ld_resolve_mocap(c, jntnum, mocapid);
 
   /* ---- keyframes ---- */
   for (int i = 0; i < c->keys.n; i++) {
@@ -627,6 +655,7 @@ imp_model* ld_compile(ld_ctx* c) {
   m->nmat = c->materials.n;
   m->ntex = c->textures.n;
   m->nkey = c->keys.n;
+  m->nmocap = nmocap;
   m->nmesh = c->meshes.n;
   for (int i = 0; i < m->nmesh; i++) {
     const ld_mesh* me = LD_AT(c->meshes, ld_mesh, i);
@@ -639,6 +668,8 @@ imp_model* ld_compile(ld_ctx* c) {
   m->neq = c->equalities.n;
   m->nsensor = c->sensors.n;
   m->nsensordata = nsensordata;
+  m->ntendon = c->tendons.n;
+  m->nwrap = nwrap;
   /* contact slots: <size nconmax> when given, else room for a dense pile */
   m->nconmax = c->nconmax > 0 ? c->nconmax : 256 + 16 * m->ngeom;
   /* constraint rows: <size njmax> when given, else 3 rows for every contact
@@ -647,7 +678,7 @@ imp_model* ld_compile(ld_ctx* c) {
      number */
   int ncon_rows = 3 * m->nconmax > 1000 ? 3 * m->nconmax : 1000;
   m->njmax = c->njmax >= 0 ? c->njmax
-                           : ncon_rows + 6 * m->neq + 2 * nlimited + nfrictionloss;
+                           : ncon_rows + 6 * m->neq + 2 * nlimited + nfrictionloss + ntendon_rows;
   /* the largest island's problem is dense (memory quadratic in its rows):
      <size nislandmax> when given, else up to 1000 rows (lowered to what the
      model can make once it is complete: bound_island_rows) */
@@ -659,8 +690,8 @@ imp_model* ld_compile(ld_ctx* c) {
   size_t nn = strlen(mname) + 2;
   ld_vec* named[] = {&c->bodies, &c->joints,    &c->geoms,    &c->sites,    &c->cameras,
                      &c->lights, &c->actuators, &c->keys,     &c->materials, &c->textures,
-                     &c->meshes, &c->pairs,     &c->equalities, &c->sensors};
-  for (int k = 0; k < 14; k++) nn += names_bytes(named[k]);
+                     &c->meshes, &c->pairs,     &c->equalities, &c->sensors, &c->tendons};
+  for (int k = 0; k < 15; k++) nn += names_bytes(named[k]);
   m->nnames = (int)nn;
   size_t np = 0;
   for (int t = 0; t < c->textures.n; t++) {
@@ -679,7 +710,10 @@ imp_model* ld_compile(ld_ctx* c) {
     ld_body* bd = &B[b];
     m->body_parentid[b] = b ? bd->parent : 0;
     m->body_rootid[b] = b == 0 ? 0 : bd->parent == 0 ? b : m->body_rootid[bd->parent];
-    m->body_weldid[b] = b == 0 || jntnum[b] > 0 ? b : m->body_weldid[bd->parent];
+    /* a mocap body roots its own weld group, as in MuJoCo (user_objects.cc,
+       weld_root): its children are filtered against it as a parent's */
+    m->body_weldid[b] = b == 0 || jntnum[b] > 0 || mocapid[b] >= 0 ? b : m->body_weldid[bd->parent];
+    m->body_mocapid[b] = mocapid[b];
     imp_copy(m->body_pos + 3 * b, bd->pos, 3);
     imp_copy(m->body_quat + 4 * b, bd->quat, 4);
     m->body_jntnum[b] = jntnum[b];
@@ -744,9 +778,16 @@ imp_model* ld_compile(ld_ctx* c) {
     for (int p = d; p >= 0; p = m->dof_parentid[p]) nM++;
   }
   m->nM = nM;
-  /* a constraint row touches the dofs of two bodies' chains */
+  /* a constraint row touches the dofs of two bodies' chains, or a tendon's
+     (closed under ancestors: the contact stage fills them in), or two
+     tendons' for a tendon equality */
+  int nJeq;
+  ld_tendon_dof_bounds(c, m, &m->nJten, &nJeq);
   m->nJrow = 2 * longest_dof_chain(m);
+  if (m->nJrow < m->nJten) m->nJrow = m->nJten;
+  if (m->nJrow < nJeq) m->nJrow = nJeq;
   if (m->nJrow < 1) m->nJrow = 1;
+  if (m->nJten < 1) m->nJten = 1;
 
   /* ---- mass properties ---- */
   int* gi = ld_alloc(c, sizeof(int) * (size_t)(c->geoms.n + 1));
@@ -969,6 +1010,7 @@ imp_model* ld_compile(ld_ctx* c) {
   /* ---- actuators and sensors ---- */
   ld_put_actuators(c, m, actjnt);
   ld_put_sensors(c, m);
+  ld_put_tendons(c, m);
 
   /* ---- keyframes ---- */
   for (int i = 0; i < m->nkey; i++) {
@@ -983,6 +1025,8 @@ imp_model* ld_compile(ld_ctx* c) {
     if (k->nctrl >= 0) imp_copy(m->key_ctrl + nu * i, k->ctrl, nu);
     if (k->nact >= 0) imp_copy(m->key_act + na * i, k->act, na);
   }
+
+  ld_put_mocap_keys(c, m); /* after the bodies' pos, quat and mocapid */
 
   /* ---- names ---- */
   int pos = (int)strlen(mname) + 2;
@@ -1001,12 +1045,16 @@ imp_model* ld_compile(ld_ctx* c) {
   put_names(m, &pos, m->name_pairadr, &c->pairs);
   put_names(m, &pos, m->name_eqadr, &c->equalities);
   put_names(m, &pos, m->name_sensoradr, &c->sensors);
+  put_names(m, &pos, m->name_tendonadr, &c->tendons);
 
   /* ---- equality constraints, from the body poses at qpos0 ---- */
   double* xpos = ld_alloc(c, sizeof(double) * 3 * (size_t)nbody);
   double* xquat = ld_alloc(c, sizeof(double) * 4 * (size_t)nbody);
   body_poses_qpos0(B, nbody, xpos, xquat);
   ld_put_equalities(c, m, eqobj1, eqobj2, xpos, xquat);
+
+  /* ---- tendon lengths at qpos0 and the springs' rest lengths ---- */
+  ld_tendons_at_qpos0(c, m);
 
   /* ---- position actuators' dampratio, and the stability of explicit
      velocity feedback, from the inertia at qpos0 ---- */

@@ -113,6 +113,15 @@ void ld_defaults_builtin(ld_class* cls) {
   e->relpose[1] = 1;
   e->polycoef[1] = 1;
 
+  /* MJCF's tendon defaults (tendon/spatial) */
+  ld_tendon* t = &cls->tendon;
+  t->limited = t->actfrclimited = -1;
+  t->width = 0.003;
+  t->rgba[0] = t->rgba[1] = t->rgba[2] = 0.5f;
+  t->rgba[3] = 1;
+  t->springlength[0] = t->springlength[1] = -1;
+  set_solref_default(t->solref);
+
   cls->mesh_scale[0] = cls->mesh_scale[1] = cls->mesh_scale[2] = 1;
   cls->mesh_inertia = LD_MESH_LEGACY;
 }
@@ -226,11 +235,11 @@ void ld_read_pair(ld_ctx* c, ld_node* n, ld_pair* p) {
    joint1/joint2, the first required; a connect or weld may instead name
    site1 and site2 (both, and then no body1, body2, anchor or relpose) */
 static void read_equality_objects(ld_ctx* c, ld_node* n, ld_equality* e) {
-  const char* k1 = e->type == IMP_EQ_JOINT ? "joint1" : "body1";
-  const char* k2 = e->type == IMP_EQ_JOINT ? "joint2" : "body2";
+  const char* k1 = e->type == IMP_EQ_JOINT ? "joint1" : e->type == IMP_EQ_TENDON ? "tendon1" : "body1";
+  const char* k2 = e->type == IMP_EQ_JOINT ? "joint2" : e->type == IMP_EQ_TENDON ? "tendon2" : "body2";
   e->obj1 = ld_attr_str(n, k1);
   e->obj2 = ld_attr_str(n, k2);
-  if (e->type != IMP_EQ_JOINT) {
+  if (e->type == IMP_EQ_CONNECT || e->type == IMP_EQ_WELD) {
     e->site1 = ld_attr_str(n, "site1");
     e->site2 = ld_attr_str(n, "site2");
   }
@@ -246,7 +255,7 @@ static void read_equality_objects(ld_ctx* c, ld_node* n, ld_equality* e) {
   }
   if (!e->obj1)
     ld_error(c, n->file, n->line, "%s: %s is required%s", n->name, k1,
-             e->type == IMP_EQ_JOINT ? "" : " (or site1 and site2)");
+             e->type == IMP_EQ_CONNECT || e->type == IMP_EQ_WELD ? " (or site1 and site2)" : "");
 }
 
 /* weld anchor and torquescale (MuJoCo 2.2.2) are not in our weld rows: a
@@ -578,6 +587,7 @@ void ld_parse_defaults(ld_ctx* c, ld_node* n, int parent) {
     else if (kind >= 0) ld_read_actuator(c, ch, &cl->actuator, kind);
     else if (!strcmp(e, "pair")) ld_read_pair(c, ch, &cl->pair);
     else if (!strcmp(e, "equality")) ld_read_equality(c, ch, &cl->equality, -1);
+    else if (!strcmp(e, "tendon")) ld_read_tendon(c, ch, &cl->tendon);
     else if (!strcmp(e, "mesh")) ld_read_mesh_attrs(c, ch, cl->mesh_scale, &cl->mesh_inertia);
     else {
       char key[160];

@@ -14,8 +14,8 @@ static const ld_geom* equality_site(ld_ctx* c, const ld_equality* e, const char*
   return LD_AT(c->sites, ld_geom, ld_named_id(c, &c->sites, "site", name, e->file, e->line));
 }
 
-/* equality references: body ids (body2 omitted: the world) or joint ids
-   (joint2 omitted: -1), checked as MuJoCo 2.2.2 does: two distinct
+/* equality references: body ids (body2 omitted: the world), joint ids
+   (joint2 omitted: -1) or tendon ids (tendon2 omitted: -1), checked as MuJoCo 2.2.2 does: two distinct
    objects, and joint equalities only between hinge or slide joints */
 void ld_resolve_equalities(ld_ctx* c, int* obj1, int* obj2) {
   const ld_joint* J = (const ld_joint*)c->joints.data;
@@ -30,6 +30,9 @@ void ld_resolve_equalities(ld_ctx* c, int* obj1, int* obj2) {
           ld_error(c, e->file, e->line, "joint equality: joint '%s' is not a hinge or slide",
                    J[j].name);
       }
+    } else if (e->type == IMP_EQ_TENDON) {
+      obj1[i] = ld_named_id(c, &c->tendons, "tendon", e->obj1, e->file, e->line);
+      obj2[i] = e->obj2 ? ld_named_id(c, &c->tendons, "tendon", e->obj2, e->file, e->line) : -1;
     } else if (e->site1) { /* the sites' bodies */
       obj1[i] = equality_site(c, e, e->site1)->body;
       obj2[i] = equality_site(c, e, e->site2)->body;
@@ -39,7 +42,8 @@ void ld_resolve_equalities(ld_ctx* c, int* obj1, int* obj2) {
     }
     if (obj1[i] == obj2[i])
       ld_error(c, e->file, e->line, "%s equality between %s'%s' and itself",
-               e->type == IMP_EQ_CONNECT ? "connect" : e->type == IMP_EQ_WELD ? "weld" : "joint",
+               e->type == IMP_EQ_CONNECT ? "connect" : e->type == IMP_EQ_WELD ? "weld"
+               : e->type == IMP_EQ_JOINT ? "joint" : "tendon",
                e->site1 ? "the body of site " : "", e->site1 ? e->site1 : e->obj1);
   }
 }
@@ -111,7 +115,8 @@ void ld_put_equalities(ld_ctx* c, imp_model* m, const int* obj1, const int* obj2
     m->eq_obj2id[i] = obj2[i];
     m->eq_active[i] = e->active;
     imp_copy(m->eq_solref + 2 * i, e->solref, 2);
-    int isbody = e->type != IMP_EQ_JOINT; /* joint ids do not index body poses */
+    /* joint and tendon ids do not index body poses */
+    int isbody = e->type == IMP_EQ_CONNECT || e->type == IMP_EQ_WELD;
     if (e->site1)
       site_equality_data(e, equality_site(c, e, e->site1), equality_site(c, e, e->site2),
                          m->eq_data + LD_NEQDATA * i);

@@ -4,8 +4,8 @@
  *
  * For the actuators <compiler><lengthrange mode> selects (muscles by
  * default), a range already given (lo < hi) is kept when useexisting; with
- * uselimit a limited joint's range is copied (as MuJoCo copies it: the
- * joint's range, not times gear); otherwise the range is found as MuJoCo
+ * uselimit a limited joint's or tendon's range is copied (as MuJoCo
+ * copies it: the range, not times gear); otherwise the range is found as MuJoCo
  * finds it, by simulation: from qpos0, for each direction, the model runs
  * for inttotal seconds at the option's timestep with contacts, gravity,
  * passive forces, frictionloss and actuation off (limits and equalities
@@ -18,7 +18,8 @@
  * The result is this engine's, not MuJoCo's: our limits are hard
  * constraints (ends at the limit), MuJoCo's are soft (ends slightly past
  * it), so a range found against a limit differs by the soft constraint's
- * give. The moment here is the joint transmission's (gear on its dof). */
+ * give. Length and moment are the transmission's (dynamics.c: joint or
+ * tendon). */
 #include <math.h>
 #include <string.h>
 
@@ -68,19 +69,6 @@ static int selected(const ld_lropt* o, const imp_model* m, int u) {
   return o->mode == 3 || (o->mode >= 1 && muscle);
 }
 
-/* moment of actuator u at d's configuration: d(length)/d(qpos), here the
-   joint transmission's gear on its dof */
-static void actuator_moment(const imp_model* m, const imp_data* d, int u, double* moment) {
-  (void)d;
-  imp_zero(moment, m->nv);
-  moment[m->jnt_dofadr[m->actuator_trnid[u]]] = m->actuator_gear[6 * u];
-}
-
-/* actuator u's length at d's configuration */
-static double actuator_length(const imp_model* m, const imp_data* d, int u) {
-  return m->actuator_gear[6 * u] * d->qpos[m->jnt_qposadr[m->actuator_trnid[u]]];
-}
-
 /* One run pushing actuator u towards its shorter (side 0) or longer end:
    the least (side 0) or greatest length over the last interval; the
    spread over that interval in *spread. 0, or -1 when the state went bad. */
@@ -94,16 +82,17 @@ static int push(const imp_model* m, imp_data* d, const ld_lropt* o, int u, int s
     imp_scl(d->qvel, d->qvel, decay, m->nv);
     imp_kinematics(m, d);
     imp_com_pos(m, d);
+    imp_tendon(m, d);
     imp_crb(m, d);
     imp_factor_m(m, d);
-    actuator_moment(m, d, u, moment);
+    imp_actuator_moment(m, d, u, moment);
     imp_solve_sparse(m, d->qLD, d->qLDiagInv, acc, moment);
     double f = (2 * side - 1) * o->accel / fmax(IMP_MINVAL, sqrt(imp_dot(acc, acc, m->nv)));
     imp_scl(d->qfrc_applied, moment, f, m->nv);
     double norm = sqrt(imp_dot(d->qfrc_applied, d->qfrc_applied, m->nv));
     if (o->maxforce > 0 && norm > o->maxforce)
       imp_scl(d->qfrc_applied, d->qfrc_applied, o->maxforce / norm, m->nv);
-    double len = actuator_length(m, d, u); /* at the step's start, as MuJoCo reads it */
+    double len = imp_actuator_length(m, d, u); /* at the step's start, as MuJoCo reads it */
     imp_step(m, d);
     if (d->time == 0 || d->nwarning_nan) return -1;
     if (d->time > o->inttotal - o->interval) {
@@ -137,10 +126,11 @@ void ld_compute_lengthranges(ld_ctx* c, imp_model* m) {
     double* lr = m->actuator_lengthrange + 2 * u;
     const ld_actuator* a = LD_AT(c->actuators, ld_actuator, u);
     if (!selected(o, m, u) || (o->useexisting && lr[0] < lr[1])) continue;
-    int j = m->actuator_trnid[u];
-    if (o->uselimit && m->jnt_limited[j]) {
-      lr[0] = m->jnt_range[2 * j];
-      lr[1] = m->jnt_range[2 * j + 1];
+    int j = m->actuator_trnid[u], tendon = m->actuator_trntype[u] == IMP_TRN_TENDON;
+    if (o->uselimit && (tendon ? m->tendon_limited[j] : m->jnt_limited[j])) {
+      const double* range = tendon ? m->tendon_range + 2 * j : m->jnt_range + 2 * j;
+      lr[0] = range[0];
+      lr[1] = range[1];
       continue;
     }
     double spread[2];
@@ -161,8 +151,9 @@ void ld_compute_lengthranges(ld_ctx* c, imp_model* m) {
       m->opt = saved;
       ld_error(c, a->file, a->line,
                "actuator '%s': %s (%g, %g; spread %g, %g over the last interval): give "
-               "lengthrange, or limit its joint '%s'",
-               a->name ? a->name : "", why, lr[0], lr[1], spread[0], spread[1], a->joint);
+               "lengthrange, or limit its %s '%s'",
+               a->name ? a->name : "", why, lr[0], lr[1], spread[0], spread[1],
+               a->tendon ? "tendon" : "joint", a->tendon ? a->tendon : a->joint);
     }
   }
   imp_free_data(d);

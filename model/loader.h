@@ -147,6 +147,7 @@ typedef struct ld_actuator {
   int line;
   int kind; /* LD_ACT_* */
   const char* joint;
+  const char* tendon;  /* a tendon transmission instead of joint */
   int fileidx; /* its place among the file's actuators, skipped ones included */
   double gear[6], ctrlrange[2], forcerange[2];
   int has_ctrlrange, has_forcerange;
@@ -166,6 +167,37 @@ typedef struct ld_actuator {
                           included (keyframe act) */
 } ld_actuator;
 
+/* one object of a tendon's path, names resolved by the compiler (tendon.c) */
+typedef struct ld_wrap {
+  const char* file;
+  int line;
+  int type;              /* imp_wrap_type */
+  const char* name;      /* the joint, site or geom; NULL for a pulley */
+  const char* sidesite;  /* a geom's side site, NULL none */
+  double prm;            /* joint coef, pulley divisor */
+  int objid, sideid;     /* resolved: joint, site or geom id (-1 pulley); side site, -1 */
+} ld_wrap;
+
+/* a tendon: attributes from its class, its path in c->wraps */
+typedef struct ld_tendon {
+  const char* name;
+  const char* file;
+  int line;
+  int spatial;           /* 1 spatial, 0 fixed */
+  int wrapadr, wrapnum;  /* its path: c->wraps[wrapadr ...] */
+  int limited;           /* 0, 1, or -1: auto */
+  int actfrclimited;     /* 0, 1, or -1: auto */
+  int has_range, has_actfrcrange;
+  double range[2], actfrcrange[2];
+  double solref[2];      /* solreflimit */
+  double margin, frictionloss, width, armature;
+  double stiffness[3], damping[3];
+  double springlength[2]; /* both -1: the length at qpos_spring */
+  int group;
+  float rgba[4];
+  const char* material;
+} ld_tendon;
+
 typedef struct ld_key {
   const char* name;
   const char* file;
@@ -173,6 +205,8 @@ typedef struct ld_key {
   double time;
   double *qpos, *qvel, *ctrl, *act;
   int nqpos, nqvel, nctrl, nact; /* -1 when absent */
+  double *mpos, *mquat;    /* mocap bodies' poses (nmocap x 3, x 4) */
+  int nmpos, nmquat;       /* -1 when absent */
 } ld_key;
 
 typedef struct ld_body {
@@ -185,6 +219,7 @@ typedef struct ld_body {
   int has_inertial;
   double ipos[3], iquat[4], mass, inertia[3];
   double gravcomp; /* fraction of the body's weight lifted at its centre of mass */
+  int mocap;       /* mocap="true": posed by d->mocap_pos/quat (mocap.c) */
 } ld_body;
 
 /* <mesh inertia=...>: how a geom's mass spreads over its mesh */
@@ -281,6 +316,7 @@ typedef struct ld_class {
   ld_actuator actuator;
   ld_pair pair;
   ld_equality equality;
+  ld_tendon tendon;
   double mesh_scale[3];
   int mesh_inertia; /* LD_MESH_* */
 } ld_class;
@@ -339,7 +375,7 @@ typedef struct ld_ctx {
   ld_statistic stat;
 
   ld_vec bodies, joints, geoms, sites, cameras, lights, materials, textures,
-      actuators, keys, classes, meshes, pairs, excludes, equalities, sensors;
+      actuators, keys, classes, meshes, pairs, excludes, equalities, sensors, tendons, wraps;
   imp_model* building; /* the model under construction, freed on error */
 
   /* warnings */
@@ -457,6 +493,25 @@ void ld_resolve_equalities(ld_ctx* c, int* obj1, int* obj2);
 void ld_put_equalities(ld_ctx* c, imp_model* m, const int* obj1, const int* obj2,
                        const double* xpos, const double* xquat);
 
+/* ---- tendon.c ---- */
+
+/* attributes of a <spatial> or <fixed> tendon or of a class's <tendon> default */
+void ld_read_tendon(ld_ctx* c, ld_node* n, ld_tendon* t);
+/* <tendon>: its spatial and fixed children, with their paths */
+void ld_parse_tendons(ld_ctx* c, ld_node* n);
+/* Resolve and check every tendon's path (after joints, sites and geoms have
+   their final ids) and its limits; returns the number of wrap objects. */
+int ld_resolve_tendons(ld_ctx* c);
+/* The most dofs a tendon's Jacobian may touch, closed under ancestors
+   (nJten), and the most a row of a tendon equality may (both tendons),
+   from the bodies each path can involve; m's dof tree must be set. */
+void ld_tendon_dof_bounds(ld_ctx* c, const imp_model* m, int* nJten, int* nJeq);
+/* the tendons into m (ntendon, nwrap set) */
+void ld_put_tendons(ld_ctx* c, imp_model* m);
+/* tendon_length0 at qpos0, and the rest lengths left to the compiler
+   (springlength -1) at qpos_spring, by the engine's own tendon stage */
+void ld_tendons_at_qpos0(ld_ctx* c, imp_model* m);
+
 /* ---- actuator.c ---- */
 
 /* Resolve every actuator's joint (an error names an unknown one), skip
@@ -513,6 +568,16 @@ void ld_parse_sensors(ld_ctx* c, ld_node* root, ld_node* n);
 int ld_resolve_sensors(ld_ctx* c, const ld_joint* J);
 /* the resolved sensors into m (m->nsensor of them) */
 void ld_put_sensors(ld_ctx* c, imp_model* m);
+
+/* ---- mocap.c ---- */
+
+/* Number the mocap bodies (mocapid[b], -1 for others) after checking each
+   is a child of the world without joints (jntnum per body), as MuJoCo
+   requires; check every keyframe's mpos and mquat sizes. Returns nmocap. */
+int ld_resolve_mocap(ld_ctx* c, const int* jntnum, int* mocapid);
+/* each keyframe's key_mpos, key_mquat into m (m->body_mocapid set): the
+   body's pos and quat where a key gives none; quaternions normalized */
+void ld_put_mocap_keys(ld_ctx* c, imp_model* m);
 
 /* ---- compile.c ---- */
 

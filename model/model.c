@@ -30,6 +30,7 @@ static const int* name_table(const imp_model* m, imp_obj_type type, int* n) {
     case IMP_OBJ_PAIR: *n = m->npair; return m->name_pairadr;
     case IMP_OBJ_EQUALITY: *n = m->neq; return m->name_eqadr;
     case IMP_OBJ_SENSOR: *n = m->nsensor; return m->name_sensoradr;
+    case IMP_OBJ_TENDON: *n = m->ntendon; return m->name_tendonadr;
     default: *n = 0; return NULL;
   }
 }

@@ -14,9 +14,7 @@
  * do we. Checks and their wording follow MuJoCo's compiler.
  *
  * Skipped with a warning, so that sensordata leaves them out (and is then
- * shorter than MuJoCo's): tendon sensors (tendonpos, tendonvel,
- * tendonlimitpos/vel/frc: tendons are not implemented), sensors on an
- * actuator the loader skipped (a transmission we do not have), and
+ * shorter than MuJoCo's): sensors on an actuator the loader skipped (a transmission we do not have), and
  * elements we do not know (MuJoCo 3.x sensors). User sensors are kept, as
  * zeros: nothing computes them (we have no callback). */
 #include <math.h>
@@ -111,7 +109,7 @@ static const int k_user_types[] = {
     IMP_OBJ_GEOM,    IMP_OBJ_SITE,     IMP_OBJ_CAMERA,   IMP_OBJ_LIGHT,
     IMP_OBJ_MESH,    -1, /* skin */    -1, /* hfield */  IMP_OBJ_TEXTURE,
     IMP_OBJ_MATERIAL, IMP_OBJ_PAIR,    -1, /* exclude */ IMP_OBJ_EQUALITY,
-    -1, /* tendon */ IMP_OBJ_ACTUATOR, IMP_OBJ_SENSOR,   -1, /* numeric */
+    IMP_OBJ_TENDON,  IMP_OBJ_ACTUATOR, IMP_OBJ_SENSOR,   -1, /* numeric */
     -1, /* text */   -1, /* tuple */   IMP_OBJ_KEY};
 
 /* 1 when the file has an actuator element of that name (kept or not) */
@@ -187,14 +185,6 @@ static void parse_sensor(ld_ctx* c, ld_node* root, ld_node* n) {
     ld_warn_element(c, n); /* MuJoCo 3.x sensors, misspellings */
     return;
   }
-  if (k->attach == AT_TENDON) {
-    char key[64];
-    snprintf(key, sizeof key, "sensor/%s", n->name);
-    ld_warning(c, key, n->file, n->line,
-               "sensor '%s' needs tendons, which are not supported yet (sensor skipped: "
-               "sensordata leaves it out)", n->name);
-    return;
-  }
   if (c->sensors.n >= LD_MAXSENSOR)
     ld_error(c, n->file, n->line, "more than %d sensors", LD_MAXSENSOR);
   ld_sensor* s = ld_push(c, &c->sensors);
@@ -217,6 +207,7 @@ static void parse_sensor(ld_ctx* c, ld_node* root, ld_node* n) {
   switch (k->attach) {
     case AT_SITE: s->objtype = IMP_OBJ_SITE, s->objname = required(c, n, "site"); break;
     case AT_JOINT: s->objtype = IMP_OBJ_JOINT, s->objname = required(c, n, "joint"); break;
+    case AT_TENDON: s->objtype = IMP_OBJ_TENDON, s->objname = required(c, n, "tendon"); break;
     case AT_ACTUATOR:
       s->objtype = IMP_OBJ_ACTUATOR;
       s->objname = required(c, n, "actuator");
@@ -255,6 +246,7 @@ static const ld_vec* objects_of(ld_ctx* c, int type) {
     case IMP_OBJ_PAIR: return &c->pairs;
     case IMP_OBJ_EQUALITY: return &c->equalities;
     case IMP_OBJ_SENSOR: return &c->sensors;
+    case IMP_OBJ_TENDON: return &c->tendons;
     default: return NULL;
   }
 }
@@ -268,6 +260,7 @@ static const char* type_word(int type) {
     case IMP_OBJ_SITE: return "site";
     case IMP_OBJ_CAMERA: return "camera";
     case IMP_OBJ_ACTUATOR: return "actuator";
+    case IMP_OBJ_TENDON: return "tendon";
     default: return "object";
   }
 }
@@ -320,6 +313,9 @@ int ld_resolve_sensors(ld_ctx* c, const ld_joint* J) {
     if (s->objtype >= 0) s->objid = resolve(c, s, s->objtype, s->objname);
     if (s->reftype >= 0) s->refid = resolve(c, s, s->reftype, s->refname);
     if (s->objtype == IMP_OBJ_JOINT && s->type != IMP_SENS_USER) check_joint(c, s, &J[s->objid]);
+    if (s->objtype == IMP_OBJ_TENDON && s->type >= IMP_SENS_TENDONLIMITPOS &&
+        s->type <= IMP_SENS_TENDONLIMITFRC && !LD_AT(c->tendons, ld_tendon, s->objid)->limited)
+      ld_error(c, s->file, s->line, "tendon must be limited in sensor");
     total += s->dim;
     if (total > LD_MAXSENSORDATA)
       ld_error(c, s->file, s->line, "more than %d sensor values in all", LD_MAXSENSORDATA);

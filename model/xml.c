@@ -584,10 +584,10 @@ static void parse_contact(ld_ctx* c, ld_node* n) {
   }
 }
 
-/* <equality>: connect, weld and joint, each starting from its class's
+/* <equality>: connect, weld, joint and tendon, each starting from its class's
    equality default */
 static void parse_equality(ld_ctx* c, ld_node* n) {
-  static const char* const types[] = {"connect", "weld", "joint", NULL};
+  static const char* const types[] = {"connect", "weld", "joint", "tendon", NULL};
   for (ld_node* ch = n->child; ch; ch = ch->next) {
     int type = -1;
     for (int i = 0; types[i]; i++)
@@ -656,9 +656,7 @@ static void parse_body(ld_ctx* c, ld_node* n, int body, int childclass) {
       ld_read_frame(c, ch, b->pos, b->quat);
       if (ld_attr_nums(c, ch, "gravcomp", &b->gravcomp, 1, 1) > 0 && !isfinite(b->gravcomp))
         ld_error(c, ch->file, ch->line, "body gravcomp must be a finite number");
-      int mocap = 0;
-      if (ld_attr_bool(c, ch, "mocap", &mocap) && mocap)
-        ld_warning(c, "mocap", ch->file, ch->line, "mocap bodies are not supported yet (static)");
+      ld_attr_bool(c, ch, "mocap", &b->mocap); /* checked by the compiler (mocap.c) */
       static const char* const ok[] = {"user", NULL};
       ld_accept(ch, ok);
       ld_warn_unused(c, ch);
@@ -737,13 +735,16 @@ static void parse_actuators(ld_ctx* c, ld_node* n) {
     a.file = ch->file;
     a.line = ch->line;
     a.joint = ld_attr_str(ch, "joint");
-    static const char* const trn[] = {"tendon", "site", "jointinparent", "body", "cranksite",
+    a.tendon = ld_attr_str(ch, "tendon");
+    if (a.joint && a.tendon)
+      ld_error(c, ch->file, ch->line, "actuator: joint and tendon cannot both be given");
+    static const char* const trn[] = {"site", "jointinparent", "body", "cranksite",
                                       "slidersite", NULL};
     const char* other = NULL;
     for (int i = 0; trn[i]; i++)
       if (ld_attr_str(ch, trn[i]) && !other) other = trn[i];
     ld_warn_unused(c, ch);
-    if (!a.joint) {
+    if (!a.joint && !a.tendon) {
       char key[64];
       snprintf(key, sizeof key, "trn:%s", other ? other : "none");
       ld_warning(c, key, ch->file, ch->line,
@@ -781,6 +782,8 @@ static void parse_keyframe(ld_ctx* c, ld_node* n) {
     k->qvel = read_key_vector(c, ch, "qvel", &k->nqvel);
     k->ctrl = read_key_vector(c, ch, "ctrl", &k->nctrl);
     k->act = read_key_vector(c, ch, "act", &k->nact);
+    k->mpos = read_key_vector(c, ch, "mpos", &k->nmpos);
+    k->mquat = read_key_vector(c, ch, "mquat", &k->nmquat);
     ld_warn_unused(c, ch);
   }
 }
@@ -844,6 +847,8 @@ static void init_ctx(ld_ctx* c, char* err, int errsz) {
   c->excludes.elsz = sizeof(ld_exclude);
   c->equalities.elsz = sizeof(ld_equality);
   c->sensors.elsz = sizeof(ld_sensor);
+  c->tendons.elsz = sizeof(ld_tendon);
+  c->wraps.elsz = sizeof(ld_wrap);
   c->warnkeys.elsz = sizeof(const char*);
 }
 
@@ -852,7 +857,7 @@ static void free_ctx(ld_ctx* c) {
                     &c->cameras, &c->lights,    &c->materials, &c->textures,
                     &c->actuators, &c->keys,    &c->classes,   &c->warnkeys,
                     &c->meshes,  &c->pairs,     &c->excludes,  &c->equalities,
-                    &c->sensors};
+                    &c->sensors, &c->tendons,   &c->wraps};
   for (size_t i = 0; i < sizeof vecs / sizeof *vecs; i++) free(vecs[i]->data);
   while (c->arena) {
     ld_block* b = c->arena->next;
@@ -910,6 +915,7 @@ static void parse_root(ld_ctx* c, ld_node* root) {
         case 8: ld_warn_unused(c, ch); parse_body(c, ch, 0, 0); break;
         case 9: ld_warn_unused(c, ch); parse_contact(c, ch); break;
         case 10: ld_warn_unused(c, ch); parse_equality(c, ch); break;
+        case 11: ld_warn_unused(c, ch); ld_parse_tendons(c, ch); break;
         case 12: ld_warn_unused(c, ch); parse_actuators(c, ch); break;
         case 13: ld_warn_unused(c, ch); ld_parse_sensors(c, root, ch); break;
         case 14: ld_warn_unused(c, ch); parse_keyframe(c, ch); break;

@@ -208,7 +208,7 @@ START_TEST(keyframe_act) {
   m = load("<mujoco><worldbody><body><joint name='j'/><joint name='b' type='ball'/>"
            "<geom size='0.1'/></body></worldbody>"
            "<actuator><general joint='j' dyntype='filter'/><general joint='b' dyntype='filter'/>"
-           "<general tendon='t' dyntype='integrator'/><general joint='j' dyntype='integrator'/>"
+           "<general site='s' dyntype='integrator'/><general joint='j' dyntype='integrator'/>"
            "</actuator><keyframe><key act='1 2 3 4'/></keyframe></mujoco>");
   ck_assert_int_eq(m->nu, 2);
   ck_assert_int_eq(m->na, 2);

@@ -745,10 +745,10 @@ END_TEST
 
 START_TEST(unsupported_elements_and_attributes_warn_once) {
   imp_model* m = load(
-      "<mujoco>\n<tendon/>\n<tendon/>\n<worldbody>\n<geom size='1' foo='1'/>\n"
+      "<mujoco>\n<skin/>\n<skin/>\n<worldbody>\n<geom size='1' foo='1'/>\n"
       "<geom size='1' foo='2'/></worldbody>\n<custom/></mujoco>");
   ck_assert_int_eq(m->nwarning, 3);
-  ck_assert_msg(strstr(m->warnings, "t.xml:2: warning: element 'tendon' is not supported yet"),
+  ck_assert_msg(strstr(m->warnings, "t.xml:2: warning: element 'skin' is not supported yet"),
                 "%s", m->warnings);
   ck_assert_msg(strstr(m->warnings, "t.xml:5: warning: attribute 'foo' of 'geom' is not supported"),
                 "%s", m->warnings);
@@ -803,11 +803,11 @@ START_TEST(hfield_geoms_are_skipped_with_a_warning) {
 }
 END_TEST
 
-START_TEST(actuators_on_tendons_and_ball_joints_are_skipped) {
+START_TEST(actuators_on_sites_and_ball_joints_are_skipped) {
   imp_model* m = load(
       "<mujoco><worldbody><body><joint name='b' type='ball'/><joint name='h'/><geom size='1'/>"
-      "</body></worldbody><actuator><motor tendon='t'/><motor joint='b'/><motor joint='h'/>"
-      "</actuator></mujoco>");
+      "<site name='s'/></body></worldbody><actuator><motor site='s'/><motor joint='b'/>"
+      "<motor joint='h'/></actuator></mujoco>");
   ck_assert_int_eq(m->nu, 1);
   ck_assert_int_eq(m->actuator_trnid[0], 1);
   ck_assert_int_eq(m->nwarning, 2);
@@ -817,7 +817,7 @@ START_TEST(actuators_on_tendons_and_ball_joints_are_skipped) {
      one written for what remains reads as it is; any other count is an error */
   static const char* fmt =
       "<mujoco><worldbody><body><joint name='b' type='ball'/><joint name='h'/><geom size='1'/>"
-      "</body></worldbody><actuator><motor tendon='t'/><motor joint='h'/><motor joint='b'/>"
+      "<site name='s'/></body></worldbody><actuator><motor site='s'/><motor joint='h'/><motor joint='b'/>"
       "<motor joint='h'/></actuator><keyframe><key ctrl='%s'/></keyframe></mujoco>";
   char xml[1024];
   snprintf(xml, sizeof xml, fmt, "1 2 3 4");
@@ -1573,7 +1573,7 @@ Suite* loader_suite(void) {
   tcase_add_test(t, unsupported_elements_and_attributes_warn_once);
   tcase_add_test(t, failed_load_reports_the_warnings_before_the_error);
   tcase_add_test(t, hfield_geoms_are_skipped_with_a_warning);
-  tcase_add_test(t, actuators_on_tendons_and_ball_joints_are_skipped);
+  tcase_add_test(t, actuators_on_sites_and_ball_joints_are_skipped);
   tcase_add_test(t, sites_cameras_lights);
   tcase_add_test(t, pairs_take_class_values_and_partial_friction);
   tcase_add_test(t, pairs_are_ordered_by_bodies);

@@ -484,6 +484,76 @@ START_TEST(sensor_columns) {
 }
 END_TEST
 
+/* Mocap columns come after ctrl: each mocap body's mocap_pos then
+   mocap_quat, named after the body (mocapI_ for an unnamed one), before the
+   sensor columns; the sidecar gives nmocap. */
+START_TEST(mocap_columns) {
+  imp_model* m = imp_test_load_string(
+      "<mujoco><worldbody><body name='hand' mocap='true' pos='1 2 3'/>"
+      "<body><joint name='j' type='hinge'/><geom size='.1'/></body>"
+      "<body mocap='true'/></worldbody>"
+      "<sensor><jointpos name='angle' joint='j'/></sensor></mujoco>");
+  imp_data* d = imp_make_data(m);
+  double pos[6] = {0.1, 0.2, 0.3, -1.0 / 3.0, 5e-300, -0.0};
+  double quat[8] = {0.5, 0.5, 0.5, 0.5, 1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0, 0};
+  memcpy(d->mocap_pos, pos, sizeof pos);
+  memcpy(d->mocap_quat, quat, sizeof quat);
+  d->qpos[0] = 0.25;
+  imp_forward(m, d);
+  char dir[4096], csv[4200], npy[4200], json[4300], err[500] = "";
+  make_tmpdir(dir, sizeof dir);
+  snprintf(csv, sizeof csv, "%s/m.csv", dir);
+  snprintf(npy, sizeof npy, "%s/m.npy", dir);
+  snprintf(json, sizeof json, "%s.json", npy);
+  imp_recorder* rc = imp_recorder_open(csv, m, err, sizeof err);
+  ck_assert_msg(rc != NULL, "open: %s", err);
+  imp_recorder* rn = imp_recorder_open(npy, m, err, sizeof err);
+  ck_assert_msg(rn != NULL, "open: %s", err);
+  ck_assert_int_eq(imp_recorder_write(rc, m, d), 0);
+  ck_assert_int_eq(imp_recorder_write(rn, m, d), 0);
+  ck_assert_msg(imp_recorder_close(rc, err, sizeof err) == 0, "close: %s", err);
+  ck_assert_msg(imp_recorder_close(rn, err, sizeof err) == 0, "close: %s", err);
+
+  const char* names =
+      "time,qpos_0,qvel_0,mocap_hand_pos_0,mocap_hand_pos_1,mocap_hand_pos_2,"
+      "mocap_hand_quat_0,mocap_hand_quat_1,mocap_hand_quat_2,mocap_hand_quat_3,"
+      "mocap1_pos_0,mocap1_pos_1,mocap1_pos_2,mocap1_quat_0,mocap1_quat_1,mocap1_quat_2,"
+      "mocap1_quat_3,sensor_angle\n";
+  char* text = slurp(csv, NULL);
+  ck_assert_msg(strncmp(text, names, strlen(names)) == 0, "%s", text);
+  double v[18];
+  const char* p = text + strlen(names);
+  for (int c = 0; c < 18; c++) {
+    char* end;
+    v[c] = strtod(p, &end);
+    p = end + 1;
+  }
+  for (int k = 0; k < 2; k++) {
+    for (int i = 0; i < 3; i++) assert_same_bits(v[3 + 7 * k + i], pos[3 * k + i], 1, 3 + 7 * k + i);
+    for (int i = 0; i < 4; i++)
+      assert_same_bits(v[6 + 7 * k + i], quat[4 * k + i], 1, 6 + 7 * k + i);
+  }
+  assert_same_bits(v[17], d->sensordata[0], 1, 17);
+  free(text);
+  char* side = slurp(json, NULL);
+  ck_assert_msg(strstr(side, "\"mocap_hand_pos_0\", \"mocap_hand_pos_1\"") != NULL, "%s", side);
+  ck_assert_msg(strstr(side, "\"mocap1_quat_3\", \"sensor_angle\"]") != NULL, "%s", side);
+  ck_assert_msg(strstr(side, "\"nmocap\": 2") != NULL, "%s", side);
+  free(side);
+  long n = 0;
+  unsigned char* buf = (unsigned char*)slurp(npy, &n);
+  long data = check_npy_header(buf, n, "'shape': (1, 18)");
+  for (int i = 0; i < 3; i++) assert_same_bits(get_f64le(buf + data + 8 * (10 + i)), pos[3 + i], 0, 10 + i);
+  free(buf);
+  remove(csv);
+  remove(npy);
+  remove(json);
+  ck_assert_int_eq(rmdir(dir), 0);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
 /* Activation columns come after ctrl and before the sensors, one per value
    of d->act, named after their actuators (act_NAME, actU when unnamed);
    the sidecar names them and gives na. */
@@ -554,6 +624,7 @@ static Suite* record_suite(void) {
   tcase_add_test(tc, write_for_another_model_fails);
   tcase_add_test(tc, solver_columns);
   tcase_add_test(tc, sensor_columns);
+  tcase_add_test(tc, mocap_columns);
   tcase_add_test(tc, act_columns);
   suite_add_tcase(s, tc);
   return s;

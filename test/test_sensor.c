@@ -676,20 +676,21 @@ START_TEST(loader_refuses_bad_sensors) {
 }
 END_TEST
 
-/* Tendon sensors and sensors on actuators the loader skipped are left out
-   with a warning (sensordata shorter than MuJoCo's); unknown elements
-   warn; user sensors keep their room, as zeros. */
+/* Sensors on actuators the loader skipped are left out with a warning
+   (sensordata shorter than MuJoCo's); unknown elements warn; user sensors
+   keep their room, as zeros. */
 START_TEST(loader_skips_what_it_cannot_compute) {
   imp_model* m = imp_test_load_string(
-      BODY "<tendon><fixed name='t'><joint joint='h' coef='1'/></fixed></tendon>"
-           "<sensor><tendonpos tendon='t'/><jointpos name='q' joint='h'/>"
+      BODY "<actuator><motor name='sa' site='s'/></actuator>"
+           "<sensor><actuatorfrc actuator='sa'/><jointpos name='q' joint='h'/>"
            "<camprojection site='s'/><user name='u' objtype='site' objname='s' datatype='real' "
            "needstage='vel' dim='2'/></sensor></mujoco>");
   ck_assert_int_eq(m->nsensor, 2);
   ck_assert_int_eq(m->nsensordata, 3);
   ck_assert_int_eq(m->sensor_type[1], IMP_SENS_USER);
   ck_assert_int_eq(m->sensor_needstage[1], IMP_STAGE_VEL);
-  ck_assert_msg(strstr(m->warnings, "sensor 'tendonpos' needs tendons"), "%s", m->warnings);
+  ck_assert_msg(strstr(m->warnings, "sensor on actuator 'sa', which the loader skipped"), "%s",
+                m->warnings);
   ck_assert_msg(strstr(m->warnings, "element 'camprojection'"), "%s", m->warnings);
   ck_assert_msg(strstr(m->warnings, "user sensors are kept as zeros"), "%s", m->warnings);
   imp_data* d = imp_make_data(m);
@@ -702,12 +703,11 @@ START_TEST(loader_skips_what_it_cannot_compute) {
   m = imp_test_load_string(
       "<mujoco><worldbody><body><joint name='h' type='hinge'/><geom size='0.1'/>"
       "<site name='s'/></body></worldbody>"
-      "<tendon><fixed name='t'><joint joint='h' coef='1'/></fixed></tendon>"
-      "<actuator><motor name='tm' tendon='t'/></actuator>"
-      "<sensor><actuatorfrc actuator='tm'/><jointpos joint='h'/></sensor></mujoco>");
+      "<actuator><motor name='sm' site='s'/></actuator>"
+      "<sensor><actuatorfrc actuator='sm'/><jointpos joint='h'/></sensor></mujoco>");
   ck_assert_int_eq(m->nsensor, 1);
   ck_assert_int_eq(m->sensor_type[0], IMP_SENS_JOINTPOS);
-  ck_assert_msg(strstr(m->warnings, "sensor on actuator 'tm', which the loader skipped"), "%s",
+  ck_assert_msg(strstr(m->warnings, "sensor on actuator 'sm', which the loader skipped"), "%s",
                 m->warnings);
   imp_free_model(m);
 }

@@ -179,6 +179,94 @@ START_TEST(dragging_moves_the_hold_in_the_image_plane) {
 }
 END_TEST
 
+/* a mocap hand carrying a hinged finger */
+static const char* xml_mocap =
+    "<mujoco><worldbody>"
+    "<body name='hand' mocap='true' pos='0 0 1'>"
+    "<geom type='box' size='0.2 0.1 0.05'/>"
+    "<body name='finger' pos='0.2 0 0'><joint type='hinge' axis='0 1 0'/>"
+    "<geom type='capsule' fromto='0 0 0 .3 0 0' size='.02'/></body></body>"
+    "</worldbody></mujoco>";
+
+/* Dragging a mocap body (Ctrl + right drag, running) moves it with the
+   mouse at once, by its pose, not by a force: the grabbed point lands on
+   the hold, the orientation stays, and the step that follows shows it
+   there with its child. */
+START_TEST(dragging_a_mocap_body_sets_its_pose) {
+  imp_model* m = imp_test_load_string(xml_mocap);
+  imp_data* d = imp_make_data(m);
+  imp_forward(m, d);
+  int hand = imp_test_id(m, IMP_OBJ_BODY, "hand");
+  double grab[3] = {0.2, 0, 1.05}; /* a corner of the box, off the body's origin */
+  imp_viewer_perturb p;
+  imp_viewer_perturb_begin(m, d, hand, grab, 0, &p);
+  imp_camera_pose pose = {.pos = {0, -3, 1}, .forward = {0, 1, 0}, .up = {0, 0, 1},
+                          .right = {1, 0, 0}, .fovy = 90};
+  imp_viewer_perturb_drag(&p, &pose, 0.1, -0.05); /* 0.6 m right, 0.3 m up */
+  imp_viewer_perturb_apply(m, d, &p);
+  for (int i = 0; i < 6 * m->nbody; i++) imp_assert_near(d->xfrc_applied[i], 0, 0);
+  double want[3] = {0.6, 0, 1.3}, q0[4] = {1, 0, 0, 0};
+  imp_assert_vec_near(d->mocap_pos, want, 3, 1e-12);
+  imp_assert_vec_near(d->mocap_quat, q0, 4, 0);
+  imp_step(m, d);
+  imp_assert_vec_near(d->xpos + 3 * hand, want, 3, 1e-12);
+  double pt[3];
+  imp_viewer_perturb_point(d, &p, pt);
+  imp_assert_vec_near(pt, p.spring.refpos, 3, 1e-12);
+  /* the finger came along: its joint sits on the hand's +x face */
+  double fx[3] = {0.8, 0, 1.3};
+  imp_assert_vec_near(d->xpos + 3 * (hand + 1), fx, 3, 1e-12);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
+/* Ctrl + left drag turns a mocap body to the held orientation about the
+   grabbed point; paused, the pose is set and the frames recomputed. */
+START_TEST(turning_a_mocap_body_sets_its_orientation) {
+  imp_model* m = imp_test_load_string(xml_mocap);
+  imp_data* d = imp_make_data(m);
+  imp_forward(m, d);
+  int hand = imp_test_id(m, IMP_OBJ_BODY, "hand");
+  double grab[3] = {0.2, 0, 1};
+  imp_viewer_perturb p;
+  imp_viewer_perturb_begin(m, d, hand, grab, 1, &p);
+  imp_camera_pose pose = {.pos = {0, -3, 1}, .forward = {0, 1, 0}, .up = {0, 0, 1},
+                          .right = {1, 0, 0}, .fovy = 45};
+  imp_viewer_perturb_drag(&p, &pose, 0.5, 0); /* half a window: a quarter turn about z */
+  ck_assert_int_eq(imp_viewer_perturb_place(m, d, &p), 1);
+  double r = sqrt(0.5), q[4] = {r, 0, 0, r};
+  imp_assert_vec_near(d->mocap_quat, q, 4, 1e-12);
+  imp_assert_vec_near(d->xquat + 4 * hand, q, 4, 1e-12);
+  /* the grabbed point stayed put; the origin swung to (0.2, -0.2, 1) */
+  double pt[3], o[3] = {0.2, -0.2, 1};
+  imp_viewer_perturb_point(d, &p, pt);
+  imp_assert_vec_near(pt, grab, 3, 1e-12);
+  imp_assert_vec_near(d->xpos + 3 * hand, o, 3, 1e-12);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
+/* The finger hinged to a mocap hand is a dynamic body: grabbing it pulls
+   it with the spring's force and leaves the hand where it is. */
+START_TEST(a_child_of_a_mocap_body_is_pulled_by_force) {
+  imp_model* m = imp_test_load_string(xml_mocap);
+  imp_data* d = imp_make_data(m);
+  imp_forward(m, d);
+  int finger = imp_test_id(m, IMP_OBJ_BODY, "finger");
+  imp_viewer_perturb p;
+  imp_viewer_perturb_begin(m, d, finger, NULL, 0, &p);
+  p.spring.refpos[2] += 0.1;
+  imp_viewer_perturb_apply(m, d, &p);
+  ck_assert(d->xfrc_applied[6 * finger + 2] > 0);
+  double x0[3] = {0, 0, 1};
+  imp_assert_vec_near(d->mocap_pos, x0, 3, 0);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("viewer_perturb");
   TCase* tc = tcase_create("viewer_perturb");
@@ -189,6 +277,9 @@ int main(void) {
   tcase_add_test(tc, dragging_moves_the_hold_in_the_image_plane);
   tcase_add_test(tc, paused_pull_places_the_body_at_the_mouse);
   tcase_add_test(tc, paused_pull_leaves_jointed_bodies_alone);
+  tcase_add_test(tc, dragging_a_mocap_body_sets_its_pose);
+  tcase_add_test(tc, turning_a_mocap_body_sets_its_orientation);
+  tcase_add_test(tc, a_child_of_a_mocap_body_is_pulled_by_force);
   suite_add_tcase(s, tc);
   return imp_test_run_suite(s);
 }

@@ -3,6 +3,7 @@
    and a file that does not fit the model or is malformed is refused with
    its file and line. */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdlib.h>
 
 #include "record.h"
@@ -186,6 +187,56 @@ START_TEST(a_reset_in_the_recording_takes_no_playback_time) {
 }
 END_TEST
 
+/* A recording of a model with mocap bodies and sensors (run --record, CSV
+   or NPY) replays the mocap bodies where they were: the rows carry their
+   poses and applying a row puts the body there; the sensor columns are
+   read past. One with the mocap columns missing is refused. */
+START_TEST(mocap_bodies_replay_where_they_were_recorded) {
+  imp_model* m = imp_test_load_string(
+      "<mujoco><worldbody><body name='hand' mocap='true' pos='0 0 1'>"
+      "<geom size='.1' contype='0' conaffinity='0'/></body>"
+      "<body><joint name='j' type='hinge' axis='0 1 0'/><geom size='.1' pos='0 0 -1'/></body>"
+      "</worldbody><sensor><jointpos name='angle' joint='j'/></sensor></mujoco>");
+  int hand = imp_test_id(m, IMP_OBJ_BODY, "hand");
+  for (int npy = 0; npy < 2; npy++) {
+    char path[1200], err[1000] = "";
+    tmp_path(path, sizeof path, npy ? "mocap.npy" : "mocap.csv");
+    imp_data* d = imp_make_data(m);
+    imp_recorder* r = imp_recorder_open(path, m, err, sizeof err);
+    ck_assert_msg(r != NULL, "%s", err);
+    for (int i = 0; i < 20; i++) {
+      d->mocap_pos[0] = 0.1 * i; /* the hand slides along x, turning about z */
+      d->mocap_quat[0] = cos(0.05 * i);
+      d->mocap_quat[3] = sin(0.05 * i);
+      imp_step(m, d);
+      ck_assert_int_eq(imp_recorder_write(r, m, d), 0);
+    }
+    ck_assert_int_eq(imp_recorder_close(r, err, sizeof err), 0);
+    imp_trajectory* t = imp_trajectory_load(path, m, err, sizeof err);
+    ck_assert_msg(t != NULL, "%s", err);
+    ck_assert_int_eq(t->nmocap, 1);
+    imp_data* e = imp_make_data(m);
+    imp_trajectory_apply(t, 7, m, e);
+    double x[3] = {0.1 * 7, 0, 1}, q[4] = {cos(0.05 * 7), 0, 0, sin(0.05 * 7)};
+    imp_assert_vec_near(e->mocap_pos, x, 3, 0);
+    imp_assert_vec_near(e->mocap_quat, q, 4, 0);
+    imp_assert_vec_near(e->xpos + 3 * hand, x, 3, 1e-15);
+    imp_assert_vec_near(e->xquat + 4 * hand, q, 4, 1e-15);
+    imp_free_data(e);
+    imp_free_data(d);
+    imp_trajectory_free(t);
+  }
+  char path[1200], err[1000] = "";
+  tmp_path(path, sizeof path, "nomocap.csv");
+  write_file(path, "time,qpos_0,qvel_0,sensor_angle\n0,0,0,0\n");
+  ck_assert(imp_trajectory_load(path, m, err, sizeof err) == NULL);
+  ck_assert_msg(strstr(err, ":1:") && strstr(err, "0 mocap columns") &&
+                    strstr(err, "need 7"),
+                "%s", err);
+  imp_free_model(m);
+}
+END_TEST
+
 /* A model with activations and sensors records act and sensor columns
    after ctrl; the trajectory reads back in both formats and a row puts its
    activations back into the data. */
@@ -239,6 +290,7 @@ int main(void) {
   tcase_add_test(tc, a_reset_in_the_recording_takes_no_playback_time);
   tcase_add_test(tc, npy_recordings_read_back_like_csv);
   tcase_add_test(tc, bad_npy_recordings_are_refused);
+  tcase_add_test(tc, mocap_bodies_replay_where_they_were_recorded);
   tcase_add_test(tc, act_and_sensor_columns_read_back);
   suite_add_tcase(s, tc);
   return imp_test_run_suite(s);

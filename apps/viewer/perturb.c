@@ -120,11 +120,31 @@ static void turn_torque(const imp_model* m, const imp_data* d, const imp_viewer_
   for (int i = 0; i < 3; i++) xfrc[3 + i] = inertia * (w * w * e[i] - 2 * w * omega[i]);
 }
 
-/* Clear every body's applied force, then set the pulled body's. */
+/* A mocap body has no dofs for a force to move: as MuJoCo's
+   mjv_applyPerturbPose, the mouse sets its pose (mocap_pos, mocap_quat)
+   directly. Pulling keeps its orientation and puts the grabbed point at
+   the mouse's hold; turning gives it the held orientation about the
+   grabbed point (which stays put; MuJoCo turns it about its centre of
+   mass, the point its mouse holds). Returns 1 when b is a mocap body. */
+static int pose_mocap(const imp_model* m, imp_data* d, const imp_viewer_perturb* p) {
+  int id = m->body_mocapid[p->spring.bodyid];
+  if (id < 0) return 0;
+  double q[4], r[3];
+  memcpy(q, p->rotate ? p->refquat : d->mocap_quat + 4 * id, sizeof q);
+  imp_quat_normalize(q);
+  imp_quat_rotate(r, q, p->spring.localpos);
+  for (int i = 0; i < 3; i++) d->mocap_pos[3 * id + i] = p->spring.refpos[i] - r[i];
+  memcpy(d->mocap_quat + 4 * id, q, sizeof q);
+  return 1;
+}
+
+/* Clear every body's applied force, then set the pulled body's (or the
+   pose of a mocap body). */
 void imp_viewer_perturb_apply(const imp_model* m, imp_data* d, const imp_viewer_perturb* p) {
   memset(d->xfrc_applied, 0, sizeof(double) * 6 * (size_t)m->nbody);
   int b = p->spring.bodyid;
   if (!p->spring.active || b <= 0 || b >= m->nbody) return;
+  if (pose_mocap(m, d, p)) return;
   if (p->rotate)
     turn_torque(m, d, p, d->xfrc_applied + 6 * b);
   else
@@ -143,6 +163,10 @@ static int carrying_free_joint(const imp_model* m, int b) {
 int imp_viewer_perturb_place(const imp_model* m, imp_data* d, const imp_viewer_perturb* p) {
   int b = p->spring.bodyid;
   if (!p->spring.active || b <= 0 || b >= m->nbody) return 0;
+  if (pose_mocap(m, d, p)) {
+    imp_forward(m, d);
+    return 1;
+  }
   int j = carrying_free_joint(m, b);
   if (j < 0) return 0;
   double* q = d->qpos + m->jnt_qposadr[j];

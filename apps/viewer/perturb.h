@@ -8,9 +8,17 @@
  * bodies feel alike, and the explicit force stays stable for any time step
  * with omega * h well below 1.
  *
+ * A mocap body (MJCF mocap="true") cannot be pushed: as in MuJoCo's
+ * simulate, the same gestures set its pose (d->mocap_pos, mocap_quat)
+ * directly, running or paused: pulling moves it so the grabbed point is at
+ * the mouse's hold, turning gives it the held orientation about the
+ * grabbed point.
+ *
  * Promises: pure functions of m, d and the mouse; imp_viewer_perturb_apply
- * writes xfrc_applied only (all bodies zero except the pulled one);
- * imp_viewer_perturb_place (paused) writes one free joint's qpos and qvel. */
+ * writes xfrc_applied (all bodies zero except the pulled one) and, for a
+ * grabbed mocap body, that body's mocap_pos and mocap_quat only;
+ * imp_viewer_perturb_place (paused) writes one free joint's qpos and qvel,
+ * or a grabbed mocap body's pose. */
 #ifndef IMPETUS_VIEWER_PERTURB_H
 #define IMPETUS_VIEWER_PERTURB_H
 
@@ -49,8 +57,9 @@ void imp_viewer_perturb_apply(const imp_model* m, imp_data* d, const imp_viewer_
    body kinematically instead. Pulling translates the free joint of the
    body's tree so the grabbed point is at the mouse's hold; turning sets a
    free root body's orientation to the held one. The joint's velocity is
-   zeroed and imp_forward recomputes d. Returns 1 when d changed, 0 when
-   inactive or the body is not carried by a free joint. */
+   zeroed and imp_forward recomputes d. A mocap body is posed as by
+   imp_viewer_perturb_apply. Returns 1 when d changed, 0 when inactive or
+   the body is neither a mocap body nor carried by a free joint. */
 int imp_viewer_perturb_place(const imp_model* m, imp_data* d, const imp_viewer_perturb* p);
 
 #endif

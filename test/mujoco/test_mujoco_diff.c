@@ -232,6 +232,7 @@ static const diff_case k_cases[] = {
     {"free_fall", "free_fall.xml", NULL},
     {"slider_fall", "slider_fall.xml", NULL},
     {"sensors", "sensors.xml", NULL},
+    {"tendons", "tendons.xml", NULL},
     {"inline_euler_zyx", NULL, NULL},
     {"inline_euler_XYZ_ref", NULL, NULL},
     {"inline_actuators", NULL, NULL},

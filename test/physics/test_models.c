@@ -20,7 +20,7 @@ static const char* k_models[] = {
     "pendulum.xml",      "double_pendulum.xml", "double_pendulum_undamped.xml",
     "slider_spring.xml", "ball_pendulum.xml",   "tennis_racket.xml",
     "arm_servo.xml",     "free_fall.xml",       "slider_fall.xml",
-    "sensors.xml",
+    "sensors.xml",       "tendons.xml",
 };
 #define NMODEL ((int)(sizeof k_models / sizeof k_models[0]))
 
