@@ -43,6 +43,9 @@
  * (Millard et al. 2013); with tausmooth w > 0 the switch is blended,
  * tau = tau_deact + (tau_act - tau_deact) s((c - act) / w + 1/2), s the
  * quintic smoothstep 6x^5 - 15x^4 + 10x^3 on [0, 1] (MuJoCo 3.x).
+ * (MuJoCo 2.2.2 differs below lmin: its first FL branch tests L >= lmin
+ * and the next only L <= 1, so FL there is 1 - x^2/2, negative far out;
+ * 3.x and the documentation give 0, as here.)
  * Divisions are guarded by IMP_MINVAL as MuJoCo guards them, so a
  * degenerate parameter gives a finite force, not a NaN. */
 #include <math.h>
