@@ -465,6 +465,13 @@ typedef struct imp_model {
   double* cam_pos0;      /* ncam x 3: world offset from the body origin at qpos0 (track) */
   double* cam_poscom0;   /* ncam x 3: world offset from the body's subtree com at qpos0 (trackcom) */
   double* cam_mat0;      /* ncam x 9: world orientation at qpos0 (track, trackcom) */
+  /* intrinsics (MJCF camera resolution, sensorsize, focal, principal):
+     with a sensor (cam_sensorsize > 0) the image is the sensor seen
+     through a pinhole at focal distance, and cam_fovy follows from it */
+  int* cam_resolution;    /* ncam x 2: width, height in pixels */
+  double* cam_sensorsize; /* ncam x 2: width, height, length units; 0 0: none (fovy) */
+  double* cam_intrinsic;  /* ncam x 4: focal x, y; principal point offset x, y from the
+                             image centre; length units; 0 without a sensor */
 
   /* lights */
   int* light_bodyid;       /* nlight */

@@ -84,6 +84,8 @@
   X(int, cam_mode, ncam) X(int, cam_targetbodyid, ncam) X(double, cam_pos, 3 * ncam)       \
   X(double, cam_quat, 4 * ncam) X(double, cam_fovy, ncam) X(int, light_bodyid, nlight)     \
   X(double, cam_pos0, 3 * ncam) X(double, cam_poscom0, 3 * ncam) X(double, cam_mat0, 9 * ncam) \
+  X(int, cam_resolution, 2 * ncam) X(double, cam_sensorsize, 2 * ncam)                     \
+  X(double, cam_intrinsic, 4 * ncam)                                                       \
   X(double, light_pos0, 3 * nlight) X(double, light_poscom0, 3 * nlight)                   \
   X(double, light_dir0, 3 * nlight)                                                        \
   X(int, light_mode, nlight) X(int, light_targetbodyid, nlight)                            \
@@ -466,6 +468,28 @@ static void bound_island_rows(imp_model* m) {
   if (rows < m->nislandmax) m->nislandmax = (int)rows;
 }
 
+/* <compiler settotalmass>: every body's mass and inertia scaled by one
+   factor so that the masses sum to total. MuJoCo docs, MJCF reference:
+   compiler/settotalmass "is performed last, after all other operations
+   affecting the body mass and inertia" (after inertias from geoms,
+   boundmass and boundinertia); MuJoCo checks the masses of moving bodies
+   before it, and guards the factor against zeros by mjMINVAL as here. The
+   subtree masses are summed again from the scaled masses. */
+static void set_total_mass(imp_model* m, double total) {
+  double sum = 0;
+  for (int b = 1; b < m->nbody; b++) sum += m->body_mass[b];
+  double scale = fmax(IMP_MINVAL, total / fmax(IMP_MINVAL, sum));
+  for (int b = 1; b < m->nbody; b++) {
+    m->body_mass[b] *= scale;
+    for (int i = 0; i < 3; i++) m->body_inertia[3 * b + i] *= scale;
+  }
+  for (int b = 0; b < m->nbody; b++) m->body_subtreemass[b] = 0;
+  for (int b = m->nbody - 1; b >= 0; b--) {
+    m->body_subtreemass[b] += m->body_mass[b];
+    if (b > 0) m->body_subtreemass[m->body_parentid[b]] += m->body_subtreemass[b];
+  }
+}
+
 imp_model* ld_compile(ld_ctx* c) {
   int nbody = c->bodies.n;
   ld_body* B = (ld_body*)c->bodies.data;
@@ -494,10 +518,15 @@ imp_model* ld_compile(ld_ctx* c) {
     if (ld_geom_fits_mesh(g)) ld_fit_geom_to_mesh(c, g); /* sizes come from the mesh */
     else resolve_shape(c, g, 1);
     if (g->type == IMP_GEOM_MESH) resolve_mesh_geom(c, g);
+    if (g->has_frame) ld_frame_apply(g->frame_pos, g->frame_quat, g->pos, g->quat);
     keep[nkeep++] = i;
   }
   permute(c, &c->geoms, keep, nkeep);
-  for (int i = 0; i < c->sites.n; i++) resolve_shape(c, LD_AT(c->sites, ld_geom, i), 0);
+  for (int i = 0; i < c->sites.n; i++) {
+    ld_geom* s = LD_AT(c->sites, ld_geom, i);
+    resolve_shape(c, s, 0);
+    if (s->has_frame) ld_frame_apply(s->frame_pos, s->frame_quat, s->pos, s->quat);
+  }
 
   /* body ids of each object kind, then the stable orders */
   ld_vec* owned[] = {&c->joints, &c->geoms, &c->sites, &c->cameras, &c->lights};
@@ -857,6 +886,7 @@ imp_model* ld_compile(ld_ctx* c) {
       ld_error(c, B[b].file, B[b].line,
                "mass and inertia of moving bodies must be larger than %g", IMP_MINVAL);
   }
+  if (c->settotalmass > 0) set_total_mass(m, c->settotalmass);
 
   /* ---- geoms and sites ---- */
   for (int g = 0; g < m->ngeom; g++) {
@@ -911,6 +941,8 @@ imp_model* ld_compile(ld_ctx* c) {
     imp_copy(m->cam_pos + 3 * i, s->pos, 3);
     imp_copy(m->cam_quat + 4 * i, s->quat, 4);
     m->cam_fovy[i] = s->fovy;
+    ld_camera_intrinsics(c, s, m->cam_resolution + 2 * i, m->cam_sensorsize + 2 * i,
+                         m->cam_intrinsic + 4 * i, m->cam_fovy + i);
   }
   for (int i = 0; i < m->nlight; i++) {
     ld_light* s = LD_AT(c->lights, ld_light, i);
@@ -1055,6 +1087,9 @@ imp_model* ld_compile(ld_ctx* c) {
 
   /* ---- tendon lengths at qpos0 and the springs' rest lengths ---- */
   ld_tendons_at_qpos0(c, m);
+
+  /* ---- joints' springdamper, from the inertia at qpos0 ---- */
+  ld_joints_springdamper(c, m, J);
 
   /* ---- position actuators' dampratio, and the stability of explicit
      velocity feedback, from the inertia at qpos0 ---- */

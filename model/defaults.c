@@ -72,6 +72,7 @@ void ld_defaults_builtin(ld_class* cls) {
 
   cls->camera.quat[0] = 1;
   cls->camera.fovy = 45;
+  cls->camera.resolution[0] = cls->camera.resolution[1] = 1;
 
   ld_light* l = &cls->light;
   l->dir[2] = -1;
@@ -160,6 +161,9 @@ void ld_read_joint(ld_ctx* c, ld_node* n, ld_joint* j) {
   ld_attr_nums(c, n, "armature", &j->armature, 1, 1);
   ld_attr_nums(c, n, "ref", &j->ref, 1, 1);
   ld_attr_nums(c, n, "solreflimit", j->solref, 2, 2);
+  if (ld_attr_nums(c, n, "springdamper", j->springdamper, 2, 2) > 0 &&
+      !(isfinite(j->springdamper[0]) && isfinite(j->springdamper[1])))
+    ld_error(c, n->file, n->line, "joint springdamper must be finite");
   if (ld_attr_nums(c, n, "actuatorfrcrange", j->actfrcrange, 2, 2) > 0) j->has_actfrcrange = 1;
   ld_attr_limited(c, n, "actuatorfrclimited", &j->actfrclimited);
   ld_attr_bool(c, n, "actuatorgravcomp", &j->actgravcomp);
@@ -304,7 +308,61 @@ void ld_read_camera(ld_ctx* c, ld_node* n, ld_camera* cam) {
   const char* t = ld_attr_str(n, "target");
   if (t) cam->target = t;
   ld_attr_nums(c, n, "fovy", &cam->fovy, 1, 1);
+  double r[2];
+  if (ld_attr_nums(c, n, "resolution", r, 2, 2) > 0) {
+    for (int i = 0; i < 2; i++) {
+      if (!(r[i] >= 0 && r[i] <= 1e6 && r[i] == floor(r[i])))
+        ld_error(c, n->file, n->line, "camera resolution: expected two whole numbers of pixels "
+                 "(at most 1e6)");
+      cam->resolution[i] = (int)r[i];
+    }
+  }
+  static const char* const two[] = {"sensorsize", "focal", "focalpixel", "principal",
+                                    "principalpixel"};
+  double* dst[] = {cam->sensorsize, cam->focal, cam->focalpixel, cam->principal,
+                   cam->principalpixel};
+  for (int k = 0; k < 5; k++)
+    if (ld_attr_nums(c, n, two[k], dst[k], 2, 2) > 0 &&
+        !(isfinite(dst[k][0]) && isfinite(dst[k][1])))
+      ld_error(c, n->file, n->line, "camera %s must be finite", two[k]);
   ld_accept(n, ok);
+}
+
+/* MuJoCo docs, MJCF reference: camera sensorsize ("when specified, all
+   intrinsic attributes become active and fovy is ignored"), focal /
+   focalpixel and principal / principalpixel (pixel values win when both are
+   given); the field of view "computed automatically from the focal length
+   and sensor size": fovy = 2 atan(sensor height / 2 / focal y), the
+   principal point taken at the centre. Like MuJoCo, focal or principal
+   without a sensor and a sensor without a resolution are errors; a sensor
+   seen through a zero focal length (no image) is one too. */
+void ld_camera_intrinsics(ld_ctx* c, const ld_camera* cam, int resolution[2],
+                          double sensorsize[2], double intrinsic[4], double* fovy) {
+  int has_intrinsic = 0;
+  for (int i = 0; i < 2; i++)
+    has_intrinsic |= cam->focal[i] != 0 || cam->focalpixel[i] != 0 || cam->principal[i] != 0 ||
+                     cam->principalpixel[i] != 0;
+  int has_sensor = cam->sensorsize[0] > 0 && cam->sensorsize[1] > 0;
+  if (has_intrinsic && !has_sensor)
+    ld_error(c, cam->file, cam->line, "camera focal/principal require sensorsize");
+  if (has_sensor && (cam->resolution[0] <= 0 || cam->resolution[1] <= 0))
+    ld_error(c, cam->file, cam->line, "camera sensorsize requires a positive resolution");
+  resolution[0] = cam->resolution[0];
+  resolution[1] = cam->resolution[1];
+  for (int i = 0; i < 4; i++) intrinsic[i] = 0;
+  sensorsize[0] = sensorsize[1] = 0;
+  if (!has_sensor) return;
+  for (int i = 0; i < 2; i++) {
+    double per_pixel = cam->sensorsize[i] / cam->resolution[i]; /* length of a pixel */
+    sensorsize[i] = cam->sensorsize[i];
+    intrinsic[i] = cam->focalpixel[i] != 0 ? cam->focalpixel[i] * per_pixel : cam->focal[i];
+    intrinsic[2 + i] =
+        cam->principalpixel[i] != 0 ? cam->principalpixel[i] * per_pixel : cam->principal[i];
+    if (!(intrinsic[i] > 0))
+      ld_error(c, cam->file, cam->line,
+               "camera sensorsize needs a positive focal length (focal or focalpixel)");
+  }
+  *fovy = 2 * atan2(0.5 * sensorsize[1], intrinsic[1]) * 180 / IMP_PI;
 }
 
 void ld_read_light(ld_ctx* c, ld_node* n, ld_light* l) {

@@ -58,6 +58,8 @@ typedef struct ld_joint {
   int actfrclimited;   /* actuatorfrclimited: 0, 1, or -1: auto */
   int actgravcomp;     /* actuatorgravcomp */
   double solref[2];  /* solreflimit: time constant (or -stiffness), damping ratio (or -damping) */
+  double springdamper[2]; /* time constant, damping ratio; both > 0: stiffness and damping
+                             set by the compiler (springdamper.c) */
 } ld_joint;
 
 typedef struct ld_geom {
@@ -85,6 +87,10 @@ typedef struct ld_geom {
      density of the mesh, in the mesh frame (which pos/quat then place) */
   double mesh_volume, mesh_inertia[3];
   int meshid;
+  /* the enclosing <frame>s' pose in the body frame, applied by the compiler
+     once fromto, mesh and fitting have placed the geom (as MuJoCo does) */
+  double frame_pos[3], frame_quat[4];
+  int has_frame;
 } ld_geom;
 
 typedef struct ld_camera {
@@ -96,6 +102,8 @@ typedef struct ld_camera {
   int mode;
   const char* target;
   double fovy;
+  int resolution[2];   /* pixels */
+  double sensorsize[2], focal[2], focalpixel[2], principal[2], principalpixel[2];
 } ld_camera;
 
 typedef struct ld_light {
@@ -364,6 +372,7 @@ typedef struct ld_ctx {
   const char* meshdir;
   const char* texturedir;
   double boundmass, boundinertia;
+  double settotalmass;   /* scale all masses to this total when > 0 (0 when absent) */
   int inertiagroup[2];
   int nconmax;           /* <size nconmax>, 0 when absent */
   int njmax;             /* <size njmax>, -1 when absent */
@@ -411,6 +420,9 @@ void ld_warn_element(ld_ctx* c, ld_node* n); /* "element ... not supported yet" 
 const char* ld_join_path(ld_ctx* c, const char* dir, const char* file);
 /* reads pos/quat/axisangle/euler/xyaxes/zaxis; 1 when an orientation was given */
 int ld_read_frame(ld_ctx* c, ld_node* n, double pos[3], double quat[4]);
+/* a pose (pos, quat) given in a <frame> re-expressed in the frame's parent:
+   pos <- fpos + R(fquat) pos, quat <- fquat quat */
+void ld_frame_apply(const double fpos[3], const double fquat[4], double pos[3], double quat[4]);
 
 /* ---- defaults.c ---- */
 
@@ -422,6 +434,11 @@ void ld_read_joint(ld_ctx* c, ld_node* n, ld_joint* j);
 void ld_read_geom(ld_ctx* c, ld_node* n, ld_geom* g);
 void ld_read_site(ld_ctx* c, ld_node* n, ld_geom* s);
 void ld_read_camera(ld_ctx* c, ld_node* n, ld_camera* cam);
+/* A camera's resolution, sensor size and intrinsics (focal length, principal
+   point offset, in length units) for the model, checked as MuJoCo does;
+   with a sensor, fovy follows from it. */
+void ld_camera_intrinsics(ld_ctx* c, const ld_camera* cam, int resolution[2],
+                          double sensorsize[2], double intrinsic[4], double* fovy);
 void ld_read_light(ld_ctx* c, ld_node* n, ld_light* l);
 void ld_read_material(ld_ctx* c, ld_node* n, ld_material* m);
 void ld_read_actuator(ld_ctx* c, ld_node* n, ld_actuator* a, int kind);
@@ -543,6 +560,13 @@ void ld_parse_lengthrange(ld_ctx* c, ld_node* n);
    copied from its joint (uselimit) or found by MuJoCo's simulation; a run
    that fails is an error at the actuator's line */
 void ld_compute_lengthranges(ld_ctx* c, imp_model* m);
+
+/* ---- springdamper.c ---- */
+
+/* <joint springdamper>: each such joint's stiffness and damping from its
+   time constant, damping ratio and its inertia at qpos0 (J: the joints in
+   model order). */
+void ld_joints_springdamper(ld_ctx* c, imp_model* m, const ld_joint* J);
 
 /* ---- statistic.c ---- */
 

@@ -266,6 +266,15 @@ int ld_read_frame(ld_ctx* c, ld_node* n, double pos[3], double quat[4]) {
   return given;
 }
 
+void ld_frame_apply(const double fpos[3], const double fquat[4], double pos[3], double quat[4]) {
+  double p[3], q[4];
+  imp_quat_rotate(p, fquat, pos);
+  for (int i = 0; i < 3; i++) pos[i] = fpos[i] + p[i];
+  imp_quat_mul(q, fquat, quat);
+  imp_quat_normalize(q);
+  imp_copy(quat, q, 4);
+}
+
 /* ------------------------------------------------------- the node tree */
 
 /* the first error libxml2 reports (later ones are often consequences) */
@@ -419,6 +428,9 @@ static void parse_compiler(ld_ctx* c, ld_node* n) {
     ld_error(c, n->file, n->line, "compiler coordinate='global' is not supported");
   ld_attr_nums(c, n, "boundmass", &c->boundmass, 1, 1);
   ld_attr_nums(c, n, "boundinertia", &c->boundinertia, 1, 1);
+  if (ld_attr_nums(c, n, "settotalmass", &c->settotalmass, 1, 1) > 0 &&
+      !isfinite(c->settotalmass))
+    ld_error(c, n->file, n->line, "compiler settotalmass must be a finite number");
   double g[2];
   if (ld_attr_nums(c, n, "inertiagrouprange", g, 2, 2) == 2) {
     if (!(fabs(g[0]) < 1e9 && fabs(g[1]) < 1e9))
@@ -607,6 +619,7 @@ static void parse_equality(ld_ctx* c, ld_node* n) {
 }
 
 static void parse_body(ld_ctx* c, ld_node* n, int body, int childclass);
+static void parse_children(ld_ctx* c, ld_node* n, int body, int childclass, const double* frame);
 
 static int element_class(ld_ctx* c, ld_node* n, int childclass) {
   const char* cls = ld_attr_str(n, "class");
@@ -640,10 +653,59 @@ static void parse_inertial(ld_ctx* c, ld_node* n, ld_body* b) {
   ld_warn_unused(c, n);
 }
 
+/* Elements a <frame> may hold (MuJoCo's MJCF schema, frame's children);
+   those after "light" we skip in a body too, with a warning. */
+static const char* const k_frame_children[] = {
+    "body", "frame", "inertial", "joint", "freejoint", "geom", "site", "camera", "light",
+    "replicate", "attach", "plugin", "composite", "flexcomp", NULL};
+
+/* <frame>: a pure coordinate transformation of its children (MuJoCo docs,
+   MJCF reference: frame, body/frame). Its pose, composed with those of the
+   frames around it (frame: pos, quat in the body frame, or NULL), is
+   accumulated into each child's own pose; its childclass applies to its
+   descendants as a body's does. */
+static void parse_frame(ld_ctx* c, ld_node* n, int body, int childclass, const double* frame) {
+  static const char* const attrs[] = {"name", "childclass", "pos", "quat", "axisangle",
+                                      "euler", "xyaxes", "zaxis", NULL};
+  for (int i = 0; i < n->nattr; i++) {
+    int ok = 0;
+    for (int k = 0; attrs[k] && !ok; k++) ok = !strcmp(n->attr[i].name, attrs[k]);
+    if (!ok)
+      ld_error(c, n->file, n->line, "frame: attribute '%s' is not allowed (a frame has only "
+               "name, childclass, pos and an orientation)", n->attr[i].name);
+  }
+  for (ld_node* ch = n->child; ch; ch = ch->next) {
+    int ok = 0;
+    for (int k = 0; k_frame_children[k] && !ok; k++) ok = !strcmp(ch->name, k_frame_children[k]);
+    if (!ok) ld_error(c, ch->file, ch->line, "element '%s' is not allowed in a frame", ch->name);
+    /* MuJoCo's docs move a frame's direct children by its pose, but its
+       compiler reads an <inertial> in a frame into the body untransformed:
+       rather than pick one silently, the file must say it in the body */
+    if (!strcmp(ch->name, "inertial"))
+      ld_error(c, ch->file, ch->line,
+               "inertial inside a frame is not supported (MuJoCo's docs and compiler disagree "
+               "on whether the frame moves it); put it directly in the body");
+  }
+  double f[7] = {0, 0, 0, 1, 0, 0, 0};
+  ld_read_frame(c, n, f, f + 3);
+  if (frame) ld_frame_apply(frame, frame + 3, f, f + 3);
+  const char* cc = ld_attr_str(n, "childclass");
+  ld_attr_str(n, "name"); /* frames disappear at compile: the name names nothing */
+  parse_children(c, n, body, cc ? ld_find_class(c, n, cc) : childclass, f);
+}
+
 static void parse_body(ld_ctx* c, ld_node* n, int body, int childclass) {
+  parse_children(c, n, body, childclass, NULL);
+}
+
+/* The children of a body, or of a frame in it (frame: the frame's pose in
+   the body, NULL when directly in the body). */
+static void parse_children(ld_ctx* c, ld_node* n, int body, int childclass, const double* frame) {
   for (ld_node* ch = n->child; ch; ch = ch->next) {
     const char* e = ch->name;
-    if (!strcmp(e, "body")) {
+    if (!strcmp(e, "frame")) {
+      parse_frame(c, ch, body, childclass, frame);
+    } else if (!strcmp(e, "body")) {
       int id = c->bodies.n;
       ld_body* b = ld_push(c, &c->bodies);
       b->file = ch->file;
@@ -654,6 +716,7 @@ static void parse_body(ld_ctx* c, ld_node* n, int body, int childclass) {
       const char* cc = ld_attr_str(ch, "childclass");
       b->childclass = cc ? ld_find_class(c, ch, cc) : childclass;
       ld_read_frame(c, ch, b->pos, b->quat);
+      if (frame) ld_frame_apply(frame, frame + 3, b->pos, b->quat);
       if (ld_attr_nums(c, ch, "gravcomp", &b->gravcomp, 1, 1) > 0 && !isfinite(b->gravcomp))
         ld_error(c, ch->file, ch->line, "body gravcomp must be a finite number");
       ld_attr_bool(c, ch, "mocap", &b->mocap); /* checked by the compiler (mocap.c) */
@@ -681,6 +744,15 @@ static void parse_body(ld_ctx* c, ld_node* n, int body, int childclass) {
       j->file = ch->file;
       j->line = ch->line;
       j->body = body;
+      if (frame && j->type != IMP_JNT_FREE) { /* MuJoCo: a free joint has no pose to move */
+        double q[4] = {1, 0, 0, 0}, a[3];
+        ld_frame_apply(frame, frame + 3, j->pos, q);
+        if (j->type != IMP_JNT_BALL) { /* a ball joint's axis is unused */
+          imp_quat_rotate(a, frame + 3, j->axis);
+          imp_normalize3(a);
+          imp_copy(j->axis, a, 3);
+        }
+      }
       ld_warn_unused(c, ch);
     } else if (!strcmp(e, "geom") || !strcmp(e, "site")) {
       int isgeom = e[0] == 'g';
@@ -693,6 +765,11 @@ static void parse_body(ld_ctx* c, ld_node* n, int body, int childclass) {
       g->file = ch->file;
       g->line = ch->line;
       g->body = body;
+      g->has_frame = frame != NULL;
+      if (frame) {
+        imp_copy(g->frame_pos, frame, 3);
+        imp_copy(g->frame_quat, frame + 3, 4);
+      }
       ld_warn_unused(c, ch);
     } else if (!strcmp(e, "camera")) {
       ld_camera* cam = ld_push(c, &c->cameras);
@@ -702,6 +779,7 @@ static void parse_body(ld_ctx* c, ld_node* n, int body, int childclass) {
       cam->file = ch->file;
       cam->line = ch->line;
       cam->body = body;
+      if (frame) ld_frame_apply(frame, frame + 3, cam->pos, cam->quat);
       ld_warn_unused(c, ch);
     } else if (!strcmp(e, "light")) {
       ld_light* l = ld_push(c, &c->lights);
@@ -711,6 +789,12 @@ static void parse_body(ld_ctx* c, ld_node* n, int body, int childclass) {
       l->file = ch->file;
       l->line = ch->line;
       l->body = body;
+      if (frame) {
+        double q[4] = {1, 0, 0, 0}, dir[3];
+        ld_frame_apply(frame, frame + 3, l->pos, q);
+        imp_quat_rotate(dir, frame + 3, l->dir);
+        imp_copy(l->dir, dir, 3);
+      }
       ld_warn_unused(c, ch);
     } else {
       ld_warn_element(c, ch);

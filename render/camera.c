@@ -8,7 +8,20 @@
  * Projection (the standard OpenGL perspective frustum): with
  * s = 1 / tan(fovy / 2), an eye-space point (x right, y up, z along f)
  * maps to normalized device coordinates (s x / (aspect z), s y / z), and
- * those to pixels by x_pix = (ndc_x + 1) W / 2, y_pix = (1 - ndc_y) H / 2. */
+ * those to pixels by x_pix = (ndc_x + 1) W / 2, y_pix = (1 - ndc_y) H / 2.
+ *
+ * A model camera with a sensor (MJCF sensorsize, focal, principal) is a
+ * pinhole camera instead: with focal lengths fx, fy, sensor size w, h and
+ * principal point offset cx, cy (length units, cam_intrinsic), the image
+ * spans x from -(w/2 - cx)/fx to (w/2 + cx)/fx and y from -(h/2 + cy)/fy to
+ * (h/2 - cy)/fy on the plane at unit distance, the frustum MuJoCo's renderer
+ * draws (engine_vis_visualize.c, with the vertical bounds as fixed in
+ * MuJoCo 3.6, google-deepmind/mujoco#3150). In pixels of a W x H image of
+ * that camera, with fx_p = fx W / w and the principal point
+ * (u0, v0) = (W/2 - cx W / w, H/2 - cy H / h), an eye-space point at depth z
+ * lands at (u0 + fx_p x / z, v0 - fy_p y / z): the pinhole formula with
+ * image y down. A general frustum maps a point at (x/z, y/z) on that plane
+ * to ndc ((2 x/z - (R + L)) / (R - L), (2 y/z - (T + B)) / (T - B)). */
 #include "camera.h"
 
 #include <math.h>
@@ -81,14 +94,28 @@ static void fixed_pose(const imp_data* d, int id, imp_camera_pose* p) {
   }
 }
 
+/* The window of model camera id when it has a sensor (see the top). */
+static int sensor_window(const imp_model* m, int id, double w[4]) {
+  const double* size = m->cam_sensorsize + 2 * id;
+  const double* k = m->cam_intrinsic + 4 * id; /* fx, fy, cx, cy */
+  if (!(size[0] > 0 && size[1] > 0 && k[0] > 0 && k[1] > 0)) return 0;
+  w[0] = -(0.5 * size[0] - k[2]) / k[0];
+  w[1] = (0.5 * size[0] + k[2]) / k[0];
+  w[2] = -(0.5 * size[1] + k[3]) / k[1];
+  w[3] = (0.5 * size[1] - k[3]) / k[1];
+  return 1;
+}
+
 void imp_camera_pose_compute(const imp_model* m, const imp_data* d, imp_camera* cam,
                              imp_camera_pose* pose) {
   pose->fovy = m->vis.fovy;
   pose->znear = m->vis.znear * m->extent;
   pose->zfar = m->vis.zfar * m->extent;
+  pose->has_window = 0;
   if (cam->type == IMP_CAMERA_FIXED && cam->fixedcamid >= 0 && cam->fixedcamid < m->ncam) {
     fixed_pose(d, cam->fixedcamid, pose);
     pose->fovy = m->cam_fovy[cam->fixedcamid];
+    pose->has_window = sensor_window(m, cam->fixedcamid, pose->window);
     return;
   }
   if (cam->type == IMP_CAMERA_TRACKING && cam->trackbodyid >= 0 && cam->trackbodyid < m->nbody)
@@ -109,9 +136,32 @@ void imp_camera_view_matrix(const imp_camera_pose* p, float v[16]) {
   v[15] = 1;
 }
 
+void imp_camera_window(const imp_camera_pose* p, double aspect, double w[4]) {
+  if (p->has_window) {
+    memcpy(w, p->window, 4 * sizeof(double));
+    return;
+  }
+  double t = tan(0.5 * p->fovy * deg);
+  w[0] = -aspect * t;
+  w[1] = aspect * t;
+  w[2] = -t;
+  w[3] = t;
+}
+
 void imp_camera_projection_matrix(const imp_camera_pose* p, double aspect, float m[16]) {
   double s = 1 / tan(0.5 * p->fovy * deg), n = p->znear, f = p->zfar;
   memset(m, 0, 16 * sizeof(float));
+  if (p->has_window) { /* glFrustum of the window scaled to the near plane */
+    const double* w = p->window;
+    m[0] = (float)(2 / (w[1] - w[0]));
+    m[5] = (float)(2 / (w[3] - w[2]));
+    m[8] = (float)((w[1] + w[0]) / (w[1] - w[0]));
+    m[9] = (float)((w[3] + w[2]) / (w[3] - w[2]));
+    m[10] = (float)(-(f + n) / (f - n));
+    m[11] = -1;
+    m[14] = (float)(-2 * f * n / (f - n));
+    return;
+  }
   m[0] = (float)(s / aspect);
   m[5] = (float)s;
   m[10] = (float)(-(f + n) / (f - n));
@@ -126,6 +176,14 @@ int imp_camera_project(const imp_camera_pose* p, int width, int height, const do
   double aspect = (double)width / height;
   if (depth) *depth = z;
   if (z <= 0) return 0;
+  if (p->has_window) {
+    const double* b = p->window;
+    double ndc_x = (2 * dot3(v, p->right) / z - (b[1] + b[0])) / (b[1] - b[0]);
+    double ndc_y = (2 * dot3(v, p->up) / z - (b[3] + b[2])) / (b[3] - b[2]);
+    pixel[0] = 0.5 * (ndc_x + 1) * width;
+    pixel[1] = 0.5 * (1 - ndc_y) * height;
+    return 1;
+  }
   double ndc_x = s * dot3(v, p->right) / (aspect * z), ndc_y = s * dot3(v, p->up) / z;
   pixel[0] = 0.5 * (ndc_x + 1) * width;
   pixel[1] = 0.5 * (1 - ndc_y) * height;
@@ -136,6 +194,16 @@ void imp_camera_ray(const imp_camera_pose* p, int width, int height, double x, d
                     double origin[3], double dir[3]) {
   double t = tan(0.5 * p->fovy * deg), aspect = (double)width / height;
   double ndc_x = 2 * x / width - 1, ndc_y = 1 - 2 * y / height;
+  if (p->has_window) { /* the point of the window under the pixel */
+    const double* b = p->window;
+    double u = b[0] + x / width * (b[1] - b[0]), v = b[3] - y / height * (b[3] - b[2]);
+    for (int i = 0; i < 3; i++) {
+      origin[i] = p->pos[i];
+      dir[i] = p->forward[i] + u * p->right[i] + v * p->up[i];
+    }
+    normalize3(dir, p->forward);
+    return;
+  }
   for (int i = 0; i < 3; i++) {
     origin[i] = p->pos[i];
     dir[i] = p->forward[i] + ndc_x * aspect * t * p->right[i] + ndc_y * t * p->up[i];

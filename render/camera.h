@@ -48,6 +48,12 @@ typedef struct imp_camera_pose {
   double right[3];    /* unit, image right = forward x up */
   double fovy;        /* vertical field of view, degrees */
   double znear, zfar; /* clip distances, m */
+  /* a model camera with a sensor (cam_sensorsize): the image is that sensor
+     seen from the eye, whatever the aspect of the image drawn; window is
+     its left, right, bottom and top edges on the plane at unit distance
+     along forward (right and up coordinates), possibly off-centre */
+  int has_window;
+  double window[4];
 } imp_camera_pose;
 
 typedef enum imp_camera_action {
@@ -71,9 +77,15 @@ void imp_camera_default(const imp_model* m, imp_camera* cam);
 void imp_camera_pose_compute(const imp_model* m, const imp_data* d, imp_camera* cam,
                              imp_camera_pose* pose);
 
+/* The image's left, right, bottom and top edges on the plane at unit
+   distance in front of the eye: the sensor's window of a camera with
+   intrinsics, else symmetric from fovy and the image's width/height aspect. */
+void imp_camera_window(const imp_camera_pose* pose, double aspect, double window[4]);
+
 /* World -> eye (OpenGL: eye looks along -z, y up). */
 void imp_camera_view_matrix(const imp_camera_pose* pose, float view[16]);
-/* Eye -> clip, a symmetric perspective frustum for width/height aspect. */
+/* Eye -> clip, a symmetric perspective frustum for width/height aspect, or
+   the frustum of a camera's sensor window (which ignores aspect, as MuJoCo). */
 void imp_camera_projection_matrix(const imp_camera_pose* pose, double aspect, float proj[16]);
 
 /* The pixel (x right, y down, from the top-left corner) where world point p

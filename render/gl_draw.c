@@ -113,6 +113,7 @@ void imp_gl_draw_shadow_pass(imp_renderer* r, const imp_model* m) {
 
 /* The selected body's geoms glow a little, so the user sees what is grabbed. */
 static int is_selected(const imp_renderer* r, const imp_model* m, const imp_drawable* dr) {
+  if (dr->kind == IMP_DRAW_TENDON) return 0; /* tendons belong to no body */
   int b = dr->kind == IMP_DRAW_GEOM ? m->geom_bodyid[dr->objid] : m->site_bodyid[dr->objid];
   return r->opt.selected_body > 0 && b == r->opt.selected_body;
 }

@@ -119,6 +119,7 @@ static void shadow_matrix(const imp_renderer* r, const imp_model* m, const imp_d
   lp.znear = 0.02 * ext;
   lp.zfar = 50 * ext;
   lp.fovy = fmin(160, fmax(10, 2 * m->light_cutoff[id]));
+  lp.has_window = 0;
   float view[16], proj[16];
   imp_camera_view_matrix(&lp, view);
   if (m->light_directional[id])
@@ -158,6 +159,15 @@ static void draw_sky(imp_renderer* r) {
   float f[3], rt[3], up[3], t = (float)tan(0.5 * p->fovy * 3.14159265358979 / 180);
   float tn[2] = {t * (float)r->width / (float)r->height, t};
   set3(f, p->forward), set3(rt, p->right), set3(up, p->up);
+  if (p->has_window) { /* a sensor's window, maybe off-centre: aim at its centre */
+    const double* w = p->window;
+    double fc[3];
+    for (int i = 0; i < 3; i++)
+      fc[i] = p->forward[i] + 0.5 * (w[0] + w[1]) * p->right[i] + 0.5 * (w[2] + w[3]) * p->up[i];
+    set3(f, fc);
+    tn[0] = (float)(0.5 * (w[1] - w[0]));
+    tn[1] = (float)(0.5 * (w[3] - w[2]));
+  }
   glUseProgram(r->prog_sky);
   glUniform3fv(glGetUniformLocation(r->prog_sky, "u_fwd"), 1, f);
   glUniform3fv(glGetUniformLocation(r->prog_sky, "u_right"), 1, rt);

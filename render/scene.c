@@ -8,7 +8,7 @@
 imp_scene* imp_scene_make(const imp_model* m) {
   imp_scene* s = calloc(1, sizeof *s);
   if (!s) return NULL;
-  s->maxdrawable = m->ngeom + m->nsite;
+  s->maxdrawable = m->ngeom + m->nsite + 2 * m->nwrap; /* a tendon's pieces: < its points */
   /* per contact a disc and an arrow; per body three axes and a COM; per
      joint an axis; the perturbation spring and its two ends */
   s->maxdecor = 2 * m->nconmax + 4 * m->nbody + m->njnt + 3;
@@ -18,7 +18,7 @@ imp_scene* imp_scene_make(const imp_model* m) {
     imp_scene_free(s);
     return NULL;
   }
-  s->groupmask_geom = s->groupmask_site = 0x7;
+  s->groupmask_geom = s->groupmask_site = s->groupmask_tendon = 0x7;
   return s;
 }
 
@@ -54,6 +54,45 @@ static void add_drawable(const imp_model* m, imp_scene* s, int kind, int id, int
     dr->rgba[i] = c[i];
 }
 
+/* A piece of tendon from a to b: a capsule of radius r along it (its z). */
+static void add_tendon_piece(const imp_model* m, imp_scene* s, int t, const double* a,
+                             const double* b, double r) {
+  double z[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+  double len = sqrt(z[0] * z[0] + z[1] * z[1] + z[2] * z[2]);
+  if (len < 1e-12) return;
+  for (int i = 0; i < 3; i++) z[i] /= len;
+  /* x: perpendicular to z, from the world axis least aligned with it */
+  int k = fabs(z[0]) < fabs(z[1]) ? (fabs(z[0]) < fabs(z[2]) ? 0 : 2) : (fabs(z[1]) < fabs(z[2]) ? 1 : 2);
+  double e[3] = {0, 0, 0}, x[3], y[3];
+  e[k] = 1;
+  y[0] = z[1] * e[2] - z[2] * e[1], y[1] = z[2] * e[0] - z[0] * e[2], y[2] = z[0] * e[1] - z[1] * e[0];
+  double ny = sqrt(y[0] * y[0] + y[1] * y[1] + y[2] * y[2]);
+  for (int i = 0; i < 3; i++) y[i] /= ny;
+  x[0] = y[1] * z[2] - y[2] * z[1], x[1] = y[2] * z[0] - y[0] * z[2], x[2] = y[0] * z[1] - y[1] * z[0];
+  double mat[9] = {x[0], y[0], z[0], x[1], y[1], z[1], x[2], y[2], z[2]};
+  double pos[3] = {0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1]), 0.5 * (a[2] + b[2])};
+  double size[3] = {r, 0.5 * len, 0};
+  add_drawable(m, s, IMP_DRAW_TENDON, t, IMP_GEOM_CAPSULE, m->tendon_matid[t], size, pos, mat,
+               m->tendon_rgba + 4 * t);
+}
+
+/* Spatial tendons along their paths (tendon.c's wrap points): a piece
+   between consecutive points, none across a pulley; the piece over a
+   wrapping geom at half width, as MuJoCo draws it. Fixed tendons have no
+   path to draw. */
+static void add_tendons(const imp_model* m, const imp_data* d, imp_scene* s) {
+  for (int t = 0; t < m->ntendon; t++) {
+    if (!group_shown(s->groupmask_tendon, m->tendon_group[t])) continue;
+    int a = d->ten_wrapadr[t], n = d->ten_wrapnum[t];
+    for (int k = a; k + 1 < a + n; k++) {
+      int o0 = d->wrap_obj[k], o1 = d->wrap_obj[k + 1];
+      if (o0 == -2 || o1 == -2) continue;
+      double r = m->tendon_width[t] * (o0 >= 0 && o0 == o1 ? 0.5 : 1);
+      add_tendon_piece(m, s, t, d->wrap_xpos + 3 * k, d->wrap_xpos + 3 * k + 3, r);
+    }
+  }
+}
+
 void imp_scene_update(const imp_model* m, const imp_data* d, imp_scene* s) {
   s->ndrawable = 0;
   for (int g = 0; g < m->ngeom; g++) {
@@ -66,6 +105,7 @@ void imp_scene_update(const imp_model* m, const imp_data* d, imp_scene* s) {
     add_drawable(m, s, IMP_DRAW_SITE, i, m->site_type[i], m->site_matid[i], m->site_size + 3 * i,
                  d->site_xpos + 3 * i, d->site_xmat + 9 * i, m->site_rgba + 4 * i);
   }
+  add_tendons(m, d, s);
 }
 
 /* ---- overlay items ---- */

@@ -9,11 +9,15 @@
 
 #include "impetus.h"
 
-typedef enum imp_drawable_kind { IMP_DRAW_GEOM = 0, IMP_DRAW_SITE = 1 } imp_drawable_kind;
+typedef enum imp_drawable_kind {
+  IMP_DRAW_GEOM = 0,
+  IMP_DRAW_SITE = 1,
+  IMP_DRAW_TENDON = 2 /* one straight piece of a spatial tendon's path: a capsule */
+} imp_drawable_kind;
 
 typedef struct imp_drawable {
   int kind;  /* imp_drawable_kind */
-  int objid; /* geom or site id */
+  int objid; /* geom, site or tendon id */
   int shape; /* imp_geom_type */
   int matid; /* material, -1 when none */
   float size[3];
@@ -79,6 +83,7 @@ typedef struct imp_scene {
   int maxdrawable;
   int groupmask_geom; /* bit g set: show geoms of group g (groups 0..5) */
   int groupmask_site;
+  int groupmask_tendon;
   imp_drawable* drawables;
   int ndecor;
   int maxdecor;
@@ -92,8 +97,9 @@ typedef struct imp_decor_opt {
   imp_perturb perturb;
 } imp_decor_opt;
 
-/* A scene with room for every geom and site of m; groups 0-2 of geoms and
-   0-2 of sites shown, as MuJoCo's viewer does by default. NULL on no memory. */
+/* A scene with room for every geom, site and piece of tendon path of m;
+   groups 0-2 of geoms, sites and tendons shown, as MuJoCo's viewer does by
+   default. NULL on no memory. */
 imp_scene* imp_scene_make(const imp_model* m);
 void imp_scene_free(imp_scene* s);
 /* Rebuild the drawables from d (after imp_forward or imp_step). */

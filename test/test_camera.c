@@ -274,6 +274,77 @@ START_TEST(mouse_moves_follow_mujoco_conventions) {
 }
 END_TEST
 
+/* A camera with a sensor (MJCF sensorsize, focal, principal; MuJoCo 3.x):
+   6.4 x 4.8 mm at 320 x 240 pixels (20 um pixels), focal lengths 6 and 5 mm
+   (300 and 250 pixels), principal point offset 1.5 and 0.8 mm (75 and 40
+   pixels). Its twin gives the same in pixels. */
+static const char* sensor_model =
+    "<mujoco><worldbody><geom type='sphere' size='.1'/>"
+    "<camera name='mm' pos='0 -3 1' xyaxes='1 0 0 0 0 1' resolution='320 240'"
+    " sensorsize='0.0064 0.0048' focal='0.006 0.005' principal='0.0015 0.0008'/>"
+    "<camera name='px' pos='0 -3 1' xyaxes='1 0 0 0 0 1' resolution='320 240'"
+    " sensorsize='0.0064 0.0048' focalpixel='300 250' principalpixel='75 40'/>"
+    "</worldbody></mujoco>";
+
+/* The pixel of camera-frame point (x right, y up, z ahead) in a W x H image
+   of the camera above: the pinhole formula u = fx X/Z + cx, v = fy Y/Z + cy
+   in image coordinates (X right, Y down), with MuJoCo's principal point
+   (cx, cy) = (W/2 - 75, H/2 - 40) pixels of the 320 x 240 sensor (see
+   render/camera.c), all scaled to W x H. */
+static void pinhole_pixel(double x, double y, double z, int W, int H, double px[2]) {
+  double fx = 300, fy = 250, cx = 160 - 75, cy = 120 - 40;
+  px[0] = (fx * x / z + cx) * W / 320.0;
+  px[1] = (fy * (-y) / z + cy) * H / 240.0;
+}
+
+START_TEST(sensor_camera_projects_as_a_pinhole) {
+  imp_model* m = imp_test_load_string_nowarn(sensor_model);
+  imp_data* d = imp_make_data(m);
+  imp_forward(m, d);
+  static const double pts[3][3] = {{0.4, -0.3, 2}, {-1.1, 0.6, 5}, {0, 0, 1}};
+  static const int sizes[3][2] = {{320, 240}, {640, 480}, {400, 400}};
+  for (int cam = 0; cam < 2; cam++) {
+    imp_camera c = free_camera(0, 0, 1);
+    c.type = IMP_CAMERA_FIXED;
+    c.fixedcamid = cam;
+    imp_camera_pose p;
+    imp_camera_pose_compute(m, d, &c, &p);
+    ck_assert_int_eq(p.has_window, 1);
+    /* fovy from the sensor height and focal y: 2 atan(2.4 / 5) */
+    imp_assert_near(p.fovy, 2 * atan(2.4 / 5) * 180 / pi, 1e-12);
+    for (int s = 0; s < 3; s++) {
+      int W = sizes[s][0], H = sizes[s][1];
+      float V[16], P[16];
+      imp_camera_view_matrix(&p, V);
+      imp_camera_projection_matrix(&p, (double)W / H, P);
+      for (int k = 0; k < 3; k++) {
+        const double* e = pts[k]; /* right, up, ahead: the camera looks along +y */
+        double q[3] = {e[0], -3 + e[2], 1 + e[1]}, want[2], got[2], depth;
+        pinhole_pixel(e[0], e[1], e[2], W, H, want);
+        ck_assert(imp_camera_project(&p, W, H, q, got, &depth));
+        imp_assert_near(depth, e[2], 1e-12);
+        imp_assert_vec_near(got, want, 2, 1e-9);
+        /* the GL matrices put it on the same pixel (float precision) */
+        double v[4], clip[4];
+        mat_apply(V, q, v);
+        mat_apply(P, v, clip);
+        imp_assert_near(0.5 * (clip[0] / clip[3] + 1) * W, want[0], 2e-3 * W / 320);
+        imp_assert_near(0.5 * (1 - clip[1] / clip[3]) * H, want[1], 2e-3 * H / 240);
+        /* and the ray through that pixel passes through the point */
+        double o[3], dir[3], to[3];
+        imp_camera_ray(&p, W, H, want[0], want[1], o, dir);
+        double n = sqrt((q[0] - o[0]) * (q[0] - o[0]) + (q[1] - o[1]) * (q[1] - o[1]) +
+                        (q[2] - o[2]) * (q[2] - o[2]));
+        for (int i = 0; i < 3; i++) to[i] = (q[i] - o[i]) / n;
+        imp_assert_vec_near(dir, to, 3, 1e-12);
+      }
+    }
+  }
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("camera");
   TCase* tc = tcase_create("camera");
@@ -284,6 +355,7 @@ int main(void) {
   tcase_add_test(tc, ray_through_a_pixel_projects_back_to_it);
   tcase_add_test(tc, gl_matrices_agree_with_the_projection);
   tcase_add_test(tc, fixed_camera_uses_the_model_camera);
+  tcase_add_test(tc, sensor_camera_projects_as_a_pinhole);
   tcase_add_test(tc, tracking_camera_follows_the_body);
   tcase_add_test(tc, mouse_moves_follow_mujoco_conventions);
   suite_add_tcase(s, tc);

@@ -507,6 +507,31 @@ START_TEST(subtreemass_and_rootid) {
 }
 END_TEST
 
+/* <compiler settotalmass>: the masses (boundmass included: MuJoCo scales
+   last) sum to the total, each mass and moment scaled by one factor. */
+START_TEST(settotalmass_scales_masses_and_inertias) {
+  imp_model* m = imp_test_load_string_nowarn(
+      "<mujoco><compiler settotalmass='14' boundmass='1' boundinertia='0.01'/><worldbody>"
+      "<body name='a'><joint/><geom size='0.2' mass='2'/><body name='b'><joint/>"
+      "<inertial pos='0 0 0' mass='3' diaginertia='0.1 0.2 0.3'/></body>"
+      "<body name='c'><joint/><site/></body></body></worldbody></mujoco>");
+  /* before scaling: 2 + 3 + 1 (c raised to boundmass) = 6 */
+  double k = 14.0 / 6;
+  imp_assert_near(m->body_mass[1], 2 * k, 1e-13);
+  imp_assert_near(m->body_mass[2], 3 * k, 1e-13);
+  imp_assert_near(m->body_mass[3], 1 * k, 1e-13);
+  imp_assert_near(m->body_subtreemass[0], 14, 1e-13);
+  imp_assert_near(m->body_subtreemass[1], 14, 1e-13);
+  /* a solid sphere: 2/5 m r^2 */
+  imp_assert_near(m->body_inertia[3], 0.4 * 2 * 0.04 * k, 1e-13);
+  double I[3] = {0.1 * k, 0.2 * k, 0.3 * k};
+  assert_vec(m->body_inertia + 6, I, 3, 1e-13);
+  double Ic[3] = {0.01 * k, 0.01 * k, 0.01 * k};
+  assert_vec(m->body_inertia + 9, Ic, 3, 1e-13);
+  imp_free_model(m);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ fromto */
 
 START_TEST(fromto_sets_pos_quat_and_length) {
@@ -833,6 +858,49 @@ START_TEST(actuators_on_sites_and_ball_joints_are_skipped) {
   imp_free_model(m);
   snprintf(xml, sizeof xml, fmt, "1 2 3");
   expect_error(xml, 1, "key ctrl: expected 2 numbers, got 3");
+}
+END_TEST
+
+/* Camera intrinsics (MuJoCo 3.x): resolution, sensor size, focal length
+   and principal point, pixel values winning over lengths, in cam_* fields;
+   with a sensor fovy follows from it, without one fovy is kept. Classes
+   carry them too. Focal or principal without a sensor, or a sensor without
+   a resolution or a focal length, are errors at the camera's line. */
+START_TEST(camera_intrinsics_stored_and_checked) {
+  imp_model* m = imp_test_load_string_nowarn(
+      "<mujoco><default><camera resolution='640 480' sensorsize='0.004 0.003'/></default>"
+      "<worldbody>"
+      "<camera name='a' focal='0.002 0.0025' principal='0.0001 -0.0002'/>"
+      "<camera name='b' focal='1 1' focalpixel='400 500' principal='1 1'"
+      " principalpixel='-10 20'/>"
+      "<camera name='c' sensorsize='0 0' fovy='30' resolution='64 32'/>"
+      "</worldbody></mujoco>");
+  ck_assert_int_eq(m->cam_resolution[0], 640);
+  ck_assert_int_eq(m->cam_resolution[1], 480);
+  ck_assert_double_eq(m->cam_sensorsize[0], 0.004);
+  ck_assert_double_eq(m->cam_sensorsize[1], 0.003);
+  double ka[4] = {0.002, 0.0025, 0.0001, -0.0002};
+  assert_vec(m->cam_intrinsic, ka, 4, 0);
+  imp_assert_near(m->cam_fovy[0], 2 * atan(0.0015 / 0.0025) * 180 / PI, 1e-12);
+  /* pixels of 0.004 / 640 = 6.25 um */
+  double kb[4] = {400 * 6.25e-6, 500 * 6.25e-6, -10 * 6.25e-6, 20 * 6.25e-6};
+  assert_vec(m->cam_intrinsic + 4, kb, 4, 1e-18);
+  imp_assert_near(m->cam_fovy[1], 2 * atan(0.0015 / (500 * 6.25e-6)) * 180 / PI, 1e-12);
+  ck_assert_int_eq(m->cam_resolution[4], 64);
+  ck_assert_double_eq(m->cam_sensorsize[4], 0);
+  ck_assert_double_eq(m->cam_fovy[2], 30);
+  imp_free_model(m);
+  expect_error("<mujoco><worldbody>\n<camera focal='0.01 0.01'/></worldbody></mujoco>", 2,
+               "require sensorsize");
+  expect_error("<mujoco><worldbody>\n<camera principalpixel='3 0'/></worldbody></mujoco>", 2,
+               "require sensorsize");
+  expect_error("<mujoco><worldbody>\n<camera sensorsize='0.01 0.01' resolution='0 10' "
+               "focal='0.01 0.01'/></worldbody></mujoco>",
+               2, "positive resolution");
+  expect_error("<mujoco><worldbody>\n<camera sensorsize='0.01 0.01'/></worldbody></mujoco>", 2,
+               "positive focal length");
+  expect_error("<mujoco><worldbody>\n<camera resolution='10.5 10'/></worldbody></mujoco>", 2,
+               "resolution");
 }
 END_TEST
 
@@ -1558,6 +1626,7 @@ Suite* loader_suite(void) {
   tcase_add_test(t, inertial_wins_in_auto_and_geoms_win_when_true);
   tcase_add_test(t, fullinertia_is_diagonalized);
   tcase_add_test(t, subtreemass_and_rootid);
+  tcase_add_test(t, settotalmass_scales_masses_and_inertias);
   tcase_add_test(t, fromto_sets_pos_quat_and_length);
   suite_add_tcase(s, t);
   t = tcase_create("structure");
@@ -1575,6 +1644,7 @@ Suite* loader_suite(void) {
   tcase_add_test(t, hfield_geoms_are_skipped_with_a_warning);
   tcase_add_test(t, actuators_on_sites_and_ball_joints_are_skipped);
   tcase_add_test(t, sites_cameras_lights);
+  tcase_add_test(t, camera_intrinsics_stored_and_checked);
   tcase_add_test(t, pairs_take_class_values_and_partial_friction);
   tcase_add_test(t, pairs_are_ordered_by_bodies);
   tcase_add_test(t, excludes_are_ordered_body_pairs);

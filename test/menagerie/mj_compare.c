@@ -7,7 +7,7 @@
  *
  * The contact-free run disables contacts in both (a hard and a soft
  * contact model cannot agree), and once more without limits and equalities
- * too (smooth dynamics alone), from qpos0 with zero control; the
+ * and dry friction too (smooth dynamics alone), from qpos0 with zero control; the
  * deviation is the largest |qpos - qpos_mj| and |qvel - qvel_mj| over the
  * run. Limits and equalities stay on: where the run reaches one, the two
  * differ by design (ours are hard), and the line says how many constraint
@@ -66,8 +66,8 @@ int main(int argc, char** argv) {
       for (int pass = 0; pass < 2; pass++) {
         mjData* md = mj_makeData(mm);
         imp_reset_data(m, d);
-        int mjoff = mjDSBL_CONTACT | (pass ? mjDSBL_LIMIT | mjDSBL_EQUALITY : 0);
-        int ioff = IMP_DSBL_CONTACT | (pass ? IMP_DSBL_LIMIT | IMP_DSBL_EQUALITY : 0);
+        int mjoff = mjDSBL_CONTACT | (pass ? mjDSBL_LIMIT | mjDSBL_EQUALITY | mjDSBL_FRICTIONLOSS : 0);
+        int ioff = IMP_DSBL_CONTACT | (pass ? IMP_DSBL_LIMIT | IMP_DSBL_EQUALITY | IMP_DSBL_FRICTIONLOSS : 0);
         mm->opt.disableflags |= mjoff;
         m->opt.disableflags |= ioff;
         double dev = 0;
@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
           dev = fmax(dev, fmax(max_dev(md->qpos, d->qpos, m->nq), max_dev(md->qvel, d->qvel, m->nv)));
           if (first < 0 && dev > 1e-8) first = s, rows = d->nefc;
         }
-        printf(" | %s dev %.2g over %d steps", pass ? "no contact/limit/equality" : "contact-free",
+        printf(" | %s dev %.2g over %d steps", pass ? "smooth (no contact, limit, equality, frictionloss)" : "contact-free",
                dev, nstep);
         if (first >= 0) printf(" (past 1e-8 at step %d, %d constraint rows)", first, rows);
         mm->opt.disableflags &= ~mjoff;

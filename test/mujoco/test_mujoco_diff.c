@@ -12,8 +12,10 @@
  * and childclass, armature, springref and ref, actuator gear, position,
  * velocity, motor and general actuators, ball and free joints, an explicit
  * full inertia, several joints in one body, fluid forces (density,
- * viscosity, wind). Every run prints its deviation
- * ("model X: max qpos dev 3.2e-14 ...") so ctest -V shows how close we are. */
+ * viscosity, wind), compiler settotalmass with boundmass and boundinertia,
+ * joint springdamper.
+ * Every run prints its deviation ("model X: max qpos dev 3.2e-14 ...") so
+ * ctest -V shows how close we are. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <mujoco/mujoco.h>
@@ -221,6 +223,77 @@ static const char* k_rk4_ctrlrange =
     "  </actuator>\n"
     "</mujoco>\n";
 
+/* <compiler settotalmass> after inertias from geoms, an explicit inertial,
+   and boundmass/boundinertia (the massless link and the thin rod are
+   raised by them before the scaling, as in MuJoCo) */
+static const char* k_settotalmass =
+    "<mujoco model='settotalmass'>\n"
+    "  <compiler settotalmass='7.5' boundmass='0.05' boundinertia='0.002'/>\n"
+    "  <option timestep='0.004'><flag contact='disable'/></option>\n"
+    "  <worldbody>\n"
+    "    <body pos='0 0 1' euler='10 20 30'>\n"
+    "      <freejoint/>\n"
+    "      <geom type='box' size='0.2 0.1 0.05' density='800'/>\n"
+    "      <body pos='0.2 0 0'>\n"
+    "        <joint name='h1' type='hinge' axis='0 1 0' damping='0.05'/>\n"
+    "        <geom type='capsule' fromto='0 0 0 0.3 0 -0.1' size='0.004'/>\n"
+    "        <body pos='0.3 0 -0.1'>\n"
+    "          <joint type='hinge' axis='1 0 0' damping='0.02'/>\n"
+    "          <body pos='0.1 0 0'>\n"
+    "            <joint type='slide' axis='0 0 1' stiffness='20'/>\n"
+    "            <inertial pos='0.01 0.02 0' mass='0.4' diaginertia='0.003 0.002 0.004'/>\n"
+    "          </body>\n"
+    "        </body>\n"
+    "      </body>\n"
+    "      <body pos='-0.2 0 0'>\n"
+    "        <joint type='ball' damping='0.02'/>\n"
+    "        <geom type='sphere' pos='-0.1 0 0' size='0.06' density='2000'/>\n"
+    "      </body>\n"
+    "    </body>\n"
+    "  </worldbody>\n"
+    "  <actuator><motor joint='h1' gear='0.5' ctrlrange='-1 1' ctrllimited='true'/></actuator>\n"
+    "  <keyframe><key qpos='0 0 1 1 0 0 0 0.4 -0.3 0.05 0.9 0.1 0.3 0' "
+    "qvel='0.2 -0.1 0.3 1 -2 0.5 3 -1 0.4 1 2 -1'/></keyframe>\n"
+    "</mujoco>\n";
+
+/* <joint springdamper>: stiffness and damping from a time constant and
+   damping ratio and the joint inertia at qpos0 (armature included), on
+   hinge, slide, ball and free joints; explicit stiffness and damping are
+   overridden, and kept where springdamper is not given */
+static const char* k_springdamper =
+    "<mujoco model='springdamper'>\n"
+    "  <option timestep='0.002'><flag contact='disable'/></option>\n"
+    "  <default><joint armature='0.01'/></default>\n"
+    "  <worldbody>\n"
+    "    <body pos='0 0 1' euler='10 -20 5'>\n"
+    "      <freejoint/>\n"
+    "      <geom type='box' size='0.2 0.1 0.05'/>\n"
+    "      <body pos='0.2 0 0'>\n"
+    "        <joint name='h1' type='hinge' axis='0 1 0' springdamper='0.2 0.7' stiffness='5'\n"
+    "               damping='9' springref='0.3'/>\n"
+    "        <geom type='capsule' fromto='0 0 0 0.3 0 -0.1' size='0.03'/>\n"
+    "        <body pos='0.3 0 -0.1'>\n"
+    "          <joint type='slide' axis='0 0 1' springdamper='0.1 1'/>\n"
+    "          <geom type='sphere' size='0.04'/>\n"
+    "        </body>\n"
+    "      </body>\n"
+    "      <body pos='-0.2 0 0'>\n"
+    "        <joint type='ball' springdamper='0.3 0.5'/>\n"
+    "        <geom type='capsule' fromto='0 0 0 -0.2 0.05 0' size='0.02'/>\n"
+    "        <body pos='-0.2 0.05 0'>\n"
+    "          <joint type='hinge' axis='1 0 0' stiffness='2' damping='0.1'/>\n"
+    "          <geom type='sphere' size='0.03'/>\n"
+    "        </body>\n"
+    "      </body>\n"
+    "    </body>\n"
+    "    <body pos='1 0 1'>\n"
+    "      <joint type='free' springdamper='0.4 0.9'/>\n"
+    "      <geom type='ellipsoid' size='0.1 0.06 0.03'/>\n"
+    "    </body>\n"
+    "  </worldbody>\n"
+    "  <actuator><motor joint='h1' gear='0.5' ctrlrange='-1 1' ctrllimited='true'/></actuator>\n"
+    "</mujoco>\n";
+
 static const diff_case k_cases[] = {
     {"pendulum", "pendulum.xml", NULL},
     {"double_pendulum", "double_pendulum.xml", NULL},
@@ -241,6 +314,8 @@ static const diff_case k_cases[] = {
     {"inline_rk4_ctrlrange", NULL, NULL},
     {"inline_fluid", NULL, NULL},
     {"inline_fluid_implicit", NULL, NULL},
+    {"inline_settotalmass", NULL, NULL},
+    {"inline_springdamper", NULL, NULL},
 };
 #define NCASE ((int)(sizeof k_cases / sizeof k_cases[0]))
 
@@ -259,6 +334,8 @@ static const char* case_xml(int i) {
   if (!strcmp(n, "inline_rk4_ctrlrange")) return k_rk4_ctrlrange;
   if (!strcmp(n, "inline_fluid")) return k_fluid;
   if (!strcmp(n, "inline_fluid_implicit")) return k_fluid_implicit;
+  if (!strcmp(n, "inline_settotalmass")) return k_settotalmass;
+  if (!strcmp(n, "inline_springdamper")) return k_springdamper;
   return NULL;
 }
 
@@ -442,6 +519,68 @@ START_TEST(test_trajectory_from_keyframes) {
 }
 END_TEST
 
+/* <compiler settotalmass>: the scaled masses and principal moments, and
+   the subtree masses computed from them, are MuJoCo's to rounding, and the
+   masses sum to the total asked for. */
+START_TEST(test_settotalmass_matches) {
+  int i = 0;
+  while (i < NCASE && strcmp(k_cases[i].name, "inline_settotalmass")) i++;
+  ck_assert_int_lt(i, NCASE);
+  pair p;
+  pair_load(i, &p);
+  const mjModel* mm = p.mm;
+  const imp_model* m = p.m;
+  ck_assert_int_eq(m->nbody, mm->nbody);
+  double dm = 0, dI = 0, ds = 0, total = 0;
+  for (int b = 0; b < mm->nbody; b++) {
+    dm = fmax(dm, fabs(m->body_mass[b] - mm->body_mass[b]));
+    ds = fmax(ds, fabs(m->body_subtreemass[b] - mm->body_subtreemass[b]));
+    dI = fmax(dI, imp_max_abs_diff(m->body_inertia + 3 * b, mm->body_inertia + 3 * b, 3));
+    total += m->body_mass[b];
+  }
+  printf("settotalmass: total %.15g, body_mass dev %.1e, body_inertia dev %.1e, "
+         "subtreemass dev %.1e\n", total, dm, dI, ds);
+  ck_assert_msg(fabs(total - 7.5) < 1e-12, "total mass %.15g, expected 7.5", total);
+  ck_assert_msg(dm < 1e-12, "body_mass differs from MuJoCo's by %.3e", dm);
+  ck_assert_msg(dI < 1e-12, "body_inertia differs from MuJoCo's by %.3e", dI);
+  ck_assert_msg(ds < 1e-12, "body_subtreemass differs from MuJoCo's by %.3e", ds);
+  /* the massless link was raised to boundmass before the scaling */
+  ck_assert_msg(mm->body_mass[3] > 0 && fabs(m->body_mass[3] - mm->body_mass[3]) < 1e-12,
+                "bounded body: mass %.15g vs MuJoCo's %.15g", m->body_mass[3], mm->body_mass[3]);
+  mjp_free(&p);
+}
+END_TEST
+
+/* <joint springdamper>: the stiffness and damping the compiler sets are
+   MuJoCo's to rounding. */
+START_TEST(test_springdamper_matches) {
+  int i = 0;
+  while (i < NCASE && strcmp(k_cases[i].name, "inline_springdamper")) i++;
+  ck_assert_int_lt(i, NCASE);
+  pair p;
+  pair_load(i, &p);
+  const mjModel* mm = p.mm;
+  const imp_model* m = p.m;
+  ck_assert_int_eq(m->njnt, mm->njnt);
+  ck_assert_int_eq(m->nv, mm->nv);
+  double dk = 0, db = 0;
+  for (int j = 0; j < mm->njnt; j++)
+    dk = fmax(dk, fabs(m->jnt_stiffness[j] - mm->jnt_stiffness[j]) /
+                      fmax(1, fabs(mm->jnt_stiffness[j])));
+  for (int v = 0; v < mm->nv; v++)
+    db = fmax(db, fabs(m->dof_damping[v] - mm->dof_damping[v]) /
+                      fmax(1, fabs(mm->dof_damping[v])));
+  printf("springdamper: stiffness dev %.1e, damping dev %.1e (relative)\n", dk, db);
+  ck_assert_msg(dk < 1e-12, "jnt_stiffness differs from MuJoCo's by %.3e", dk);
+  ck_assert_msg(db < 1e-12, "dof_damping differs from MuJoCo's by %.3e", db);
+  /* h1's explicit stiffness 5 was replaced, the joint without springdamper
+     kept its 2 */
+  ck_assert(fabs(mm->jnt_stiffness[1] - 5) > 1e-3);
+  ck_assert_double_eq(m->jnt_stiffness[4], 2);
+  mjp_free(&p);
+}
+END_TEST
+
 /* MuJoCo's own humanoid loads in both with the same sizes. */
 START_TEST(test_humanoid_sizes) {
   const char* path = MUJOCO_MODEL_DIR "/humanoid/humanoid.xml";
@@ -511,6 +650,8 @@ int main(void) {
   tcase_add_loop_test(tc, test_trajectory_from_qpos0, 0, NCASE);
   tcase_add_loop_test(tc, test_trajectory_ctrl_out_of_range, 0, NCASE);
   tcase_add_loop_test(tc, test_trajectory_from_keyframes, 0, NCASE);
+  tcase_add_test(tc, test_settotalmass_matches);
+  tcase_add_test(tc, test_springdamper_matches);
   suite_add_tcase(s, tc);
   TCase* th = tcase_create("humanoid");
   tcase_set_timeout(th, 60);
