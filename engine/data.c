@@ -47,7 +47,8 @@
   X(blk_scale, 6 * (size_t)m->njmax)                            \
   X(warm_pos, 3 * (size_t)m->njmax) X(warm_frame, 9 * (size_t)m->njmax) \
   X(warm_impulse, 6 * (size_t)m->njmax)                         \
-  X(island_residual, m->njmax) X(island_residual_abs, m->njmax)
+  X(island_residual, m->njmax) X(island_residual_abs, m->njmax) \
+  X(act, m->na) X(act_dot, m->na)
 
 /* The same for int arrays. */
 #define IMP_DATA_IARRAYS(X)                                            \
@@ -78,7 +79,7 @@ static size_t aligned_int_bytes(size_t nint) { return round_up(nint * sizeof(int
    every allocation. */
 size_t imp_arena_bytes(const imp_model* m, int solver) {
   size_t n = 64 * (size_t)m->nbody + 32 * (size_t)m->nv + 4 * (size_t)m->nM + 4 * (size_t)m->nq +
-             4 * (size_t)m->nu + 32 * (size_t)m->ngeom /* collision: boxes, tree */ +
+             4 * (size_t)m->nu + 8 * (size_t)m->na + 32 * (size_t)m->ngeom /* collision: boxes, tree */ +
              2 * (size_t)m->nM + 19 * (size_t)m->nbody /* implicit integrators */ +
              2 * (size_t)m->nv + (size_t)m->nJten + 2 * (size_t)m->nJrow; /* tendon rows */
   size_t b = aligned_bytes(n) + 64 * IMP_ALIGN + imp_contact_arena_bytes(m, solver);
@@ -193,6 +194,7 @@ void imp_reset_data_keyframe(const imp_model* m, imp_data* d, int key) {
   imp_copy(d->qpos, m->key_qpos + (size_t)key * m->nq, m->nq);
   imp_copy(d->qvel, m->key_qvel + (size_t)key * m->nv, m->nv);
   imp_copy(d->ctrl, m->key_ctrl + (size_t)key * m->nu, m->nu);
+  imp_copy(d->act, m->key_act + (size_t)key * m->na, m->na);
   imp_copy(d->mocap_pos, m->key_mpos + (size_t)key * 3 * m->nmocap, 3 * m->nmocap);
   imp_copy(d->mocap_quat, m->key_mquat + (size_t)key * 4 * m->nmocap, 4 * m->nmocap);
 }

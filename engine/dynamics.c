@@ -149,31 +149,10 @@ static double clamp(double x, const double range[2]) {
   return x < range[0] ? range[0] : (x > range[1] ? range[1] : x);
 }
 
-/* The control actuator u acts with: ctrl, clamped to ctrlrange when limited. */
-static double actuator_ctrl(const imp_model* m, const imp_data* d, int u) {
-  double ctrl = d->ctrl[u];
-  if (m->actuator_ctrllimited[u] && !(m->opt.disableflags & IMP_DSBL_CLAMPCTRL))
-    ctrl = clamp(ctrl, m->actuator_ctrlrange + 2 * u);
-  return ctrl;
-}
-
-/* MJCF's affine actuator model, before forcerange: p = gain ctrl + bias with
-   gain = g0 (fixed) or g0 + g1 l + g2 ldot (affine) and bias = b0 + b1 l +
-   b2 ldot (affine) or 0, from actuator_length/velocity of this forward. */
-static double actuator_force_unclamped(const imp_model* m, const imp_data* d, int u) {
-  const double* gain = m->actuator_gainprm + IMP_NGAIN * u;
-  const double* bias = m->actuator_biasprm + IMP_NGAIN * u;
-  double l = d->actuator_length[u], ldot = d->actuator_velocity[u];
-  double g = gain[0];
-  if (m->actuator_gaintype[u] == IMP_GAIN_AFFINE) g += gain[1] * l + gain[2] * ldot;
-  double f = g * actuator_ctrl(m, d, u);
-  if (m->actuator_biastype[u] == IMP_BIAS_AFFINE) f += bias[0] + bias[1] * l + bias[2] * ldot;
-  return f;
-}
-
 /* Joint transmission: length = gear q, moment = gear; tendon: length =
-   gear ten_length, moment = gear ten_J; force = gain ctrl + bias, clamped
-   to forcerange when limited. Then per joint (MuJoCo 3.x):
+   gear ten_length, moment = gear ten_J; the actuator's activation
+   derivative and force law (activation.c: gain * ctrl or act + bias),
+   clamped to forcerange when limited. Then per joint (MuJoCo 3.x):
    gravity compensation joins the actuator force of a joint with
    actuatorgravcomp, and the total on a joint with actuatorfrclimited is
    clamped to its actuatorfrcrange (a motor's torque limit however many
@@ -206,6 +185,26 @@ static void actuator_transmission(const imp_model* m, imp_data* d, int u) {
   }
 }
 
+double imp_actuator_length(const imp_model* m, const imp_data* d, int u) {
+  int id = m->actuator_trnid[u];
+  double gear = m->actuator_gear[6 * u];
+  if (m->actuator_trntype[u] == IMP_TRN_TENDON) return gear * d->ten_length[id];
+  return gear * d->qpos[m->jnt_qposadr[id]];
+}
+
+void imp_actuator_moment(const imp_model* m, const imp_data* d, int u, double* moment) {
+  int id = m->actuator_trnid[u];
+  double gear = m->actuator_gear[6 * u];
+  imp_zero(moment, m->nv);
+  if (m->actuator_trntype[u] == IMP_TRN_TENDON) {
+    int adr = d->ten_J_rowadr[id];
+    for (int i = 0; i < d->ten_J_rownnz[id]; i++)
+      moment[d->ten_J_colind[adr + i]] = gear * d->ten_J[adr + i];
+  } else {
+    moment[m->jnt_dofadr[id]] = gear;
+  }
+}
+
 /* MuJoCo 3.x, tendon actuatorfrcrange: when the actuators on a tendon
    with actuatorfrclimited together pull outside its range, each one's
    force is scaled so that their sum is the range's nearer end (before
@@ -232,7 +231,13 @@ static void actuator_forces(const imp_model* m, imp_data* d) {
   int off = (m->opt.disableflags & IMP_DSBL_ACTUATION) != 0;
   for (int u = 0; u < m->nu; u++) {
     actuator_transmission(m, d, u);
-    d->actuator_force[u] = off ? 0 : actuator_force_unclamped(m, d, u);
+    d->actuator_force[u] = 0;
+    if (off) { /* activations hold (integrate.c) */
+      for (int k = 0; k < m->actuator_actnum[u]; k++) d->act_dot[m->actuator_actadr[u] + k] = 0;
+      continue;
+    }
+    imp_actuator_act_dot(m, d, u);
+    d->actuator_force[u] = imp_actuator_force_law(m, d, u);
   }
   if (off) return;
   scale_tendon_forces(m, d);
@@ -256,23 +261,16 @@ static void actuator_forces(const imp_model* m, imp_data* d) {
    Du[adr(i, j)] = D_ji for j an ancestor of i or i itself, adr(i, j) =
    dof_Madr[i] + the steps from i up to j; both hold the diagonal. ---- */
 
-/* dp/dldot of actuator u: g2 ctrl (affine gain) + b2 (affine bias), of the
-   force law before forcerange, as MuJoCo 2.2.2's implicit integrator takes
-   it (test_mujoco_implicit.c). The clamped force's own derivative, 0, is
+/* dp/dldot of actuator u (imp_actuator_dforce_dvel, activation.c): the
+   gain's velocity slope (affine g2, or the muscle's) times its input, ctrl
+   or act, + b2 (affine bias), of the force law before forcerange, as
+   MuJoCo 2.2.2's implicit integrator takes it (test_mujoco_implicit.c). The clamped force's own derivative, 0, is
    no better a linearization: a servo whose linear band is narrower than one
    explicit kick (kv gear^2 h / I >> 1, Menagerie's kinova) then jumps
    across the band every step and chatters at full force, while the
    unclamped slope keeps pulling it into the band (measured on a hinge with
    kp 1000, kv 100, gear 2, forcerange 30, h 0.01: settles in 60 steps
    this way, chatters at +-30 for good the other). */
-static double actuator_dforce_dvel(const imp_model* m, const imp_data* d, int u) {
-  double dp = 0;
-  if (m->actuator_gaintype[u] == IMP_GAIN_AFFINE)
-    dp += m->actuator_gainprm[IMP_NGAIN * u + 2] * actuator_ctrl(m, d, u);
-  if (m->actuator_biastype[u] == IMP_BIAS_AFFINE) dp += m->actuator_biasprm[IMP_NGAIN * u + 2];
-  return dp;
-}
-
 /* Joint transmission: qfrc_i = gear p(gear q_i, gear v_i), so
    d qfrc_i / d v_i = gear^2 dp/dldot, on the diagonal (Dl and Du); tendon
    transmission: gear^2 dp/dldot J' J, on qM's pattern (imp_add_tendon_outer). */
@@ -280,7 +278,7 @@ void imp_deriv_actuator_vel(const imp_model* m, const imp_data* d, double* Dl, d
   if (m->opt.disableflags & IMP_DSBL_ACTUATION) return;
   for (int u = 0; u < m->nu; u++) {
     double gear = m->actuator_gear[6 * u];
-    double dii = gear * gear * actuator_dforce_dvel(m, d, u);
+    double dii = gear * gear * imp_actuator_dforce_dvel(m, d, u);
     if (m->actuator_trntype[u] == IMP_TRN_TENDON) {
       if (dii != 0) imp_add_tendon_outer(m, d, m->actuator_trnid[u], dii, Dl, Du);
       continue;

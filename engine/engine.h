@@ -78,6 +78,40 @@ void imp_mul_m(const imp_model* m, const double* M, double* res, const double* v
 void imp_passive(const imp_model* m, imp_data* d);
 /* Actuator lengths, velocities, forces and qfrc_actuator from ctrl. */
 void imp_actuation(const imp_model* m, imp_data* d);
+/* actuator u's length, and its moment d(length)/d(qvel) as a dense nv
+   vector, at d's configuration (after imp_tendon for tendon
+   transmissions): gear q and gear at a joint's dof; gear ten_length and
+   gear ten_J along a tendon */
+double imp_actuator_length(const imp_model* m, const imp_data* d, int u);
+void imp_actuator_moment(const imp_model* m, const imp_data* d, int u, double* moment);
+
+/* ---- activation.c: actuator dynamics and force laws (MuJoCo's actuator
+   model), given the transmission's actuator_length and _velocity ---- */
+
+/* ctrl of actuator u, clamped to ctrlrange when limited (and not disabled) */
+double imp_actuator_ctrl(const imp_model* m, const imp_data* d, int u);
+/* d->act_dot of actuator u's activations from its ctrl and act (dyntype) */
+void imp_actuator_act_dot(const imp_model* m, imp_data* d, int u);
+/* what the gain multiplies: ctrl without a state, else the last
+   activation (its next value with actearly) */
+double imp_actuator_input(const imp_model* m, const imp_data* d, int u);
+/* gain * input + bias, before forcerange */
+double imp_actuator_force_law(const imp_model* m, const imp_data* d, int u);
+/* its derivative in the actuator velocity, input held (implicit integrators) */
+double imp_actuator_dforce_dvel(const imp_model* m, const imp_data* d, int u);
+/* act[k] (an activation of actuator u) after one step at rate act_dot:
+   Euler, exact for filterexact, clamped to actrange when actlimited */
+double imp_next_activation(const imp_model* m, const imp_data* d, int u, int k, double act_dot);
+/* every activation one step on (imp_next_activation); nothing when
+   actuation is disabled */
+void imp_advance_act(const imp_model* m, imp_data* d, const double* act_dot);
+/* MuJoCo's muscle curves (activation.c header): active gain (and its
+   velocity derivative when dgain_dvel is not NULL), passive bias, and the
+   activation rate; prm is gainprm/biasprm or dynprm */
+double imp_muscle_gain(double len, double vel, const double lengthrange[2], double acc0,
+                       const double* prm, double* dgain_dvel);
+double imp_muscle_bias(double len, const double lengthrange[2], double acc0, const double* prm);
+double imp_muscle_act_dot(double ctrl, double act, const double* prm);
 /* Bias forces qfrc_bias = C(q, v) v + g(q) by recursive Newton-Euler. */
 void imp_rne(const imp_model* m, imp_data* d);
 /* Velocity derivatives D = d qfrc_smooth / d qvel for the implicit

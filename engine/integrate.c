@@ -62,11 +62,13 @@ void imp_integrate_pos(const imp_model* m, double* qpos, const double* qvel, dou
   }
 }
 
-/* 1 when some actuator's force depends on its velocity (affine bias b2 or
-   affine gain g2), so that implicitfast has something to treat implicitly. */
+/* 1 when some actuator's force depends on its velocity (affine bias b2,
+   affine gain g2, or a muscle's force-velocity curve), so that
+   implicitfast has something to treat implicitly. */
 static int any_velocity_actuator(const imp_model* m) {
   if (m->opt.disableflags & IMP_DSBL_ACTUATION) return 0;
   for (int u = 0; u < m->nu; u++) {
+    if (m->actuator_gaintype[u] == IMP_GAIN_MUSCLE) return 1;
     if (m->actuator_biastype[u] == IMP_BIAS_AFFINE && m->actuator_biasprm[IMP_NGAIN * u + 2] != 0)
       return 1;
     if (m->actuator_gaintype[u] == IMP_GAIN_AFFINE && m->actuator_gainprm[IMP_NGAIN * u + 2] != 0)
@@ -167,6 +169,7 @@ void imp_euler(const imp_model* m, imp_data* d) {
       imp_add_scl(acc, dv, 1, m->nv);
     }
   }
+  imp_advance_act(m, d, d->act_dot); /* MuJoCo's order: act, then qvel, qpos */
   imp_add_scl(d->qvel, acc, h, m->nv);
   imp_integrate_pos(m, d->qpos, d->qvel, h);
   d->time += h;
@@ -175,7 +178,11 @@ void imp_euler(const imp_model* m, imp_data* d) {
 
 /* Runge-Kutta 4 (Butcher tableau c = 0, 1/2, 1/2, 1; b = 1/6, 1/3, 1/3, 1/6).
    Stage i evaluates the dynamics at qvel_i = u0 + h sum_j a_ij acc_j and at
-   qpos_i = q0 (+) h sum_j a_ij qvel_j, so quaternions move on their manifold. */
+   qpos_i = q0 (+) h sum_j a_ij qvel_j, so quaternions move on their manifold.
+   Activations are part of the state, as in MuJoCo's mj_RungeKutta: stage i
+   has act_i = act0 + h sum_j a_ij act_dot_j (unclamped), and the step ends
+   with act advanced as one step at the weighted act_dot (imp_advance_act:
+   filterexact's exact step, actrange clamp). */
 void imp_rk4(const imp_model* m, imp_data* d) {
   static const double a[3] = {0.5, 0.5, 1.0}; /* the tableau is diagonal */
   static const double b[4] = {1.0 / 6, 1.0 / 3, 1.0 / 3, 1.0 / 6};
@@ -187,6 +194,11 @@ void imp_rk4(const imp_model* m, imp_data* d) {
   double* vel = imp_stack_alloc(d, 4 * nv); /* stage velocities */
   double* acc = imp_stack_alloc(d, 4 * nv); /* stage accelerations */
   double* dq = imp_stack_alloc(d, nv);
+  const int na = m->na;
+  double* act0 = imp_stack_alloc(d, na);
+  double* adot = imp_stack_alloc(d, 4 * na); /* stage activation rates */
+  imp_copy(act0, d->act, na);
+  imp_copy(adot, d->act_dot, na);
   imp_copy(q0, d->qpos, m->nq);
   imp_copy(u0, d->qvel, nv);
   imp_copy(vel, u0, nv);
@@ -198,9 +210,12 @@ void imp_rk4(const imp_model* m, imp_data* d) {
     imp_copy(d->qvel, u0, nv);
     imp_add_scl(d->qvel, acc + (i - 1) * nv, a[i - 1] * h, nv);
     imp_copy(vel + i * nv, d->qvel, nv);
+    imp_copy(d->act, act0, na);
+    imp_add_scl(d->act, adot + (i - 1) * na, a[i - 1] * h, na);
     d->time = t0 + a[i - 1] * h;
     imp_forward_skip_sensor(m, d); /* the step's sensors are those of its start */
     imp_copy(acc + i * nv, d->qacc, nv);
+    imp_copy(adot + i * na, d->act_dot, na);
   }
   imp_zero(dq, nv);
   imp_copy(d->qvel, u0, nv);
@@ -210,6 +225,13 @@ void imp_rk4(const imp_model* m, imp_data* d) {
   }
   imp_copy(d->qpos, q0, m->nq);
   imp_integrate_pos(m, d->qpos, dq, h);
+  if (na) {
+    double* rate = imp_stack_alloc(d, na);
+    imp_zero(rate, na);
+    for (int i = 0; i < 4; i++) imp_add_scl(rate, adot + i * na, b[i], na);
+    imp_copy(d->act, act0, na);
+    imp_advance_act(m, d, rate);
+  }
   d->time = t0 + h;
   imp_stack_release(d, mark);
 }

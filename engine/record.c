@@ -42,10 +42,11 @@ struct imp_recorder {
   char* tmppath;         /* path + ".tmp" */
   int format;            /* REC_CSV or REC_NPY */
   int nq, nv, nu;        /* sizes of the model the recorder was opened for */
+  int na;                /* activation columns: na */
   int nmocap;            /* mocap bodies: 7 columns each (pos, quat) */
   int nsens;             /* sensor columns: nsensordata */
   int nstat;             /* solver columns: NSOLVERCOL with IMP_RECORD_SOLVER, else 0 */
-  int ncol;              /* 1 + nq + nv + nu + 7 nmocap + nsens + nstat */
+  int ncol;              /* 1 + nq + nv + nu + na + 7 nmocap + nsens + nstat */
   char** names;          /* ncol column names, in one allocation with their text */
   double timestep;       /* m->opt.timestep at open, for the sidecar */
   long long rows;        /* rows written */
@@ -86,6 +87,20 @@ static int format_of(const char* path) {
   return -1;
 }
 
+/* Name of activation column k into buf: act_NAME after its actuator
+   (act_NAME_J for activation J of several), actU for an unnamed actuator U. */
+static int act_column_name(const imp_model* m, int k, char* buf, size_t n) {
+  int u = 0;
+  while (u + 1 < m->nu && !(m->actuator_actnum[u] && k >= m->actuator_actadr[u] &&
+                            k < m->actuator_actadr[u] + m->actuator_actnum[u]))
+    u++;
+  const char* name = m->names + m->name_actuatoradr[u];
+  int j = k - m->actuator_actadr[u], several = m->actuator_actnum[u] > 1;
+  if (name[0])
+    return several ? snprintf(buf, n, "act_%s_%d", name, j) : snprintf(buf, n, "act_%s", name);
+  return several ? snprintf(buf, n, "act%d_%d", u, j) : snprintf(buf, n, "act%d", u);
+}
+
 /* Name of mocap value k (body k / 7: position 0..2, then quaternion 0..3). */
 static int mocap_column_name(const imp_model* m, int k, char* buf, size_t n) {
   int id = k / 7, j = k % 7, b = 0;
@@ -105,7 +120,7 @@ static int mocap_column_name(const imp_model* m, int k, char* buf, size_t n) {
    an unnamed mocap body I). */
 static size_t column_name(const imp_recorder* r, const imp_model* m, int c, char* buf,
                           size_t n) {
-  int k = c - 1 - r->nq - r->nv - r->nu - 7 * r->nmocap;
+  int k = c - 1 - r->nq - r->nv - r->nu - r->na - 7 * r->nmocap;
   int w;
   if (c == 0) {
     w = snprintf(buf, n, "time");
@@ -116,7 +131,8 @@ static size_t column_name(const imp_recorder* r, const imp_model* m, int c, char
   } else if (c <= r->nq + r->nv + r->nu) {
     w = snprintf(buf, n, "ctrl_%d", c - 1 - r->nq - r->nv);
   } else if (k < 0) {
-    w = mocap_column_name(m, c - 1 - r->nq - r->nv - r->nu, buf, n);
+    int j = c - 1 - r->nq - r->nv - r->nu; /* after ctrl: act, then mocap */
+    w = j < r->na ? act_column_name(m, j, buf, n) : mocap_column_name(m, j - r->na, buf, n);
   } else if (k < r->nsens) {
     /* the sensor of value k: the last with sensor_adr <= k (addresses
        ascend; a sensor of dim 0 shares its address with the next) */
@@ -257,10 +273,11 @@ imp_recorder* imp_recorder_open_flags(const char* path, const imp_model* m, int 
   r->nq = m->nq;
   r->nv = m->nv;
   r->nu = m->nu;
+  r->na = m->na;
   r->nmocap = m->nmocap;
   r->nsens = m->nsensordata;
   r->nstat = flags & IMP_RECORD_SOLVER ? NSOLVERCOL : 0;
-  r->ncol = 1 + m->nq + m->nv + m->nu + 7 * m->nmocap + r->nsens + r->nstat;
+  r->ncol = 1 + m->nq + m->nv + m->nu + m->na + 7 * m->nmocap + r->nsens + r->nstat;
   r->timestep = m->opt.timestep;
   r->path = concat(path, "");
   r->tmppath = concat(path, ".tmp");
@@ -325,7 +342,7 @@ static void solver_stats(const imp_data* d, double* out) {
 
 int imp_recorder_write(imp_recorder* r, const imp_model* m, const imp_data* d) {
   if (!r || r->failed) return -1;
-  if (!m || !d || m->nq != r->nq || m->nv != r->nv || m->nu != r->nu ||
+  if (!m || !d || m->nq != r->nq || m->nv != r->nv || m->nu != r->nu || m->na != r->na ||
       m->nmocap != r->nmocap || m->nsensordata != r->nsens) {
     r->failed = 1; /* a recording of a different model is not a recording */
     return -1;
@@ -335,7 +352,8 @@ int imp_recorder_write(imp_recorder* r, const imp_model* m, const imp_data* d) {
   memcpy(row + 1, d->qpos, sizeof(double) * (size_t)r->nq);
   memcpy(row + 1 + r->nq, d->qvel, sizeof(double) * (size_t)r->nv);
   memcpy(row + 1 + r->nq + r->nv, d->ctrl, sizeof(double) * (size_t)r->nu);
-  double* mocap = row + 1 + r->nq + r->nv + r->nu;
+  memcpy(row + 1 + r->nq + r->nv + r->nu, d->act, sizeof(double) * (size_t)r->na);
+  double* mocap = row + 1 + r->nq + r->nv + r->nu + r->na;
   for (int i = 0; i < r->nmocap; i++) {
     memcpy(mocap + 7 * i, d->mocap_pos + 3 * i, 3 * sizeof(double));
     memcpy(mocap + 7 * i + 3, d->mocap_quat + 4 * i, 4 * sizeof(double));
@@ -373,9 +391,9 @@ static int write_sidecar(const imp_recorder* r, const char* tmp) {
     json_string(f, r->names[c]);
   }
   fprintf(f,
-          "], \"nq\": %d, \"nv\": %d, \"nu\": %d, \"nmocap\": %d, \"nsensordata\": %d, "
-          "\"timestep\": %.17g, \"rows\": %lld}\n",
-          r->nq, r->nv, r->nu, r->nmocap, r->nsens, r->timestep, r->rows);
+          "], \"nq\": %d, \"nv\": %d, \"nu\": %d, \"na\": %d, \"nmocap\": %d, "
+          "\"nsensordata\": %d, \"timestep\": %.17g, \"rows\": %lld}\n",
+          r->nq, r->nv, r->nu, r->na, r->nmocap, r->nsens, r->timestep, r->rows);
   int ok = !ferror(f) && fflush(f) == 0 && fsync(fileno(f)) == 0;
   if (fclose(f) != 0) ok = 0;
   return ok ? 0 : -1;

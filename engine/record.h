@@ -3,8 +3,10 @@
    (flushed as they go) and imp_recorder_close renames it to path; a recorder
    that is aborted or never closed leaves nothing at path. Columns:
    time, qpos_0..qpos_{nq-1}, qvel_0..qvel_{nv-1}, ctrl_0..ctrl_{nu-1},
-   then for each mocap body (m->nmocap, in mocap id order) its
-   d->mocap_pos and d->mocap_quat, named after the body:
+   then d->act when the model has activations (na > 0), one column each,
+   named act_NAME after its actuator (act_NAME_J for several, actU for an
+   unnamed actuator U), then for each mocap body (m->nmocap, in mocap id
+   order) its d->mocap_pos and d->mocap_quat, named after the body:
    mocap_NAME_pos_0..2, mocap_NAME_quat_0..3 (mocapI_... for an unnamed
    mocap body I), then d->sensordata, one column per value, named after the sensors:
    sensor_NAME (one value) or sensor_NAME_0.. (several), sensorI_.. for an
@@ -15,8 +17,8 @@
    relative common residual, contact.h); a data that has not stepped since
    its reset (d->nstep == 0, e.g. the initial state) records zeros there.
    NPY: little-endian float64, shape (rows, columns), C order; a sidecar
-   "<path>.json" names the columns and gives nq, nv, nu, nmocap, nsensordata
-   and timestep. */
+   "<path>.json" names the columns and gives nq, nv, nu, na, nmocap,
+   nsensordata and timestep. */
 #ifndef IMPETUS_RECORD_H
 #define IMPETUS_RECORD_H
 

@@ -77,7 +77,9 @@ static int check_state(const imp_model* m, imp_data* d, const char* what, const 
 
 void imp_step(const imp_model* m, imp_data* d) {
   double t0 = imp_timer_now();
-  if (check_state(m, d, "qpos", d->qpos, m->nq) || check_state(m, d, "qvel", d->qvel, m->nv)) return;
+  if (check_state(m, d, "qpos", d->qpos, m->nq) || check_state(m, d, "qvel", d->qvel, m->nv) ||
+      check_state(m, d, "act", d->act, m->na))
+    return;
   imp_forward(m, d);
   if (check_state(m, d, "qacc", d->qacc, m->nv)) return;
   if (m->opt.integrator == IMP_INT_RK4)

@@ -92,12 +92,27 @@ typedef enum imp_wrap_type {
   IMP_WRAP_SPHERE = 4,  /* the path wraps around the sphere (wrap_prm: side site, -1 none) */
   IMP_WRAP_CYLINDER = 5 /* the same around the infinite cylinder along the geom's z */
 } imp_wrap_type;
-typedef enum imp_dyn_type { IMP_DYN_NONE = 0 } imp_dyn_type;
+/* Activation dynamics (MJCF actuator dyntype), numbered as MuJoCo 3.x
+   numbers them; an actuator with a state has one activation act (actnum 1,
+   at actuator_actadr) and its force is gain * act + bias (activation.c). */
+typedef enum imp_dyn_type {
+  IMP_DYN_NONE = 0,        /* no state: force = gain * ctrl + bias */
+  IMP_DYN_INTEGRATOR = 1,  /* act_dot = ctrl */
+  IMP_DYN_FILTER = 2,      /* act_dot = (ctrl - act) / dynprm[0], Euler step */
+  IMP_DYN_FILTEREXACT = 3, /* the same, integrated exactly over a step */
+  IMP_DYN_MUSCLE = 4,      /* act_dot = (ctrl - act) / tau(act), two time constants */
+  IMP_DYN_USER = 5         /* no callbacks here: act_dot = 0 (MuJoCo without mjcb_act_dyn) */
+} imp_dyn_type;
 typedef enum imp_gain_type {
   IMP_GAIN_FIXED = 0, /* gain = gainprm[0] */
-  IMP_GAIN_AFFINE = 1 /* gain = gainprm[0] + gainprm[1] length + gainprm[2] velocity */
+  IMP_GAIN_AFFINE = 1, /* gain = gainprm[0] + gainprm[1] length + gainprm[2] velocity */
+  IMP_GAIN_MUSCLE = 2  /* MuJoCo's muscle FLV curve (activation.c) */
 } imp_gain_type;
-typedef enum imp_bias_type { IMP_BIAS_NONE = 0, IMP_BIAS_AFFINE = 1 } imp_bias_type;
+typedef enum imp_bias_type {
+  IMP_BIAS_NONE = 0,
+  IMP_BIAS_AFFINE = 1,
+  IMP_BIAS_MUSCLE = 2 /* MuJoCo's passive muscle force (activation.c) */
+} imp_bias_type;
 
 /* How a camera or light moves (MJCF's mode attribute), cam_mode/light_mode. */
 typedef enum imp_camlight_mode {
@@ -281,6 +296,7 @@ typedef struct imp_model {
   int nq;      /* generalized coordinates */
   int nv;      /* degrees of freedom */
   int nu;      /* actuators */
+  int na;      /* activation states (actuators with dynamics) */
   int nbody;   /* bodies, world included */
   int njnt;    /* joints */
   int ngeom;   /* geoms */
@@ -530,6 +546,15 @@ typedef struct imp_model {
   double* actuator_biasprm; /* nu x IMP_NGAIN */
   double* actuator_ctrlrange;  /* nu x 2 */
   double* actuator_forcerange; /* nu x 2 */
+  double* actuator_dynprm;  /* nu x IMP_NGAIN: dynamics parameters (filter: tau; muscle:
+                               tau_act, tau_deact, tausmooth) */
+  int* actuator_actadr;     /* nu: first activation in act, -1 without a state */
+  int* actuator_actnum;     /* nu: activations (0 or 1) */
+  int* actuator_actlimited; /* nu: act clamped to actrange after each step */
+  double* actuator_actrange;   /* nu x 2 */
+  int* actuator_actearly;   /* nu: the force uses the next step's act (MuJoCo 3.x) */
+  double* actuator_lengthrange; /* nu x 2: feasible actuator lengths (muscles) */
+  double* actuator_acc0;    /* nu: |M^-1 moment| at qpos0, the acceleration of unit force */
 
   /* tendons (tendon.c): tendon i's path is wrap objects tendon_adr[i] ..
      tendon_adr[i] + tendon_num[i] - 1 */
@@ -573,6 +598,7 @@ typedef struct imp_model {
   double* key_qpos;      /* nkey x nq */
   double* key_qvel;      /* nkey x nv */
   double* key_ctrl;      /* nkey x nu */
+  double* key_act;       /* nkey x na */
   double* key_mpos;      /* nkey x nmocap x 3: mocap_pos (default: the bodies' pos) */
   double* key_mquat;     /* nkey x nmocap x 4: mocap_quat, unit (default: the bodies' quat) */
 
@@ -624,6 +650,7 @@ typedef struct imp_data {
   double* qpos;  /* nq */
   double* qvel;  /* nv */
   double* ctrl;  /* nu */
+  double* act;   /* na: actuator activations (state, integrated with qpos, qvel) */
   double* qacc;  /* nv: acceleration of the last forward */
   double* qfrc_applied; /* nv: user-applied generalized force */
   double* xfrc_applied; /* nbody x 6: user-applied force, torque at com */
@@ -690,6 +717,7 @@ typedef struct imp_data {
   double* actuator_length;   /* nu */
   double* actuator_velocity; /* nu */
   double* actuator_force;    /* nu */
+  double* act_dot;           /* na: activation derivatives of the last forward */
   double* qfrc_actuator;     /* nv */
   double* qfrc_passive;      /* nv */
   double* qfrc_gravcomp;     /* nv: gravity compensation (body gravcomp), in passive or actuator */

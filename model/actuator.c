@@ -1,8 +1,10 @@
 /* Actuators of the spec into the model: their joint or tendon
- * transmissions (actuators on free or ball joints are skipped with a warning),
- * ctrl/force limits with compiler autolimits, position inheritrange,
- * dampratio from the inertia at qpos0, and the warning for velocity
- * feedback an explicit integrator cannot take. */
+ * transmissions (actuators on free or ball joints are skipped with a
+ * warning), ctrl/force/act limits with compiler autolimits, position and
+ * intvelocity inheritrange, activation addresses and keyframe act,
+ * lengthrange (lengthrange.c), acc0 and dampratio from the inertia at
+ * qpos0, and the warning for velocity feedback an explicit integrator
+ * cannot take. */
 #include <math.h>
 #include <string.h>
 
@@ -12,17 +14,71 @@
 
 /* position inheritrange X: ctrlrange = the joint's or tendon's range
    scaled by X about its midpoint (MJCF reference, position/inheritrange);
-   it must have a range. */
+   intvelocity's sets actrange instead, its setpoint being the state
+   (intvelocity/inheritrange). It must have a range. */
 static void inherit_range(ld_ctx* c, ld_actuator* a, int limited, const double range[2]) {
   if (!limited)
     ld_error(c, a->file, a->line, "inheritrange: %s '%s' has no range",
              a->tendon ? "tendon" : "joint", a->tendon ? a->tendon : a->joint);
   double mid = 0.5 * (range[0] + range[1]);
   double half = 0.5 * a->inheritrange * (range[1] - range[0]);
-  a->ctrlrange[0] = mid - half;
-  a->ctrlrange[1] = mid + half;
-  a->has_ctrlrange = 1;
-  if (a->ctrllimited < 0) a->ctrllimited = 1;
+  int act = a->kind == LD_ACT_INTVELOCITY;
+  double* out = act ? a->actrange : a->ctrlrange;
+  out[0] = mid - half;
+  out[1] = mid + half;
+  if (act) {
+    a->has_actrange = 1;
+    if (a->actlimited < 0) a->actlimited = 1;
+  } else {
+    a->has_ctrlrange = 1;
+    if (a->ctrllimited < 0) a->ctrllimited = 1;
+  }
+}
+
+int ld_actuator_actnum(const ld_actuator* a) {
+  return a->actdim >= 0 ? a->actdim : a->dyntype != IMP_DYN_NONE;
+}
+
+/* actdim as MuJoCo checks it: 0 with dynamics and 1 without are errors,
+   more than 1 only for user dynamics (whose last activation makes the
+   force). */
+static void check_actdim(ld_ctx* c, const ld_actuator* a) {
+  if (a->actdim < 0) return;
+  if (a->actdim > 1 && a->dyntype != IMP_DYN_USER)
+    ld_error(c, a->file, a->line, "actdim > 1 is only allowed for dyntype 'user'");
+  if (a->actdim == 1 && a->dyntype == IMP_DYN_NONE)
+    ld_error(c, a->file, a->line, "invalid actdim 1 in stateless actuator");
+  if (a->actdim == 0 && a->dyntype != IMP_DYN_NONE)
+    ld_error(c, a->file, a->line, "invalid actdim 0 in stateful actuator");
+}
+
+int ld_count_activations(ld_ctx* c, int nu) {
+  long long na = 0;
+  for (int u = 0; u < nu; u++) {
+    const ld_actuator* a = LD_AT(c->actuators, ld_actuator, u);
+    check_actdim(c, a);
+    na += ld_actuator_actnum(a);
+    if (na > 1000000) ld_error(c, a->file, a->line, "too many activations (more than 1000000)");
+  }
+  return (int)na;
+}
+
+void ld_key_act(ld_ctx* c, ld_key* k, int na) {
+  if (k->nact < 0 || k->nact == na) {
+    if (k->nact == na && na == 0) k->nact = -1; /* act="" on a stateless model */
+    return;
+  }
+  if (k->nact != c->nact_file)
+    ld_error(c, k->file, k->line, "key act: expected %d numbers, got %d", na, k->nact);
+  /* written for every actuator of the file: keep the values of those that
+     remain, in their order (each lands at or before where it was read) */
+  int pos = 0;
+  for (int u = 0; u < c->actuators.n; u++) {
+    const ld_actuator* a = LD_AT(c->actuators, ld_actuator, u);
+    int n = ld_actuator_actnum(a);
+    for (int j = 0; j < n && pos < na; j++) k->act[pos++] = k->act[a->actfileadr + j];
+  }
+  k->nact = na;
 }
 
 /* The inertia actuator u moves at qpos0, armature included: the sum over
@@ -85,6 +141,20 @@ static void warn_unstable_velocity_feedback(ld_ctx* c, const imp_model* m, const
   }
 }
 
+/* acc0 of every actuator: |M^-1 J'| at qpos0 for its moment J (gear on a
+   joint's dof, gear ten_J along a tendon), the joint-space acceleration of unit
+   actuator force; muscles with force < 0 take scale / acc0 as their peak
+   force (MJCF reference, muscle/scale). */
+static void actuator_acc0(imp_model* m, imp_data* d) {
+  double* moment = imp_stack_alloc(d, m->nv);
+  double* acc = imp_stack_alloc(d, m->nv);
+  for (int u = 0; u < m->nu; u++) {
+    imp_actuator_moment(m, d, u, moment);
+    imp_solve_sparse(m, d->qLD, d->qLDiagInv, acc, moment);
+    m->actuator_acc0[u] = sqrt(imp_dot(acc, acc, m->nv));
+  }
+}
+
 void ld_actuators_at_qpos0(ld_ctx* c, imp_model* m) {
   if (!m->nu) return;
   imp_data* d = imp_make_data(m); /* at qpos0 */
@@ -93,9 +163,13 @@ void ld_actuators_at_qpos0(ld_ctx* c, imp_model* m) {
   imp_com_pos(m, d);
   imp_tendon(m, d);
   imp_crb(m, d);
+  imp_factor_m(m, d);
+  actuator_acc0(m, d);
+  imp_stack_release(d, 0);
   actuator_dampratio(c, m, d);
   warn_unstable_velocity_feedback(c, m, d);
   imp_free_data(d);
+  ld_compute_lengthranges(c, m);
 }
 
 int ld_resolve_actuators(ld_ctx* c, const ld_joint* J, int* actjnt, int* keep) {
@@ -122,6 +196,11 @@ int ld_resolve_actuators(ld_ctx* c, const ld_joint* J, int* actjnt, int* keep) {
       ld_error(c, a->file, a->line, "invalid ctrlrange");
     if (a->forcelimited && a->forcerange[0] >= a->forcerange[1])
       ld_error(c, a->file, a->line, "invalid forcerange");
+    if (a->actlimited < 0) a->actlimited = c->autolimits ? a->has_actrange : 0;
+    if (a->actlimited && a->actrange[0] >= a->actrange[1])
+      ld_error(c, a->file, a->line, "invalid actrange");
+    if (a->actlimited && a->dyntype == IMP_DYN_NONE)
+      ld_error(c, a->file, a->line, "actrange specified but dyntype is 'none'");
     actjnt[nu] = j;
     keep[nu++] = i;
   }
@@ -129,11 +208,19 @@ int ld_resolve_actuators(ld_ctx* c, const ld_joint* J, int* actjnt, int* keep) {
 }
 
 void ld_put_actuators(ld_ctx* c, imp_model* m, const int* actjnt) {
+  int adr = 0;
   for (int i = 0; i < m->nu; i++) {
     const ld_actuator* a = LD_AT(c->actuators, ld_actuator, i);
     m->actuator_trntype[i] = a->tendon ? IMP_TRN_TENDON : IMP_TRN_JOINT;
     m->actuator_trnid[i] = actjnt[i];
-    m->actuator_dyntype[i] = IMP_DYN_NONE;
+    m->actuator_dyntype[i] = a->dyntype;
+    m->actuator_actnum[i] = ld_actuator_actnum(a);
+    m->actuator_actadr[i] = m->actuator_actnum[i] ? adr : -1;
+    adr += m->actuator_actnum[i];
+    m->actuator_actlimited[i] = a->actlimited;
+    m->actuator_actearly[i] = a->actearly;
+    imp_copy(m->actuator_dynprm + IMP_NGAIN * i, a->dynprm, IMP_NGAIN);
+    imp_copy(m->actuator_actrange + 2 * i, a->actrange, 2);
     m->actuator_gaintype[i] = a->gaintype;
     m->actuator_biastype[i] = a->biastype;
     m->actuator_ctrllimited[i] = a->ctrllimited;
@@ -143,5 +230,6 @@ void ld_put_actuators(ld_ctx* c, imp_model* m, const int* actjnt) {
     imp_copy(m->actuator_biasprm + IMP_NGAIN * i, a->biasprm, IMP_NGAIN);
     imp_copy(m->actuator_ctrlrange + 2 * i, a->ctrlrange, 2);
     imp_copy(m->actuator_forcerange + 2 * i, a->forcerange, 2);
+    imp_copy(m->actuator_lengthrange + 2 * i, a->lengthrange, 2); /* given, or computed later */
   }
 }

@@ -108,6 +108,11 @@
   X(double, actuator_gear, 6 * nu) X(double, actuator_gainprm, IMP_NGAIN * nu)             \
   X(double, actuator_biasprm, IMP_NGAIN * nu) X(double, actuator_ctrlrange, 2 * nu)        \
   X(double, actuator_forcerange, 2 * nu) X(double, key_time, nkey)                         \
+  X(double, actuator_dynprm, IMP_NGAIN * nu) X(int, actuator_actadr, nu)                   \
+  X(int, actuator_actnum, nu) X(int, actuator_actlimited, nu)                              \
+  X(double, actuator_actrange, 2 * nu) X(int, actuator_actearly, nu)                       \
+  X(double, actuator_lengthrange, 2 * nu) X(double, actuator_acc0, nu)                     \
+  X(double, key_act, nkey * na)                                                            \
   X(double, key_qpos, nkey * nq) X(double, key_qvel, nkey * nv)                            \
   X(double, key_ctrl, nkey * nu) X(double, qpos0, nq) X(double, qpos_spring, nq)           \
   X(int, name_bodyadr, nbody) X(int, name_jntadr, njnt) X(int, name_geomadr, ngeom)        \
@@ -145,7 +150,7 @@ static size_t align64(size_t x) { return (x + 63) & ~(size_t)63; }
 static void allocate(ld_ctx* c, imp_model* m) {
   int nbody = m->nbody, njnt = m->njnt, nv = m->nv, nq = m->nq, ngeom = m->ngeom,
       nsite = m->nsite, ncam = m->ncam, nlight = m->nlight, nmat = m->nmat, ntex = m->ntex,
-      nu = m->nu, nkey = m->nkey, nnames = m->nnames, npaths = m->npaths, nmesh = m->nmesh,
+      nu = m->nu, na = m->na, nkey = m->nkey, nnames = m->nnames, npaths = m->npaths, nmesh = m->nmesh,
       nmeshvert = m->nmeshvert, nmeshface = m->nmeshface, nmeshhull = m->nmeshhull,
       npair = m->npair, nexclude = m->nexclude, neq = m->neq, nsensor = m->nsensor,
       ntendon = m->ntendon, nwrap = m->nwrap, nmocap = m->nmocap, nhfield = m->nhfield,
@@ -656,6 +661,7 @@ imp_model* ld_compile(ld_ctx* c) {
   int* actkeep = ld_alloc(c, sizeof(int) * (size_t)(c->actuators.n + 1));
   int nu = ld_resolve_actuators(c, J, actjnt, actkeep);
   permute(c, &c->actuators, actkeep, nu);
+  int na = ld_count_activations(c, nu);
 
   /* ---- sensors: their objects, now that joints, geoms, sites, cameras
      and actuators have their final ids ---- */
@@ -681,6 +687,7 @@ imp_model* ld_compile(ld_ctx* c) {
     }
     if (k->nctrl >= 0 && k->nctrl != nu)
       ld_error(c, k->file, k->line, "key ctrl: expected %d numbers, got %d", nu, k->nctrl);
+    ld_key_act(c, k, na);
   }
 
   /* ---- sizes, allocation ---- */
@@ -690,6 +697,7 @@ imp_model* ld_compile(ld_ctx* c) {
   m->nq = nq;
   m->nv = nv;
   m->nu = nu;
+  m->na = na;
   m->nbody = nbody;
   m->njnt = c->joints.n;
   m->ngeom = c->geoms.n;
@@ -1093,6 +1101,7 @@ imp_model* ld_compile(ld_ctx* c) {
       else if (m->jnt_type[j] == IMP_JNT_BALL) imp_quat_normalize(kq + m->jnt_qposadr[j]);
     if (k->nqvel >= 0) imp_copy(m->key_qvel + nv * i, k->qvel, nv);
     if (k->nctrl >= 0) imp_copy(m->key_ctrl + nu * i, k->ctrl, nu);
+    if (k->nact >= 0) imp_copy(m->key_act + na * i, k->act, na);
   }
 
   ld_put_mocap_keys(c, m); /* after the bodies' pos, quat and mocapid */

@@ -92,8 +92,10 @@ void ld_defaults_builtin(ld_class* cls) {
 
   ld_actuator* a = &cls->actuator;
   a->gear[0] = 1;
-  a->ctrllimited = a->forcelimited = -1;
+  a->ctrllimited = a->forcelimited = a->actlimited = -1;
   a->gainprm[0] = 1;
+  a->dynprm[0] = 1; /* MJCF's dynprm default "1 0 ... 0" */
+  a->actdim = -1;
 
   /* MuJoCo 2.2.2 gives an unspecified pair attribute the pair class's value,
      not one inferred from the geoms (measured with mj_loadXML) */
@@ -422,41 +424,171 @@ static void read_position(ld_ctx* c, ld_node* n, ld_actuator* a, int class_posit
   a->dampratio = ratio;
   a->gaintype = IMP_GAIN_FIXED;
   a->biastype = IMP_BIAS_AFFINE;
+  /* timeconst > 0: a first-order filter on the setpoint, integrated exactly
+     (MJCF reference, position/timeconst, MuJoCo 3.x); 0 none; absent: the
+     class's dynamics stay, as MuJoCo's parser leaves them */
+  double tc;
+  if (ld_attr_nums(c, n, "timeconst", &tc, 1, 1) > 0) {
+    if (tc < 0) ld_error(c, n->file, n->line, "position: timeconst cannot be negative");
+    a->dynprm[0] = tc;
+    a->dyntype = tc == 0 ? IMP_DYN_NONE : IMP_DYN_FILTEREXACT;
+  }
   if (ld_attr_nums(c, n, "inheritrange", &a->inheritrange, 1, 1) > 0) {
     /* inheritrange 0 is the default "do not inherit" and may stand beside a
        ctrlrange (Menagerie's i2rt_yam writes both in a default class) */
     if (own_ctrlrange && a->inheritrange > 0)
-      ld_error(c, n->file, n->line, "position: ctrlrange and inheritrange cannot both be given");
+      ld_error(c, n->file, n->line, "%s: %s and inheritrange cannot both be given", n->name,
+               a->kind == LD_ACT_INTVELOCITY ? "actrange" : "ctrlrange");
     if (a->inheritrange < 0)
       ld_error(c, n->file, n->line, "position: inheritrange must be non-negative");
   }
 }
 
+/* <damper>: force -kv velocity ctrl, gain affine (0, 0, -kv), no bias,
+   ctrl limited to a non-negative range (MJCF reference, actuator/damper);
+   kv defaults to the class's when the class default is a damper. */
+static void read_damper(ld_ctx* c, ld_node* n, ld_actuator* a) {
+  double kv = a->gaintype == IMP_GAIN_AFFINE ? -a->gainprm[2] : 0;
+  ld_attr_nums(c, n, "kv", &kv, 1, 1);
+  if (kv < 0) ld_error(c, n->file, n->line, "damper: kv cannot be negative");
+  memset(a->gainprm, 0, sizeof a->gainprm);
+  a->gainprm[2] = -kv;
+  a->ctrllimited = 1;
+  a->dyntype = IMP_DYN_NONE;
+  a->gaintype = IMP_GAIN_AFFINE;
+  a->biastype = IMP_BIAS_NONE;
+  a->dampratio = 0;
+  if (a->ctrlrange[0] < 0 || a->ctrlrange[1] < 0)
+    ld_error(c, n->file, n->line, "damper: ctrlrange cannot be negative");
+}
+
+/* <cylinder>: a filter of time constant timeconst, gain area (or pi/4
+   diameter^2, diameter winning), affine bias (bias, 3 values) (MJCF
+   reference, actuator/cylinder); unspecified values are the class's. */
+static void read_cylinder(ld_ctx* c, ld_node* n, ld_actuator* a) {
+  double tc = a->dynprm[0], area = a->gainprm[0], diameter = -1;
+  double bias[3] = {a->biasprm[0], a->biasprm[1], a->biasprm[2]};
+  ld_attr_nums(c, n, "timeconst", &tc, 1, 1);
+  ld_attr_nums(c, n, "bias", bias, 3, 3);
+  ld_attr_nums(c, n, "area", &area, 1, 1);
+  ld_attr_nums(c, n, "diameter", &diameter, 1, 1);
+  a->dynprm[0] = tc;
+  a->gainprm[0] = diameter >= 0 ? 0.25 * IMP_PI * diameter * diameter : area;
+  for (int i = 0; i < 3; i++) a->biasprm[i] = bias[i];
+  a->dyntype = IMP_DYN_FILTER;
+  a->gaintype = IMP_GAIN_FIXED;
+  a->biastype = IMP_BIAS_AFFINE;
+  a->dampratio = 0;
+}
+
+/* <muscle>: dynprm (tau_act, tau_deact, tausmooth), gainprm = biasprm =
+   (range(2), force, scale, lmin, lmax, vmax, fpmax, fvmax) (MJCF
+   reference, actuator/muscle). Parameters still at the general defaults
+   (a class that never made a muscle) take the muscle defaults: timeconst
+   0.01 0.04, range 0.75 1.05, force -1, scale 200, lmin 0.5, lmax 1.6,
+   vmax 1.5, fpmax 1.3, fvmax 1.2, as MuJoCo's parser does; the element's
+   own values win. */
+static void read_muscle(ld_ctx* c, ld_node* n, ld_actuator* a) {
+  static const double muscle_default[9] = {0.75, 1.05, -1, 200, 0.5, 1.6, 1.5, 1.3, 1.2};
+  static const char* const names[9] = {NULL, NULL, "force", "scale", "lmin",
+                                       "lmax", "vmax",  "fpmax", "fvmax"};
+  double* g = a->gainprm;
+  if (a->dynprm[0] == 1) a->dynprm[0] = 0.01;
+  if (a->dynprm[1] == 0) a->dynprm[1] = 0.04;
+  if (g[0] == 1) g[0] = muscle_default[0];
+  for (int i = 1; i < 9; i++)
+    if (g[i] == 0) g[i] = muscle_default[i];
+  double tc[2], range[2], v;
+  if (ld_attr_nums(c, n, "timeconst", tc, 2, 2) > 0) a->dynprm[0] = tc[0], a->dynprm[1] = tc[1];
+  if (ld_attr_nums(c, n, "tausmooth", &v, 1, 1) > 0) {
+    if (v < 0) ld_error(c, n->file, n->line, "muscle: tausmooth cannot be negative");
+    a->dynprm[2] = v;
+  }
+  if (ld_attr_nums(c, n, "range", range, 2, 2) > 0) g[0] = range[0], g[1] = range[1];
+  for (int i = 2; i < 9; i++)
+    if (ld_attr_nums(c, n, names[i], &v, 1, 1) > 0) g[i] = v;
+  for (int i = 0; i < 9; i++) a->biasprm[i] = g[i];
+  a->dyntype = IMP_DYN_MUSCLE;
+  a->gaintype = IMP_GAIN_MUSCLE;
+  a->biastype = IMP_BIAS_MUSCLE;
+  a->dampratio = 0;
+}
+
+/* <general>'s types and parameters, as given */
+static void read_general(ld_ctx* c, ld_node* n, ld_actuator* a) {
+  static const char* const gt[] = {"fixed", "affine", "muscle", "user", NULL};
+  static const char* const bt[] = {"none", "affine", "muscle", "user", NULL};
+  static const char* const dt[] = {"none", "integrator", "filter", "filterexact", "muscle",
+                                   "user", NULL};
+  int v;
+  if (ld_attr_keyword(c, n, "gaintype", gt, &v)) {
+    if (v == 3)
+      ld_unsupported(c, "general/gaintype", n->file, n->line,
+                 "actuator gaintype '%s' is not supported yet (treated as fixed)", gt[v]);
+    a->gaintype = v == 3 ? IMP_GAIN_FIXED : v;
+  }
+  if (ld_attr_keyword(c, n, "biastype", bt, &v)) {
+    if (v == 3)
+      ld_unsupported(c, "general/biastype", n->file, n->line,
+                 "actuator biastype '%s' is not supported yet (treated as none)", bt[v]);
+    a->biastype = v == 3 ? IMP_BIAS_NONE : v;
+  }
+  if (ld_attr_keyword(c, n, "dyntype", dt, &v)) {
+    if (v == IMP_DYN_USER)
+      ld_unsupported(c, "general/dyntype", n->file, n->line,
+                 "actuator dyntype 'user' has no callback here: its activation stays "
+                 "constant (act_dot = 0, as MuJoCo without mjcb_act_dyn)");
+    a->dyntype = v;
+  }
+  ld_attr_nums(c, n, "gainprm", a->gainprm, 1, IMP_NGAIN);
+  if (ld_attr_nums(c, n, "biasprm", a->biasprm, 1, IMP_NGAIN) > 0) a->dampratio = 0;
+  ld_attr_nums(c, n, "dynprm", a->dynprm, 1, IMP_NGAIN);
+  ld_attr_bool(c, n, "actearly", &a->actearly);
+  double dim;
+  if (ld_attr_nums(c, n, "actdim", &dim, 1, 1) > 0) {
+    if (dim != floor(dim) || dim < -1 || dim > 1e6)
+      ld_error(c, n->file, n->line, "actdim: expected an integer >= -1");
+    a->actdim = (int)dim;
+  }
+}
+
 int ld_actuator_kind(const char* elem) {
-  static const char* const kinds[] = {"general", "motor", "position", "velocity", NULL};
+  static const char* const kinds[] = {"general",  "motor",  "position", "velocity", "intvelocity",
+                                      "damper",   "cylinder", "muscle", NULL};
   for (int i = 0; kinds[i]; i++)
     if (!strcmp(elem, kinds[i])) return i;
   return -1;
 }
 
 void ld_read_actuator(ld_ctx* c, ld_node* n, ld_actuator* a, int kind) {
-  static const char* const ok[] = {"group", "user", "lengthrange", NULL};
+  static const char* const ok[] = {"group", "user", NULL};
   int class_kind = a->kind; /* the shortcut the class default was made by */
   a->kind = kind;
   ld_attr_nums(c, n, "gear", a->gear, 1, 6);
   int own_ctrlrange = ld_attr_nums(c, n, "ctrlrange", a->ctrlrange, 2, 2) > 0;
-  if (own_ctrlrange) a->has_ctrlrange = 1, a->inheritrange = 0; /* the later one wins */
+  if (own_ctrlrange && kind != LD_ACT_INTVELOCITY) a->inheritrange = 0; /* the later one wins */
+  if (own_ctrlrange) a->has_ctrlrange = 1;
   if (ld_attr_nums(c, n, "forcerange", a->forcerange, 2, 2) > 0) a->has_forcerange = 1;
+  int own_actrange = ld_attr_nums(c, n, "actrange", a->actrange, 2, 2) > 0;
+  if (own_actrange) a->has_actrange = 1;
+  if (own_actrange && kind == LD_ACT_INTVELOCITY) a->inheritrange = 0;
   ld_attr_limited(c, n, "ctrllimited", &a->ctrllimited);
   ld_attr_limited(c, n, "forcelimited", &a->forcelimited);
+  ld_attr_limited(c, n, "actlimited", &a->actlimited);
+  ld_attr_nums(c, n, "lengthrange", a->lengthrange, 2, 2);
   if (kind == LD_ACT_MOTOR) {
     memset(a->gainprm, 0, sizeof a->gainprm);
     a->gainprm[0] = 1; /* the bias parameters stay (MuJoCo's), unused without a bias */
+    a->dyntype = IMP_DYN_NONE;
     a->gaintype = IMP_GAIN_FIXED;
     a->biastype = IMP_BIAS_NONE;
     a->dampratio = 0;
-  } else if (kind == LD_ACT_POSITION) {
-    read_position(c, n, a, class_kind == LD_ACT_POSITION, own_ctrlrange);
+  } else if (kind == LD_ACT_POSITION || kind == LD_ACT_INTVELOCITY) {
+    int servo_class = class_kind == LD_ACT_POSITION || class_kind == LD_ACT_INTVELOCITY;
+    read_position(c, n, a, servo_class, kind == LD_ACT_POSITION ? own_ctrlrange : own_actrange);
+    /* intvelocity: ctrl is a velocity, integrated into the servo's
+       setpoint act (MJCF reference, actuator/intvelocity) */
+    if (kind == LD_ACT_INTVELOCITY) a->dyntype = IMP_DYN_INTEGRATOR;
   } else if (kind == LD_ACT_VELOCITY) {
     double k = a->gainprm[0];
     ld_attr_nums(c, n, "kv", &k, 1, 1);
@@ -464,34 +596,18 @@ void ld_read_actuator(ld_ctx* c, ld_node* n, ld_actuator* a, int kind) {
     memset(a->biasprm, 0, sizeof a->biasprm);
     a->gainprm[0] = k;
     a->biasprm[2] = -k;
+    a->dyntype = IMP_DYN_NONE;
     a->gaintype = IMP_GAIN_FIXED;
     a->biastype = IMP_BIAS_AFFINE;
     a->dampratio = 0;
+  } else if (kind == LD_ACT_DAMPER) {
+    read_damper(c, n, a);
+  } else if (kind == LD_ACT_CYLINDER) {
+    read_cylinder(c, n, a);
+  } else if (kind == LD_ACT_MUSCLE) {
+    read_muscle(c, n, a);
   } else {
-    static const char* const gt[] = {"fixed", "affine", "muscle", "user", NULL};
-    static const char* const bt[] = {"none", "affine", "muscle", "user", NULL};
-    static const char* const dt[] = {"none", "integrator", "filter", "muscle", "user",
-                                     "filterexact", NULL};
-    int v;
-    if (ld_attr_keyword(c, n, "gaintype", gt, &v)) {
-      if (v > 1)
-        ld_unsupported(c, "general/gaintype", n->file, n->line,
-                   "actuator gaintype '%s' is not supported yet (treated as fixed)", gt[v]);
-      a->gaintype = v == 1 ? IMP_GAIN_AFFINE : IMP_GAIN_FIXED;
-    }
-    if (ld_attr_keyword(c, n, "biastype", bt, &v)) {
-      if (v > 1)
-        ld_unsupported(c, "general/biastype", n->file, n->line,
-                   "actuator biastype '%s' is not supported yet (treated as none)", bt[v]);
-      a->biastype = v == 1 ? IMP_BIAS_AFFINE : IMP_BIAS_NONE;
-    }
-    if (ld_attr_keyword(c, n, "dyntype", dt, &v) && v != 0)
-      ld_unsupported(c, "general/dyntype", n->file, n->line,
-                 "actuator dyntype '%s' is not supported yet (treated as none)", dt[v]);
-    ld_attr_nums(c, n, "gainprm", a->gainprm, 1, IMP_NGAIN);
-    if (ld_attr_nums(c, n, "biasprm", a->biasprm, 1, IMP_NGAIN) > 0) a->dampratio = 0;
-    double dyn[IMP_NGAIN];
-    ld_attr_nums(c, n, "dynprm", dyn, 1, IMP_NGAIN);
+    read_general(c, n, a);
   }
   ld_accept(n, ok);
 }

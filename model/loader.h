@@ -138,7 +138,16 @@ typedef struct ld_texture {
   int autoname;     /* named after its file: may repeat */
 } ld_texture;
 
-enum { LD_ACT_GENERAL = 0, LD_ACT_MOTOR, LD_ACT_POSITION, LD_ACT_VELOCITY };
+enum {
+  LD_ACT_GENERAL = 0,
+  LD_ACT_MOTOR,
+  LD_ACT_POSITION,
+  LD_ACT_VELOCITY,
+  LD_ACT_INTVELOCITY, /* integrator of velocity into a position servo's setpoint */
+  LD_ACT_DAMPER,      /* force -kv velocity ctrl */
+  LD_ACT_CYLINDER,    /* filter, area gain, affine bias */
+  LD_ACT_MUSCLE       /* muscle dynamics, gain and bias */
+};
 
 typedef struct ld_actuator {
   const char* name;
@@ -154,7 +163,16 @@ typedef struct ld_actuator {
   int gaintype, biastype, dyntype;
   double gainprm[IMP_NGAIN], biasprm[IMP_NGAIN];
   double dampratio;    /* position: damping as a ratio of critical (kv set at compile), 0 none */
-  double inheritrange; /* position: ctrlrange from the joint's range, scaled; 0 none */
+  double inheritrange; /* position: ctrlrange from the joint's range, scaled; 0 none;
+                          intvelocity: actrange from it */
+  double dynprm[IMP_NGAIN];
+  double actrange[2], lengthrange[2];
+  int has_actrange;
+  int actlimited;      /* 0, 1, -1 auto */
+  int actearly;
+  int actdim;          /* -1: from dyntype */
+  int actfileadr;      /* its first activation among the file's actuators, skipped ones
+                          included (keyframe act) */
 } ld_actuator;
 
 /* one object of a tendon's path, names resolved by the compiler (tendon.c) */
@@ -193,8 +211,8 @@ typedef struct ld_key {
   const char* file;
   int line;
   double time;
-  double *qpos, *qvel, *ctrl;
-  int nqpos, nqvel, nctrl; /* -1 when absent */
+  double *qpos, *qvel, *ctrl, *act;
+  int nqpos, nqvel, nctrl, nact; /* -1 when absent */
   double *mpos, *mquat;    /* mocap bodies' poses (nmocap x 3, x 4) */
   int nmpos, nmquat;       /* -1 when absent */
 } ld_key;
@@ -341,6 +359,15 @@ typedef struct ld_vec {
   size_t elsz;
 } ld_vec;
 
+/* <compiler><lengthrange> (MJCF reference): which actuators get a computed
+   lengthrange and the settings of the simulation that finds it */
+typedef struct ld_lropt {
+  int mode;         /* 0 none, 1 muscle, 2 muscleuser, 3 all */
+  int useexisting;  /* keep a given range */
+  int uselimit;     /* copy a limited joint's range */
+  double accel, maxforce, timeconst, timestep, inttotal, interval, tolrange;
+} ld_lropt;
+
 typedef struct ld_block { struct ld_block* next; size_t used, cap; } ld_block;
 
 typedef struct ld_ctx {
@@ -357,6 +384,8 @@ typedef struct ld_ctx {
   int autolimits;
   int allow_unsupported; /* IMP_LOAD_ALLOW_UNSUPPORTED: warn instead of refusing */
   int nactuator_file; /* <actuator> children read, skipped ones included (keyframe ctrl) */
+  int nact_file;      /* their activations, skipped actuators' included (keyframe act) */
+  ld_lropt lr;        /* <compiler><lengthrange> (lengthrange.c) */
   char eulerseq[4];
   const char* meshdir;
   const char* texturedir;
@@ -543,8 +572,27 @@ int ld_resolve_actuators(ld_ctx* c, const ld_joint* J, int* actjnt, int* keep);
 /* the kept (permuted) actuators into m, m->nu of them */
 void ld_put_actuators(ld_ctx* c, imp_model* m, const int* actjnt);
 /* dampratio into kv, and the warning for velocity feedback beyond the
-   explicit integrator's stability limit, from the inertia at qpos0 */
+   explicit integrator's stability limit, from the inertia at qpos0; each
+   actuator's acc0 (muscles scale their force by it) */
 void ld_actuators_at_qpos0(ld_ctx* c, imp_model* m);
+/* activations of the first nu (kept) actuators: 1 for each with dynamics
+   (actdim checked) */
+int ld_count_activations(ld_ctx* c, int nu);
+/* activations of an actuator read from the file (-1 actdim: 1 with dynamics) */
+int ld_actuator_actnum(const ld_actuator* a);
+/* a key's act: na values, or the file's count when actuators with state
+   were skipped (then those of the kept actuators stay), else an error */
+void ld_key_act(ld_ctx* c, ld_key* k, int na);
+/* ---- lengthrange.c ---- */
+
+/* MJCF's <compiler><lengthrange> defaults */
+void ld_lengthrange_defaults(ld_lropt* o);
+/* <compiler><lengthrange> into c->lr */
+void ld_parse_lengthrange(ld_ctx* c, ld_node* n);
+/* every selected actuator's lengthrange (m complete but for it): kept,
+   copied from its joint (uselimit) or found by MuJoCo's simulation; a run
+   that fails is an error at the actuator's line */
+void ld_compute_lengthranges(ld_ctx* c, imp_model* m);
 
 /* ---- springdamper.c ---- */
 

@@ -495,7 +495,9 @@ static void parse_compiler(ld_ctx* c, ld_node* n) {
   }
   ld_accept(n, ok);
   ld_warn_unused(c, n);
-  for (ld_node* ch = n->child; ch; ch = ch->next) ld_warn_element(c, ch);
+  for (ld_node* ch = n->child; ch; ch = ch->next)
+    if (!strcmp(ch->name, "lengthrange")) ld_parse_lengthrange(c, ch);
+    else ld_warn_element(c, ch);
 }
 
 /* The contact solver named by option solver="...": our registry's names
@@ -866,6 +868,8 @@ static void parse_actuators(ld_ctx* c, ld_node* n) {
     ld_actuator a = LD_AT(c->classes, ld_class, element_class(c, ch, 0))->actuator;
     ld_read_actuator(c, ch, &a, kind);
     a.fileidx = fileidx;
+    a.actfileadr = c->nact_file; /* MuJoCo's act of the whole file, skipped ones included */
+    c->nact_file += ld_actuator_actnum(&a);
     a.name = ld_attr_str(ch, "name");
     a.file = ch->file;
     a.line = ch->line;
@@ -916,6 +920,7 @@ static void parse_keyframe(ld_ctx* c, ld_node* n) {
     k->qpos = read_key_vector(c, ch, "qpos", &k->nqpos);
     k->qvel = read_key_vector(c, ch, "qvel", &k->nqvel);
     k->ctrl = read_key_vector(c, ch, "ctrl", &k->nctrl);
+    k->act = read_key_vector(c, ch, "act", &k->nact);
     k->mpos = read_key_vector(c, ch, "mpos", &k->nmpos);
     k->mquat = read_key_vector(c, ch, "mquat", &k->nmquat);
     ld_warn_unused(c, ch);
@@ -932,6 +937,7 @@ static void init_ctx(ld_ctx* c, char* err, int errsz) {
   c->degree = 1;
   c->inertiafromgeom = 2;
   c->autolimits = 1;
+  ld_lengthrange_defaults(&c->lr);
   memcpy(c->eulerseq, "xyz", 4);
   c->inertiagroup[0] = 0;
   c->inertiagroup[1] = 5;

@@ -554,6 +554,63 @@ START_TEST(mocap_columns) {
 }
 END_TEST
 
+/* Activation columns come after ctrl and before the sensors, one per value
+   of d->act, named after their actuators (act_NAME, actU when unnamed);
+   the sidecar names them and gives na. */
+START_TEST(act_columns) {
+  imp_model* m = imp_test_load_string(
+      "<mujoco><worldbody><body><joint name='j' type='hinge' axis='0 1 0'/>"
+      "<geom type='capsule' fromto='0 0 0 0 0 -1' size='.05'/></body></worldbody>"
+      "<actuator><motor joint='j'/><general name='f' joint='j' dyntype='filter'/>"
+      "<general joint='j' dyntype='integrator'/></actuator>"
+      "<sensor><jointpos name='angle' joint='j'/></sensor></mujoco>");
+  imp_data* d = imp_make_data(m);
+  d->ctrl[1] = 0.7;
+  d->ctrl[2] = -2;
+  for (int k = 0; k < 3; k++) imp_step(m, d);
+  char dir[4096], csv[4200], npy[4200], json[4300], err[500] = "";
+  make_tmpdir(dir, sizeof dir);
+  snprintf(csv, sizeof csv, "%s/a.csv", dir);
+  snprintf(npy, sizeof npy, "%s/a.npy", dir);
+  snprintf(json, sizeof json, "%s.json", npy);
+  imp_recorder* rc = imp_recorder_open(csv, m, err, sizeof err);
+  ck_assert_msg(rc != NULL, "open: %s", err);
+  imp_recorder* rn = imp_recorder_open(npy, m, err, sizeof err);
+  ck_assert_msg(rn != NULL, "open: %s", err);
+  ck_assert_int_eq(imp_recorder_write(rc, m, d), 0);
+  ck_assert_int_eq(imp_recorder_write(rn, m, d), 0);
+  ck_assert_msg(imp_recorder_close(rc, err, sizeof err) == 0, "close: %s", err);
+  ck_assert_msg(imp_recorder_close(rn, err, sizeof err) == 0, "close: %s", err);
+  char* text = slurp(csv, NULL);
+  const char* header = "time,qpos_0,qvel_0,ctrl_0,ctrl_1,ctrl_2,act_f,act2,sensor_angle\n";
+  ck_assert_msg(strncmp(text, header, strlen(header)) == 0, "%s", text);
+  double v[9];
+  ck_assert_int_eq(sscanf(text + strlen(header), "%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf,%lf", v,
+                          v + 1, v + 2, v + 3, v + 4, v + 5, v + 6, v + 7, v + 8),
+                   9);
+  ck_assert(d->act[0] != 0 && d->act[1] != 0);
+  for (int k = 0; k < 2; k++) assert_same_bits(v[6 + k], d->act[k], 1, 6 + k);
+  assert_same_bits(v[8], d->sensordata[0], 1, 8);
+  free(text);
+  char* side = slurp(json, NULL);
+  ck_assert_msg(strstr(side, "\"ctrl_2\", \"act_f\", \"act2\", \"sensor_angle\"]") != NULL,
+                "%s", side);
+  ck_assert_msg(strstr(side, "\"na\": 2") != NULL, "%s", side);
+  free(side);
+  long n = 0;
+  unsigned char* buf = (unsigned char*)slurp(npy, &n);
+  long data = check_npy_header(buf, n, "'shape': (1, 9)");
+  for (int k = 0; k < 2; k++) assert_same_bits(get_f64le(buf + data + 8 * (6 + k)), d->act[k], 0, 6 + k);
+  free(buf);
+  remove(csv);
+  remove(npy);
+  remove(json);
+  ck_assert_int_eq(rmdir(dir), 0);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
 static Suite* record_suite(void) {
   Suite* s = suite_create("record");
   TCase* tc = tcase_create("record");
@@ -568,6 +625,7 @@ static Suite* record_suite(void) {
   tcase_add_test(tc, solver_columns);
   tcase_add_test(tc, sensor_columns);
   tcase_add_test(tc, mocap_columns);
+  tcase_add_test(tc, act_columns);
   suite_add_tcase(s, tc);
   return s;
 }

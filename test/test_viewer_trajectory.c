@@ -237,6 +237,50 @@ START_TEST(mocap_bodies_replay_where_they_were_recorded) {
 }
 END_TEST
 
+/* A model with activations and sensors records act and sensor columns
+   after ctrl; the trajectory reads back in both formats and a row puts its
+   activations back into the data. */
+START_TEST(act_and_sensor_columns_read_back) {
+  imp_model* m = imp_test_load_string_nowarn(
+      "<mujoco><worldbody><body><joint name='j' axis='0 1 0'/>"
+      "<geom type='capsule' fromto='0 0 0 0 0 -1' size='.05'/></body></worldbody>"
+      "<actuator><general name='f' joint='j' dyntype='filter' dynprm='0.05'/></actuator>"
+      "<sensor><jointpos joint='j'/><actuatorfrc actuator='f'/></sensor></mujoco>");
+  static const char* const names[] = {"act.csv", "act.npy"};
+  for (int k = 0; k < 2; k++) {
+    char path[1200], err[1000] = "";
+    tmp_path(path, sizeof path, names[k]);
+    imp_data* d = imp_make_data(m);
+    d->ctrl[0] = 0.8;
+    imp_recorder* r = imp_recorder_open_flags(path, m, k ? 0 : IMP_RECORD_SOLVER, err, sizeof err);
+    ck_assert_msg(r != NULL, "%s", err);
+    for (int i = 0; i < 20; i++) {
+      imp_step(m, d);
+      ck_assert_int_eq(imp_recorder_write(r, m, d), 0);
+    }
+    ck_assert_int_eq(imp_recorder_close(r, err, sizeof err), 0);
+    imp_trajectory* t = imp_trajectory_load(path, m, err, sizeof err);
+    ck_assert_msg(t != NULL, "%s", err);
+    ck_assert_int_eq(t->na, 1);
+    ck_assert_int_eq(t->solver_cols, !k);
+    imp_data* e = imp_make_data(m);
+    imp_trajectory_apply(t, 19, m, e);
+    ck_assert(d->act[0] > 0.3); /* 0.8 (1 - 0.96^20) */
+    ck_assert(e->act[0] == d->act[0]);
+    ck_assert(e->qpos[0] == d->qpos[0]);
+    imp_free_data(e);
+    imp_free_data(d);
+    imp_trajectory_free(t);
+    remove(path);
+    if (k) {
+      strcat(path, ".json");
+      remove(path);
+    }
+  }
+  imp_free_model(m);
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("viewer_trajectory");
   TCase* tc = tcase_create("viewer_trajectory");
@@ -247,6 +291,7 @@ int main(void) {
   tcase_add_test(tc, npy_recordings_read_back_like_csv);
   tcase_add_test(tc, bad_npy_recordings_are_refused);
   tcase_add_test(tc, mocap_bodies_replay_where_they_were_recorded);
+  tcase_add_test(tc, act_and_sensor_columns_read_back);
   suite_add_tcase(s, tc);
   return imp_test_run_suite(s);
 }

@@ -20,18 +20,18 @@ static int count_prefix(const char* header, const char* prefix) {
   return n;
 }
 
-/* Check the header names time, then nq qpos, nv qvel, nu ctrl columns, 7
-   per mocap body of m, any sensor columns (not replayed: imp_forward
-   recomputes them), and maybe the solver's four. Returns the column count,
-   -1 with a message. */
+/* Check the header names time, then nq qpos, nv qvel, nu ctrl columns,
+   the model's na act columns or none, 7 per mocap body of m, any sensor
+   columns (not replayed: imp_forward recomputes them), and maybe the
+   solver's four. Returns the column count, -1 with a message. */
 static int check_header(const char* path, char* header, const imp_model* m, int* solver_cols,
-                        char* err, int errsz) {
+                        int* na, char* err, int errsz) {
   header[strcspn(header, "\r\n")] = '\0';
   int ncol = 1;
   for (const char* p = header; *p; p++) ncol += *p == ',';
   int nq = count_prefix(header, "qpos_"), nv = count_prefix(header, "qvel_");
   int nu = count_prefix(header, "ctrl_"), nmocap = count_prefix(header, "mocap");
-  int nsens = count_prefix(header, "sensor");
+  int nact = count_prefix(header, "act"), nsens = count_prefix(header, "sensor");
   if (strncmp(header, "time,", 5) != 0 && strcmp(header, "time") != 0) {
     snprintf(err, errsz, "%s:1: not a recorded trajectory (the header must start with 'time')", path);
     return -1;
@@ -42,13 +42,19 @@ static int check_header(const char* path, char* header, const imp_model* m, int*
              path, nq, nv, nu, m->nq, m->nv, m->nu);
     return -1;
   }
+  if (nact != 0 && nact != m->na) {
+    snprintf(err, errsz, "%s:1: the trajectory has %d act columns; the model has %d activations",
+             path, nact, m->na);
+    return -1;
+  }
+  *na = nact;
   if (nmocap != 7 * m->nmocap) {
     snprintf(err, errsz,
              "%s:1: the trajectory has %d mocap columns; the model's %d mocap bodies need %d",
              path, nmocap, m->nmocap, 7 * m->nmocap);
     return -1;
   }
-  int base = 1 + nq + nv + nu + nmocap + nsens;
+  int base = 1 + nq + nv + nu + nact + nmocap + nsens;
   *solver_cols = ncol == base + 4;
   if (ncol != base && !*solver_cols) {
     snprintf(err, errsz, "%s:1: %d columns, expected %d (or 4 more solver columns)", path, ncol,
@@ -156,7 +162,7 @@ static int read_npy(const char* path, const imp_model* m, imp_trajectory* t, cha
   char *header = NULL, sidecar[4200];
   snprintf(sidecar, sizeof sidecar, "%s.json", path);
   if (imp_npy_sidecar_header(path, &header, err, errsz) != 0) return -1;
-  t->ncol = check_header(sidecar, header, m, &t->solver_cols, err, errsz);
+  t->ncol = check_header(sidecar, header, m, &t->solver_cols, &t->na, err, errsz);
   free(header);
   if (t->ncol <= 0) return -1;
   int cols = 0;
@@ -208,7 +214,7 @@ imp_trajectory* imp_trajectory_load(const char* path, const imp_model* m, char* 
     ok = 0;
   }
   if (ok) {
-    t->ncol = check_header(path, header, m, &t->solver_cols, err, errsz);
+    t->ncol = check_header(path, header, m, &t->solver_cols, &t->na, err, errsz);
     t->nq = m->nq, t->nv = m->nv, t->nu = m->nu, t->nmocap = m->nmocap;
     ok = t->ncol > 0 && read_rows(f, path, t, err, errsz) == 0;
   }
@@ -260,7 +266,8 @@ void imp_trajectory_apply(const imp_trajectory* t, int i, const imp_model* m, im
   memcpy(d->qpos, row + 1, sizeof(double) * (size_t)t->nq);
   memcpy(d->qvel, row + 1 + t->nq, sizeof(double) * (size_t)t->nv);
   memcpy(d->ctrl, row + 1 + t->nq + t->nv, sizeof(double) * (size_t)t->nu);
-  const double* mocap = row + 1 + t->nq + t->nv + t->nu;
+  if (t->na) memcpy(d->act, row + 1 + t->nq + t->nv + t->nu, sizeof(double) * (size_t)t->na);
+  const double* mocap = row + 1 + t->nq + t->nv + t->nu + t->na;
   for (int k = 0; k < t->nmocap; k++) {
     memcpy(d->mocap_pos + 3 * k, mocap + 7 * k, 3 * sizeof(double));
     memcpy(d->mocap_quat + 4 * k, mocap + 7 * k + 3, 4 * sizeof(double));

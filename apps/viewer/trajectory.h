@@ -1,9 +1,10 @@
 /* A recorded trajectory read back for `impetus replay`: the CSV that
  * `impetus run --record` and the viewer's R key write, or the NPY that
  * `impetus run --record F.npy` writes with its F.npy.json sidecar naming
- * the columns (engine/record.h: time, qpos_*, qvel_*, ctrl_*, mocap_* (7 per mocap
- * body), sensor_* (not replayed), optionally ncon, nefc, solver_iter,
- * solver_residual). The format is told by the
+ * the columns (engine/record.h: time, qpos_*, qvel_*, ctrl_*, act* (the
+ * activations, when any), mocap_* (7 per mocap body), sensor_* (not
+ * replayed), optionally ncon, nefc, solver_iter, solver_residual). The
+ * format is told by the
  * file's first bytes.
  *
  * Promises: a trajectory that loads matches the model it was checked
@@ -19,7 +20,8 @@
 typedef struct imp_trajectory {
   int nrow, ncol;
   int nq, nv, nu;
-  int nmocap;      /* mocap bodies: 7 columns each after ctrl (pos, quat) */
+  int na;          /* activation columns after ctrl: the model's na, or 0 (none recorded) */
+  int nmocap;      /* mocap bodies: 7 columns each after the act ones (pos, quat) */
   int solver_cols; /* 1: the four solver columns come last */
   double* data;    /* nrow x ncol, row-major */
   double* clock;   /* nrow: the playback clock, recorded time that never goes
@@ -39,7 +41,8 @@ double imp_trajectory_clock(const imp_trajectory* t, int i);
 /* The row (0..nrow-1) at or just before a playback clock: binary search. */
 int imp_trajectory_row_at(const imp_trajectory* t, double clock);
 
-/* Put row i into d: time, qpos, qvel, ctrl, mocap_pos/quat; then imp_forward so every
+/* Put row i into d: time, qpos, qvel, ctrl, act when recorded, mocap_pos/quat;
+   then imp_forward so every
    derived quantity (frames, contacts) matches the recorded state. */
 void imp_trajectory_apply(const imp_trajectory* t, int i, const imp_model* m, imp_data* d);
 
