@@ -21,16 +21,6 @@ static imp_model* load(const char* xml) {
   return m;
 }
 
-/* the text must fail to load with "t.xml:<line>:" and contain what */
-static void expect_error(const char* xml, int line, const char* what) {
-  imp_model* m = imp_load_xml_string(xml, NULL, "t.xml", g_err, sizeof g_err);
-  ck_assert_msg(m == NULL, "loaded although it should fail with '%s'", what);
-  char prefix[64];
-  snprintf(prefix, sizeof prefix, "t.xml:%d:", line);
-  ck_assert_msg(strncmp(g_err, prefix, strlen(prefix)) == 0, "error '%s' does not start with '%s'",
-                g_err, prefix);
-  ck_assert_msg(strstr(g_err, what) != NULL, "error '%s' does not mention '%s'", g_err, what);
-}
 
 #define BODY                                                                          \
   "<worldbody><body><joint name='j' range='-1 2'/><joint name='k' type='slide'/>"    \
@@ -123,7 +113,7 @@ START_TEST(muscle_shortcut) {
     ck_assert_double_eq(m->actuator_lengthrange[2 * u + 1], 1);
   }
   imp_free_model(m);
-  expect_error("<mujoco>" BODY "<actuator>\n<muscle joint='j' tausmooth='-1'/></actuator></mujoco>",
+  imp_test_expect_error("<mujoco>" BODY "<actuator>\n<muscle joint='j' tausmooth='-1'/></actuator></mujoco>",
                2, "tausmooth");
 }
 END_TEST
@@ -159,25 +149,25 @@ START_TEST(intvelocity_position_timeconst_damper) {
   ck_assert_int_eq(m->actuator_biastype[4], IMP_BIAS_NONE);
   ck_assert_int_eq(m->actuator_ctrllimited[4], 1);
   imp_free_model(m);
-  expect_error("<mujoco>" BODY "<actuator>\n<damper joint='k' kv='1' ctrlrange='-1 1'/>"
+  imp_test_expect_error("<mujoco>" BODY "<actuator>\n<damper joint='k' kv='1' ctrlrange='-1 1'/>"
                "</actuator></mujoco>", 2, "cannot be negative");
-  expect_error("<mujoco>" BODY "<actuator>\n<intvelocity joint='j' actrange='0 1' "
+  imp_test_expect_error("<mujoco>" BODY "<actuator>\n<intvelocity joint='j' actrange='0 1' "
                "inheritrange='1'/></actuator></mujoco>", 2, "inheritrange");
-  expect_error("<mujoco>" BODY "<actuator>\n<position joint='j' timeconst='-1'/>"
+  imp_test_expect_error("<mujoco>" BODY "<actuator>\n<position joint='j' timeconst='-1'/>"
                "</actuator></mujoco>", 2, "timeconst");
 }
 END_TEST
 
 START_TEST(act_limit_errors) {
-  expect_error("<mujoco>" BODY "<actuator>\n<general joint='j' dyntype='filter' "
+  imp_test_expect_error("<mujoco>" BODY "<actuator>\n<general joint='j' dyntype='filter' "
                "actrange='1 -1'/></actuator></mujoco>", 2, "invalid actrange");
-  expect_error("<mujoco>" BODY "<actuator>\n<general joint='j' actrange='-1 1'/>"
+  imp_test_expect_error("<mujoco>" BODY "<actuator>\n<general joint='j' actrange='-1 1'/>"
                "</actuator></mujoco>", 2, "dyntype is 'none'");
-  expect_error("<mujoco>" BODY "<actuator>\n<general joint='j' actdim='1'/>"
+  imp_test_expect_error("<mujoco>" BODY "<actuator>\n<general joint='j' actdim='1'/>"
                "</actuator></mujoco>", 2, "stateless");
-  expect_error("<mujoco>" BODY "<actuator>\n<general joint='j' dyntype='filter' actdim='0'/>"
+  imp_test_expect_error("<mujoco>" BODY "<actuator>\n<general joint='j' dyntype='filter' actdim='0'/>"
                "</actuator></mujoco>", 2, "stateful");
-  expect_error("<mujoco>" BODY "<actuator>\n<general joint='j' dyntype='filter' actdim='2'/>"
+  imp_test_expect_error("<mujoco>" BODY "<actuator>\n<general joint='j' dyntype='filter' actdim='2'/>"
                "</actuator></mujoco>", 2, "actdim > 1");
   /* autolimits off: an actrange alone does not limit */
   imp_model* m = load("<mujoco><compiler autolimits='false'/>" BODY
@@ -220,7 +210,7 @@ START_TEST(keyframe_act) {
   ck_assert_double_eq(m->key_act[0], 1);
   ck_assert_double_eq(m->key_act[1], 4);
   imp_free_model(m);
-  expect_error("<mujoco>" BODY "<actuator><general joint='j' dyntype='filter'/></actuator>"
+  imp_test_expect_error("<mujoco>" BODY "<actuator><general joint='j' dyntype='filter'/></actuator>"
                "<keyframe>\n<key act='1 2 3'/></keyframe></mujoco>", 2, "key act: expected 1");
 }
 END_TEST
@@ -256,9 +246,9 @@ START_TEST(lengthrange_rules) {
            "<actuator><muscle joint='k'/></actuator></mujoco>");
   ck_assert_double_eq(m->actuator_lengthrange[1], 0);
   imp_free_model(m);
-  expect_error("<mujoco>" BODY "<actuator>\n<muscle joint='k'/></actuator></mujoco>", 2,
+  imp_test_expect_error("<mujoco>" BODY "<actuator>\n<muscle joint='k'/></actuator></mujoco>", 2,
                "did not converge");
-  expect_error("<mujoco><compiler>\n<lengthrange accel='0'/></compiler></mujoco>", 2, "accel");
+  imp_test_expect_error("<mujoco><compiler>\n<lengthrange accel='0'/></compiler></mujoco>", 2, "accel");
 }
 END_TEST
 

@@ -186,37 +186,27 @@ START_TEST(frames_give_the_same_kinematics) {
 }
 END_TEST
 
-/* the text must fail to load with "t.xml:<line>:" and contain what */
-static void expect_error(const char* xml, int line, const char* what) {
-  imp_model* m = imp_load_xml_string(xml, NULL, "t.xml", g_err, sizeof g_err);
-  ck_assert_msg(m == NULL, "loaded although it should fail with '%s'", what);
-  char prefix[64];
-  snprintf(prefix, sizeof prefix, "t.xml:%d:", line);
-  ck_assert_msg(strncmp(g_err, prefix, strlen(prefix)) == 0, "error '%s' does not start with '%s'",
-                g_err, prefix);
-  ck_assert_msg(strstr(g_err, what) != NULL, "error '%s' does not mention '%s'", g_err, what);
-}
 
 /* What a frame may not hold or say is refused at its line: elements outside
    MuJoCo's schema for frame, attributes a frame does not have, an unknown
    childclass, two orientations, joints in a frame of the world; and an
    inertial, whose meaning MuJoCo leaves unclear. */
 START_TEST(frame_errors_have_lines) {
-  expect_error("<mujoco><worldbody>\n<body><frame>\n<tendon/></frame><geom size='1'/>"
+  imp_test_expect_error("<mujoco><worldbody>\n<body><frame>\n<tendon/></frame><geom size='1'/>"
                "</body></worldbody></mujoco>",
                3, "'tendon' is not allowed in a frame");
-  expect_error("<mujoco><worldbody>\n<frame class='x'>\n<geom size='1'/></frame>"
+  imp_test_expect_error("<mujoco><worldbody>\n<frame class='x'>\n<geom size='1'/></frame>"
                "</worldbody></mujoco>",
                2, "attribute 'class'");
-  expect_error("<mujoco><worldbody>\n<frame childclass='nope'>\n<geom size='1'/></frame>"
+  imp_test_expect_error("<mujoco><worldbody>\n<frame childclass='nope'>\n<geom size='1'/></frame>"
                "</worldbody></mujoco>",
                2, "nope");
-  expect_error("<mujoco><worldbody>\n<frame quat='1 0 0 0' euler='0 0 1'>\n<geom size='1'/>"
+  imp_test_expect_error("<mujoco><worldbody>\n<frame quat='1 0 0 0' euler='0 0 1'>\n<geom size='1'/>"
                "</frame></worldbody></mujoco>",
                2, "more than one orientation");
-  expect_error("<mujoco><worldbody>\n<frame>\n<joint/></frame></worldbody></mujoco>", 3,
+  imp_test_expect_error("<mujoco><worldbody>\n<frame>\n<joint/></frame></worldbody></mujoco>", 3,
                "joints are not allowed in the world body");
-  expect_error("<mujoco><worldbody><body>\n<frame>\n<inertial mass='1' diaginertia='1 1 1'/>"
+  imp_test_expect_error("<mujoco><worldbody><body>\n<frame>\n<inertial mass='1' diaginertia='1 1 1'/>"
                "</frame></body></worldbody></mujoco>",
                3, "inertial inside a frame");
 }

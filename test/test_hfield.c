@@ -29,16 +29,6 @@ static imp_model* load(const char* xml) {
   return m;
 }
 
-/* loading xml fails at t.xml:line with a message that mentions what */
-static void expect_error(const char* xml, int line, const char* what) {
-  imp_model* m = imp_load_xml_string(xml, NULL, "t.xml", g_err, sizeof g_err);
-  ck_assert_msg(m == NULL, "loaded although it should fail with '%s'", what);
-  char prefix[64];
-  snprintf(prefix, sizeof prefix, "t.xml:%d:", line);
-  ck_assert_msg(strncmp(g_err, prefix, strlen(prefix)) == 0, "error '%s' does not start with '%s'",
-                g_err, prefix);
-  ck_assert_msg(strstr(g_err, what) != NULL, "error '%s' does not mention '%s'", g_err, what);
-}
 
 static void tmp_path(char* out, size_t n, const char* name) {
   snprintf(out, n, "%s/%s", IMP_TEST_TMPDIR, name);
@@ -141,41 +131,41 @@ START_TEST(binary_file_keeps_its_row_order) {
 END_TEST
 
 START_TEST(bad_input_errors_name_the_line) {
-  expect_error("<mujoco><asset>\n<hfield name='h' nrow='2' ncol='2'/></asset></mujoco>", 2,
+  imp_test_expect_error("<mujoco><asset>\n<hfield name='h' nrow='2' ncol='2'/></asset></mujoco>", 2,
                "size");
-  expect_error("<mujoco><asset>\n<hfield name='h' nrow='2' ncol='2' size='1 1 0 1'/>"
+  imp_test_expect_error("<mujoco><asset>\n<hfield name='h' nrow='2' ncol='2' size='1 1 0 1'/>"
                "</asset></mujoco>",
                2, "positive");
-  expect_error("<mujoco><asset>\n<hfield name='h' size='1 1 1 1'/></asset></mujoco>", 2,
+  imp_test_expect_error("<mujoco><asset>\n<hfield name='h' size='1 1 1 1'/></asset></mujoco>", 2,
                "nrow and ncol");
-  expect_error("<mujoco><asset>\n<hfield name='h' nrow='1' ncol='5' size='1 1 1 1'/>"
+  imp_test_expect_error("<mujoco><asset>\n<hfield name='h' nrow='1' ncol='5' size='1 1 1 1'/>"
                "</asset></mujoco>",
                2, "at least 2 rows");
-  expect_error("<mujoco><asset>\n<hfield name='h' nrow='2' ncol='2' size='1 1 1 1' "
+  imp_test_expect_error("<mujoco><asset>\n<hfield name='h' nrow='2' ncol='2' size='1 1 1 1' "
                "elevation='1 2 3'/></asset></mujoco>",
                2, "elevation has 3 values");
-  expect_error("<mujoco><asset>\n<hfield name='h' nrow='100000' ncol='100000' size='1 1 1 1'/>"
+  imp_test_expect_error("<mujoco><asset>\n<hfield name='h' nrow='100000' ncol='100000' size='1 1 1 1'/>"
                "</asset></mujoco>",
                2, "more than");
-  expect_error("<mujoco><asset>\n<hfield name='h' file='x.png' nrow='2' ncol='2' "
+  imp_test_expect_error("<mujoco><asset>\n<hfield name='h' file='x.png' nrow='2' ncol='2' "
                "size='1 1 1 1'/></asset></mujoco>",
                2, "from a file and from nrow");
-  expect_error("<mujoco><asset>\n<hfield name='h' file='/nonexistent/x.png' size='1 1 1 1'/>"
+  imp_test_expect_error("<mujoco><asset>\n<hfield name='h' file='/nonexistent/x.png' size='1 1 1 1'/>"
                "</asset></mujoco>",
                2, "cannot open");
-  expect_error("<mujoco><asset>\n<hfield name='h' file='a.bin' content_type='text/plain' "
+  imp_test_expect_error("<mujoco><asset>\n<hfield name='h' file='a.bin' content_type='text/plain' "
                "size='1 1 1 1'/></asset></mujoco>",
                2, "content_type");
-  expect_error("<mujoco><asset><hfield name='h' nrow='2' ncol='2' size='1 1 1 1'/></asset>"
+  imp_test_expect_error("<mujoco><asset><hfield name='h' nrow='2' ncol='2' size='1 1 1 1'/></asset>"
                "<worldbody>\n<geom type='hfield' hfield='nope'/></worldbody></mujoco>",
                2, "unknown hfield 'nope'");
-  expect_error("<mujoco><asset><hfield name='h' nrow='2' ncol='2' size='1 1 1 1'/></asset>"
+  imp_test_expect_error("<mujoco><asset><hfield name='h' nrow='2' ncol='2' size='1 1 1 1'/></asset>"
                "<worldbody>\n<geom type='hfield'/></worldbody></mujoco>",
                2, "hfield attribute");
-  expect_error("<mujoco><worldbody>\n<site type='hfield'/></worldbody></mujoco>", 2,
+  imp_test_expect_error("<mujoco><worldbody>\n<site type='hfield'/></worldbody></mujoco>", 2,
                "hfield sites");
   /* like planes, only in static bodies (MuJoCo's rule) */
-  expect_error("<mujoco><asset><hfield name='h' nrow='2' ncol='2' size='1 1 1 1'/></asset>"
+  imp_test_expect_error("<mujoco><asset><hfield name='h' nrow='2' ncol='2' size='1 1 1 1'/></asset>"
                "<worldbody><body><freejoint/><geom size='1'/>\n<geom type='hfield' hfield='h'/>"
                "</body></worldbody></mujoco>",
                2, "static bodies");
@@ -197,26 +187,26 @@ START_TEST(bad_files_are_refused_before_decoding) {
   ck_assert_int_eq(fclose(f), 0);
   snprintf(xml, sizeof xml, "<mujoco><asset>\n<hfield name='h' file='%s' size='1 1 1 1'/>"
            "</asset></mujoco>", path);
-  expect_error(xml, 2, "20000 x 20000 elevation values: more than");
+  imp_test_expect_error(xml, 2, "20000 x 20000 elevation values: more than");
   /* a binary header claiming 1e5 x 1e5 with no data */
   tmp_path(path, sizeof path, "hf_huge.bin");
   write_binary(path, 100000, 100000, NULL, 0);
   snprintf(xml, sizeof xml, "<mujoco><asset>\n<hfield name='h' file='%s' size='1 1 1 1'/>"
            "</asset></mujoco>", path);
-  expect_error(xml, 2, "more than");
+  imp_test_expect_error(xml, 2, "more than");
   /* a binary file one value short */
   tmp_path(path, sizeof path, "hf_short.bin");
   const float v[5] = {0};
   write_binary(path, 2, 3, v, 5);
   snprintf(xml, sizeof xml, "<mujoco><asset>\n<hfield name='h' file='%s' size='1 1 1 1'/>"
            "</asset></mujoco>", path);
-  expect_error(xml, 2, "need a file of 32 bytes, not 28");
+  imp_test_expect_error(xml, 2, "need a file of 32 bytes, not 28");
   /* negative dimensions */
   tmp_path(path, sizeof path, "hf_neg.bin");
   write_binary(path, -2, 3, v, 0);
   snprintf(xml, sizeof xml, "<mujoco><asset>\n<hfield name='h' file='%s' size='1 1 1 1'/>"
            "</asset></mujoco>", path);
-  expect_error(xml, 2, "non-positive dimensions");
+  imp_test_expect_error(xml, 2, "non-positive dimensions");
 }
 END_TEST
 

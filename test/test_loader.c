@@ -42,16 +42,6 @@ static imp_model* load_allow(const char* xml) {
   return m;
 }
 
-/* the text must fail to load with "t.xml:<line>:" and contain what */
-static void expect_error(const char* xml, int line, const char* what) {
-  imp_model* m = imp_load_xml_string(xml, NULL, "t.xml", g_err, sizeof g_err);
-  ck_assert_msg(m == NULL, "loaded although it should fail with '%s'", what);
-  char prefix[64];
-  snprintf(prefix, sizeof prefix, "t.xml:%d:", line);
-  ck_assert_msg(strncmp(g_err, prefix, strlen(prefix)) == 0, "error '%s' does not start with '%s'",
-                g_err, prefix);
-  ck_assert_msg(strstr(g_err, what) != NULL, "error '%s' does not mention '%s'", g_err, what);
-}
 
 static void assert_vec(const double* a, const double* b, int n, double tol) {
   for (int i = 0; i < n; i++)
@@ -238,16 +228,16 @@ START_TEST(position_attribute_errors) {
   char xml[600];
   snprintf(xml, sizeof xml, "<mujoco>%s<actuator>\n<position joint='j' kv='1' dampratio='1'/>"
            "</actuator></mujoco>", body);
-  expect_error(xml, 2, "kv and dampratio");
+  imp_test_expect_error(xml, 2, "kv and dampratio");
   snprintf(xml, sizeof xml, "<mujoco>%s<actuator>\n<position joint='j' kv='-1'/>"
            "</actuator></mujoco>", body);
-  expect_error(xml, 2, "non-negative");
+  imp_test_expect_error(xml, 2, "non-negative");
   snprintf(xml, sizeof xml, "<mujoco>%s<actuator>\n<position joint='j' inheritrange='1' "
            "ctrlrange='0 1'/></actuator></mujoco>", body);
-  expect_error(xml, 2, "inheritrange");
+  imp_test_expect_error(xml, 2, "inheritrange");
   snprintf(xml, sizeof xml, "<mujoco>%s<actuator>\n<position joint='j' inheritrange='1'/>"
            "</actuator></mujoco>", body);
-  expect_error(xml, 2, "has no range");
+  imp_test_expect_error(xml, 2, "has no range");
 }
 END_TEST
 
@@ -306,7 +296,7 @@ START_TEST(zaxis_gives_shortest_rotation) {
 END_TEST
 
 START_TEST(two_orientations_is_an_error) {
-  expect_error("<mujoco><worldbody>\n<body quat='1 0 0 0' euler='0 0 0'/></worldbody></mujoco>",
+  imp_test_expect_error("<mujoco><worldbody>\n<body quat='1 0 0 0' euler='0 0 0'/></worldbody></mujoco>",
                2, "orientation");
 }
 END_TEST
@@ -376,7 +366,7 @@ START_TEST(frictionloss_per_dof) {
   ck_assert_int_eq(d->nefc, 10); /* one dry friction row per dof with a bound, in every step */
   imp_free_data(d);
   imp_free_model(m);
-  expect_error("<mujoco><worldbody><body>\n<joint frictionloss='-1'/><geom size='1'/></body>"
+  imp_test_expect_error("<mujoco><worldbody><body>\n<joint frictionloss='-1'/><geom size='1'/></body>"
                "</worldbody></mujoco>", 2, "frictionloss must be >= 0");
 }
 END_TEST
@@ -903,16 +893,16 @@ START_TEST(camera_intrinsics_stored_and_checked) {
   ck_assert_double_eq(m->cam_sensorsize[4], 0);
   ck_assert_double_eq(m->cam_fovy[2], 30);
   imp_free_model(m);
-  expect_error("<mujoco><worldbody>\n<camera focal='0.01 0.01'/></worldbody></mujoco>", 2,
+  imp_test_expect_error("<mujoco><worldbody>\n<camera focal='0.01 0.01'/></worldbody></mujoco>", 2,
                "require sensorsize");
-  expect_error("<mujoco><worldbody>\n<camera principalpixel='3 0'/></worldbody></mujoco>", 2,
+  imp_test_expect_error("<mujoco><worldbody>\n<camera principalpixel='3 0'/></worldbody></mujoco>", 2,
                "require sensorsize");
-  expect_error("<mujoco><worldbody>\n<camera sensorsize='0.01 0.01' resolution='0 10' "
+  imp_test_expect_error("<mujoco><worldbody>\n<camera sensorsize='0.01 0.01' resolution='0 10' "
                "focal='0.01 0.01'/></worldbody></mujoco>",
                2, "positive resolution");
-  expect_error("<mujoco><worldbody>\n<camera sensorsize='0.01 0.01'/></worldbody></mujoco>", 2,
+  imp_test_expect_error("<mujoco><worldbody>\n<camera sensorsize='0.01 0.01'/></worldbody></mujoco>", 2,
                "positive focal length");
-  expect_error("<mujoco><worldbody>\n<camera resolution='10.5 10'/></worldbody></mujoco>", 2,
+  imp_test_expect_error("<mujoco><worldbody>\n<camera resolution='10.5 10'/></worldbody></mujoco>", 2,
                "resolution");
 }
 END_TEST
@@ -938,125 +928,125 @@ END_TEST
 /* ------------------------------------------------------------------ errors */
 
 START_TEST(error_malformed_xml_has_line) {
-  expect_error("<mujoco>\n<worldbody>\n<body>\n</worldbody></mujoco>", 4, "mismatch");
+  imp_test_expect_error("<mujoco>\n<worldbody>\n<body>\n</worldbody></mujoco>", 4, "mismatch");
 }
 END_TEST
 
-START_TEST(error_root_must_be_mujoco) { expect_error("<robot/>", 1, "mujoco"); }
+START_TEST(error_root_must_be_mujoco) { imp_test_expect_error("<robot/>", 1, "mujoco"); }
 END_TEST
 
 START_TEST(error_unknown_joint_type) {
-  expect_error("<mujoco><worldbody>\n<body>\n<joint type='twist'/></body></worldbody></mujoco>",
+  imp_test_expect_error("<mujoco><worldbody>\n<body>\n<joint type='twist'/></body></worldbody></mujoco>",
                3, "twist");
 }
 END_TEST
 
 START_TEST(error_unknown_geom_type) {
-  expect_error("<mujoco><worldbody>\n<geom type='blob'/></worldbody></mujoco>", 2, "blob");
+  imp_test_expect_error("<mujoco><worldbody>\n<geom type='blob'/></worldbody></mujoco>", 2, "blob");
 }
 END_TEST
 
 START_TEST(error_wrong_number_count) {
-  expect_error("<mujoco><worldbody>\n\n<body pos='1 2'/></worldbody></mujoco>", 3,
+  imp_test_expect_error("<mujoco><worldbody>\n\n<body pos='1 2'/></worldbody></mujoco>", 3,
                "expected 3 numbers, got 2");
 }
 END_TEST
 
 START_TEST(error_non_numeric_value) {
-  expect_error("<mujoco><worldbody>\n<body pos='1 x 2'/></worldbody></mujoco>", 2,
+  imp_test_expect_error("<mujoco><worldbody>\n<body pos='1 x 2'/></worldbody></mujoco>", 2,
                "not a number");
 }
 END_TEST
 
 START_TEST(error_inertial_mass_not_positive) {
-  expect_error("<mujoco><worldbody><body>\n<inertial pos='0 0 0' mass='0' diaginertia='1 1 1'/>"
+  imp_test_expect_error("<mujoco><worldbody><body>\n<inertial pos='0 0 0' mass='0' diaginertia='1 1 1'/>"
                "</body></worldbody></mujoco>", 2, "mass");
-  expect_error("<mujoco><worldbody><body>\n\n<inertial pos='0 0 0' mass='-1' "
+  imp_test_expect_error("<mujoco><worldbody><body>\n\n<inertial pos='0 0 0' mass='-1' "
                "diaginertia='1 1 1'/></body></worldbody></mujoco>", 3, "mass");
-  expect_error("<mujoco><worldbody><body>\n<inertial pos='0 0 0' diaginertia='1 1 1'/>"
+  imp_test_expect_error("<mujoco><worldbody><body>\n<inertial pos='0 0 0' diaginertia='1 1 1'/>"
                "</body></worldbody></mujoco>", 2, "mass");
 }
 END_TEST
 
 START_TEST(error_unknown_class) {
-  expect_error("<mujoco><worldbody>\n<geom class='nope' size='1'/></worldbody></mujoco>", 2,
+  imp_test_expect_error("<mujoco><worldbody>\n<geom class='nope' size='1'/></worldbody></mujoco>", 2,
                "nope");
-  expect_error("<mujoco><worldbody>\n<body childclass='nope'/></worldbody></mujoco>", 2, "nope");
+  imp_test_expect_error("<mujoco><worldbody>\n<body childclass='nope'/></worldbody></mujoco>", 2, "nope");
 }
 END_TEST
 
 START_TEST(error_unknown_references) {
-  expect_error("<mujoco><worldbody>\n<geom size='1' material='m'/></worldbody></mujoco>", 2,
+  imp_test_expect_error("<mujoco><worldbody>\n<geom size='1' material='m'/></worldbody></mujoco>", 2,
                "unknown material 'm'");
-  expect_error("<mujoco><asset>\n<material name='m' texture='t'/></asset></mujoco>", 2,
+  imp_test_expect_error("<mujoco><asset>\n<material name='m' texture='t'/></asset></mujoco>", 2,
                "unknown texture 't'");
-  expect_error("<mujoco><actuator>\n<motor joint='j'/></actuator></mujoco>", 2,
+  imp_test_expect_error("<mujoco><actuator>\n<motor joint='j'/></actuator></mujoco>", 2,
                "unknown joint 'j'");
-  expect_error("<mujoco><worldbody>\n<camera mode='targetbody' target='x'/></worldbody>"
+  imp_test_expect_error("<mujoco><worldbody>\n<camera mode='targetbody' target='x'/></worldbody>"
                "</mujoco>", 2, "unknown body 'x'");
 }
 END_TEST
 
 START_TEST(error_duplicate_names) {
-  expect_error("<mujoco><worldbody><geom name='a' size='1'/>\n<geom name='a' size='1'/>"
+  imp_test_expect_error("<mujoco><worldbody><geom name='a' size='1'/>\n<geom name='a' size='1'/>"
                "</worldbody></mujoco>", 2, "repeated geom name 'a'");
-  expect_error("<mujoco><worldbody><body name='a'/>\n<body name='a'/></worldbody></mujoco>", 2,
+  imp_test_expect_error("<mujoco><worldbody><body name='a'/>\n<body name='a'/></worldbody></mujoco>", 2,
                "repeated body name");
 }
 END_TEST
 
 START_TEST(error_joint_in_world_and_nested_free_joint) {
-  expect_error("<mujoco><worldbody>\n<joint/></worldbody></mujoco>", 2, "world");
-  expect_error("<mujoco><worldbody><body><geom size='1'/>\n<body>\n<freejoint/><geom size='1'/>"
+  imp_test_expect_error("<mujoco><worldbody>\n<joint/></worldbody></mujoco>", 2, "world");
+  imp_test_expect_error("<mujoco><worldbody><body><geom size='1'/>\n<body>\n<freejoint/><geom size='1'/>"
                "</body></body></worldbody></mujoco>", 3, "top-level");
 }
 END_TEST
 
 START_TEST(error_geom_size_too_few) {
-  expect_error("<mujoco><worldbody>\n<geom type='box' size='1 1'/></worldbody></mujoco>", 2,
+  imp_test_expect_error("<mujoco><worldbody>\n<geom type='box' size='1 1'/></worldbody></mujoco>", 2,
                "geom size: expected 3 values");
-  expect_error("<mujoco><worldbody>\n\n<geom type='capsule' size='1'/></worldbody></mujoco>", 3,
+  imp_test_expect_error("<mujoco><worldbody>\n\n<geom type='capsule' size='1'/></worldbody></mujoco>", 3,
                "geom size: expected 2 values");
-  expect_error("<mujoco><worldbody>\n<geom/></worldbody></mujoco>", 2,
+  imp_test_expect_error("<mujoco><worldbody>\n<geom/></worldbody></mujoco>", 2,
                "geom size: expected 1 values");
 }
 END_TEST
 
 START_TEST(error_fromto_on_sphere_and_bad_condim) {
-  expect_error("<mujoco><worldbody>\n<geom fromto='0 0 0 1 0 0' size='1'/></worldbody></mujoco>",
+  imp_test_expect_error("<mujoco><worldbody>\n<geom fromto='0 0 0 1 0 0' size='1'/></worldbody></mujoco>",
                2, "fromto");
-  expect_error("<mujoco><worldbody>\n<geom condim='2' size='1'/></worldbody></mujoco>", 2,
+  imp_test_expect_error("<mujoco><worldbody>\n<geom condim='2' size='1'/></worldbody></mujoco>", 2,
                "condim");
 }
 END_TEST
 
 START_TEST(error_keyframe_wrong_count) {
-  expect_error("<mujoco><worldbody><body><joint/><geom size='1'/></body></worldbody>"
+  imp_test_expect_error("<mujoco><worldbody><body><joint/><geom size='1'/></body></worldbody>"
                "<keyframe>\n<key qpos='1 2'/></keyframe></mujoco>", 2, "expected 1 numbers, got 2");
-  expect_error("<mujoco><worldbody><body><joint/><geom size='1'/></body></worldbody>"
+  imp_test_expect_error("<mujoco><worldbody><body><joint/><geom size='1'/></body></worldbody>"
                "<keyframe>\n\n<key ctrl='1'/></keyframe></mujoco>", 3, "ctrl");
 }
 END_TEST
 
 START_TEST(error_zero_joint_axis) {
-  expect_error("<mujoco><worldbody><body>\n<joint axis='0 0 0'/><geom size='1'/></body>"
+  imp_test_expect_error("<mujoco><worldbody><body>\n<joint axis='0 0 0'/><geom size='1'/></body>"
                "</worldbody></mujoco>", 2, "axis");
 }
 END_TEST
 
 START_TEST(error_massless_moving_body) {
-  expect_error("<mujoco><worldbody>\n<body><joint/></body></worldbody></mujoco>", 2, "mass");
+  imp_test_expect_error("<mujoco><worldbody>\n<body><joint/></body></worldbody></mujoco>", 2, "mass");
 }
 END_TEST
 
 START_TEST(error_plane_in_moving_body) {
-  expect_error("<mujoco><worldbody><body><joint/><geom size='1'/>\n<geom type='plane' "
+  imp_test_expect_error("<mujoco><worldbody><body><joint/><geom size='1'/>\n<geom type='plane' "
                "size='1 1 1'/></body></worldbody></mujoco>", 2, "plane");
 }
 END_TEST
 
 START_TEST(error_global_coordinates) {
-  expect_error("<mujoco>\n<compiler coordinate='global'/></mujoco>", 2, "global");
+  imp_test_expect_error("<mujoco>\n<compiler coordinate='global'/></mujoco>", 2, "global");
 }
 END_TEST
 
@@ -1142,28 +1132,28 @@ START_TEST(error_pair_and_exclude_references) {
       "<geom name='s' size='0.1'/></body></worldbody>\n<contact>\n";
   char xml[1024];
   snprintf(xml, sizeof xml, "%s<pair geom1='f' geom2='nope'/></contact></mujoco>", head);
-  expect_error(xml, 3, "unknown geom 'nope'");
+  imp_test_expect_error(xml, 3, "unknown geom 'nope'");
   snprintf(xml, sizeof xml, "%s<pair geom1='s'/></contact></mujoco>", head);
-  expect_error(xml, 3, "pair needs geom1 and geom2");
+  imp_test_expect_error(xml, 3, "pair needs geom1 and geom2");
   snprintf(xml, sizeof xml, "%s<pair geom1='s' geom2='s'/></contact></mujoco>", head);
-  expect_error(xml, 3, "with itself");
+  imp_test_expect_error(xml, 3, "with itself");
   snprintf(xml, sizeof xml, "%s<pair geom1='s' geom2='f' condim='2'/></contact></mujoco>", head);
-  expect_error(xml, 3, "condim must be 1, 3, 4 or 6");
+  imp_test_expect_error(xml, 3, "condim must be 1, 3, 4 or 6");
   snprintf(xml, sizeof xml,
            "%s<pair geom1='s' geom2='f' friction='1 2 3 4 5 6'/></contact></mujoco>", head);
-  expect_error(xml, 3, "expected 1 to 5 numbers");
+  imp_test_expect_error(xml, 3, "expected 1 to 5 numbers");
   snprintf(xml, sizeof xml, "%s<pair geom1='s' geom2='f' class='x'/></contact></mujoco>", head);
-  expect_error(xml, 3, "unknown default class 'x'");
+  imp_test_expect_error(xml, 3, "unknown default class 'x'");
   snprintf(xml, sizeof xml,
            "%s<pair name='p' geom1='s' geom2='f'/>\n<pair name='p' geom1='f' geom2='s'/>"
            "</contact></mujoco>", head);
-  expect_error(xml, 4, "repeated pair name 'p'");
+  imp_test_expect_error(xml, 4, "repeated pair name 'p'");
   snprintf(xml, sizeof xml, "%s<exclude body1='a' body2='zz'/></contact></mujoco>", head);
-  expect_error(xml, 3, "unknown body 'zz'");
+  imp_test_expect_error(xml, 3, "unknown body 'zz'");
   snprintf(xml, sizeof xml, "%s<exclude body1='a' body2='a'/></contact></mujoco>", head);
-  expect_error(xml, 3, "with itself");
+  imp_test_expect_error(xml, 3, "with itself");
   snprintf(xml, sizeof xml, "%s<exclude body2='a'/></contact></mujoco>", head);
-  expect_error(xml, 3, "exclude needs body1 and body2");
+  imp_test_expect_error(xml, 3, "exclude needs body1 and body2");
 }
 END_TEST
 
@@ -1191,7 +1181,7 @@ START_TEST(option_solver_by_name) {
                   m->opt.solver);
     imp_free_model(m);
   }
-  expect_error("<mujoco>\n\n<option solver='xyz'/></mujoco>", 3,
+  imp_test_expect_error("<mujoco>\n\n<option solver='xyz'/></mujoco>", 3,
                "unknown solver 'xyz' (known: todorov, pgs");
 }
 END_TEST
@@ -1217,8 +1207,8 @@ START_TEST(option_iterations_tolerance_warmstart) {
   ck_assert_int_eq(m->opt.disableflags, IMP_DSBL_EQUALITY | IMP_DSBL_LIMIT);
   ck_assert_int_eq(m->opt.warmstart, 1);
   imp_free_model(m);
-  expect_error("<mujoco>\n<option iterations='-1'/></mujoco>", 2, "iterations");
-  expect_error("<mujoco>\n<option tolerance='-1e-3'/></mujoco>", 2, "tolerance");
+  imp_test_expect_error("<mujoco>\n<option iterations='-1'/></mujoco>", 2, "iterations");
+  imp_test_expect_error("<mujoco>\n<option tolerance='-1e-3'/></mujoco>", 2, "tolerance");
 }
 END_TEST
 
@@ -1244,7 +1234,7 @@ START_TEST(njmax_default_and_given) {
   m = load(xml);
   ck_assert_int_eq(m->njmax, 37);
   imp_free_model(m);
-  expect_error("<mujoco>\n<size njmax='-2'/></mujoco>", 2, "njmax");
+  imp_test_expect_error("<mujoco>\n<size njmax='-2'/></mujoco>", 2, "njmax");
 }
 END_TEST
 
@@ -1320,10 +1310,10 @@ START_TEST(ball_range_is_a_cone_angle) {
   double rr[2] = {0, 0.5};
   assert_vec(m->jnt_range, rr, 2, 0);
   imp_free_model(m);
-  expect_error("<mujoco><worldbody><body>\n<joint type='ball' range='10 40'/>"
+  imp_test_expect_error("<mujoco><worldbody><body>\n<joint type='ball' range='10 40'/>"
                "<geom size='0.1'/></body></worldbody></mujoco>", 2,
                "ball joint range: the first value must be 0");
-  expect_error("<mujoco><worldbody><body>\n<joint type='ball' range='0 0'/>"
+  imp_test_expect_error("<mujoco><worldbody><body>\n<joint type='ball' range='0 0'/>"
                "<geom size='0.1'/></body></worldbody></mujoco>", 2, "cone angle must be positive");
 }
 END_TEST
@@ -1530,11 +1520,11 @@ START_TEST(error_bad_equalities_have_lines) {
   char xml[1024];
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     snprintf(xml, sizeof xml, "%s%s</equality></mujoco>", head, cases[i].eq);
-    expect_error(xml, 3, cases[i].what);
+    imp_test_expect_error(xml, 3, cases[i].what);
   }
   snprintf(xml, sizeof xml,
            "%s<weld name='w' body1='a'/>\n<weld name='w' body1='b'/></equality></mujoco>", head);
-  expect_error(xml, 4, "repeated equality name 'w'");
+  imp_test_expect_error(xml, 4, "repeated equality name 'w'");
 }
 END_TEST
 

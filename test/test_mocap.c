@@ -5,19 +5,6 @@
 #include "quat.h"
 #include "test_util.h"
 
-static char g_err[IMP_TEST_ERRSZ];
-
-/* the text must fail to load with "t.xml:<line>:" and contain what */
-static void expect_error(const char* xml, int line, const char* what) {
-  imp_model* m = imp_load_xml_string(xml, NULL, "t.xml", g_err, sizeof g_err);
-  ck_assert_msg(m == NULL, "loaded although it should fail with '%s'", what);
-  char prefix[64];
-  snprintf(prefix, sizeof prefix, "t.xml:%d:", line);
-  ck_assert_msg(strncmp(g_err, prefix, strlen(prefix)) == 0, "error '%s' does not start with '%s'",
-                g_err, prefix);
-  ck_assert_msg(strstr(g_err, what) != NULL, "error '%s' does not mention '%s'", g_err, what);
-}
-
 /* a mocap hand at (0.5, 0, 1) turned 90 degrees about z, with a site, a
    geom and a hinged finger; a second mocap body; a free ball */
 static const char* xml_hand =
@@ -71,30 +58,30 @@ START_TEST(keyframe_mpos_mquat_given_or_from_the_bodies) {
 END_TEST
 
 START_TEST(error_mocap_body_with_joints_or_not_under_the_world) {
-  expect_error("<mujoco><worldbody>\n<body name='m' mocap='true'>\n<joint type='hinge'/>"
+  imp_test_expect_error("<mujoco><worldbody>\n<body name='m' mocap='true'>\n<joint type='hinge'/>"
                "<geom size='1'/></body></worldbody></mujoco>",
                2, "cannot have joints");
-  expect_error("<mujoco><worldbody>\n<body name='m' mocap='true'><freejoint/>"
+  imp_test_expect_error("<mujoco><worldbody>\n<body name='m' mocap='true'><freejoint/>"
                "<geom size='1'/></body></worldbody></mujoco>",
                2, "cannot have joints");
-  expect_error("<mujoco><worldbody>\n<body name='a'>\n\n<body name='m' mocap='true'/>"
+  imp_test_expect_error("<mujoco><worldbody>\n<body name='a'>\n\n<body name='m' mocap='true'/>"
                "</body></worldbody></mujoco>",
                4, "child of the world");
 }
 END_TEST
 
 START_TEST(error_keyframe_mpos_mquat_counts) {
-  expect_error("<mujoco><worldbody><body mocap='true'/></worldbody>\n<keyframe>\n"
+  imp_test_expect_error("<mujoco><worldbody><body mocap='true'/></worldbody>\n<keyframe>\n"
                "<key mpos='1 2'/></keyframe></mujoco>",
                3, "key mpos: expected 3 numbers");
-  expect_error("<mujoco><worldbody><body mocap='true'/></worldbody>\n<keyframe>\n"
+  imp_test_expect_error("<mujoco><worldbody><body mocap='true'/></worldbody>\n<keyframe>\n"
                "<key mquat='1 0 0'/></keyframe></mujoco>",
                3, "key mquat: expected 4 numbers");
-  expect_error("<mujoco><worldbody><body mocap='true'/></worldbody>\n<keyframe>\n"
+  imp_test_expect_error("<mujoco><worldbody><body mocap='true'/></worldbody>\n<keyframe>\n"
                "<key mquat='0 0 0 0'/></keyframe></mujoco>",
                3, "zero length");
   /* no mocap bodies: mpos must be empty */
-  expect_error("<mujoco><worldbody/>\n<keyframe>\n<key mpos='1 2 3'/></keyframe></mujoco>", 3,
+  imp_test_expect_error("<mujoco><worldbody/>\n<keyframe>\n<key mpos='1 2 3'/></keyframe></mujoco>", 3,
                "expected 0 numbers");
 }
 END_TEST

@@ -14,13 +14,8 @@
 #include "quat.h"
 #include "test_util.h"
 
-static void expect_error(const char* xml, const char* what) {
-  char err[IMP_TEST_ERRSZ] = "";
-  imp_model* m = imp_load_xml_string(xml, NULL, "t.xml", err, sizeof err);
-  ck_assert_msg(m == NULL, "loaded, expected: %s", what);
-  ck_assert_msg(strstr(err, what) != NULL, "error '%s' does not say '%s'", err, what);
-  ck_assert_msg(strncmp(err, "t.xml:", 6) == 0, "error '%s' has no file:line", err);
-}
+/* the one-line text must fail to load at t.xml:1 mentioning what */
+#define expect_error(xml, what) imp_test_expect_error((xml), 1, (what))
 
 static const double k_eye[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
 

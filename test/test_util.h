@@ -53,6 +53,23 @@ static inline imp_model* imp_test_load_string_allow_at(const char* xml, const ch
 #define imp_test_load_string_allow(xml) \
   imp_test_load_string_allow_at((xml), __FILE__, __LINE__)
 
+/* The MJCF text, named "t.xml", must fail to load with an error starting
+   "t.xml:<line>:" that mentions what. */
+static inline void imp_test_expect_error_at(const char* xml, int line, const char* what,
+                                            const char* file, int fline) {
+  char err[IMP_TEST_ERRSZ] = "";
+  imp_model* m = imp_load_xml_string(xml, NULL, "t.xml", err, sizeof err);
+  ck_assert_msg(m == NULL, "%s:%d: loaded although it should fail with '%s'", file, fline, what);
+  char prefix[64];
+  snprintf(prefix, sizeof prefix, "t.xml:%d:", line);
+  ck_assert_msg(strncmp(err, prefix, strlen(prefix)) == 0,
+                "%s:%d: error '%s' does not start with '%s'", file, fline, err, prefix);
+  ck_assert_msg(strstr(err, what) != NULL, "%s:%d: error '%s' does not mention '%s'", file, fline,
+                err, what);
+}
+#define imp_test_expect_error(xml, line, what) \
+  imp_test_expect_error_at((xml), (line), (what), __FILE__, __LINE__)
+
 /* Fail the test when m carries loader warnings. */
 static inline void imp_test_no_warnings_at(const imp_model* m, const char* file, int line) {
   ck_assert_msg(m->nwarning == 0, "%s:%d: %d loader warning(s):\n%s", file, line,
