@@ -968,8 +968,9 @@ imp_model* ld_compile(ld_ctx* c) {
     m->cam_bodyid[i] = s->body;
     m->cam_mode[i] = s->mode;
     m->cam_targetbodyid[i] = -1;
-    if (s->mode >= 3) {
-      if (!s->target) ld_error(c, s->file, s->line, "camera mode needs a target body");
+    /* a target mode without a target: fixed, as in current MuJoCo (Menagerie's
+       trossen_wxai has one) */
+    if (s->mode >= 3 && s->target) {
       m->cam_targetbodyid[i] = body_id(c, s->target, s->file, s->line);
     }
     imp_copy(m->cam_pos + 3 * i, s->pos, 3);
@@ -983,8 +984,9 @@ imp_model* ld_compile(ld_ctx* c) {
     m->light_bodyid[i] = s->body;
     m->light_mode[i] = s->mode;
     m->light_targetbodyid[i] = -1;
-    if (s->mode >= 3) {
-      if (!s->target) ld_error(c, s->file, s->line, "light mode needs a target body");
+    /* a target mode without a target: fixed, as in current MuJoCo (Menagerie's
+       trossen_wxai has one) */
+    if (s->mode >= 3 && s->target) {
       m->light_targetbodyid[i] = body_id(c, s->target, s->file, s->line);
     }
     m->light_directional[i] = s->directional;

@@ -219,6 +219,9 @@ int ld_attr_nums(ld_ctx* c, ld_node* n, const char* name, double* out, int nmin,
   if (!s) return -1;
   double tmp[64];
   int k = parse_numbers(c, n, name, s, tmp, 64);
+  /* an empty value (rgba="", in Menagerie's trossen_wxai) is the attribute
+     left out, as current MuJoCo reads it */
+  if (k == 0 && nmin > 0) return -1;
   if (k < nmin || k > nmax) {
     if (nmin == nmax)
       ld_error(c, n->file, n->line, "attribute '%s' of '%s': expected %d numbers, got %d", name,

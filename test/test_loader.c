@@ -829,6 +829,24 @@ START_TEST(failed_load_reports_the_warnings_before_the_error) {
 }
 END_TEST
 
+/* As current MuJoCo reads them (Menagerie's trossen_wxai): an empty
+   numeric value is the attribute left out, and a camera in a target mode
+   without a target stays fixed to its body. */
+START_TEST(empty_values_and_targetless_cameras) {
+  imp_model* m = load(
+      "<mujoco><worldbody><camera name='c' mode='targetbody' pos='1 0 0'/>"
+      "<geom size='1' rgba=''/></worldbody></mujoco>");
+  ck_assert(m->geom_rgba[0] == 0.5f && m->geom_rgba[3] == 1.0f); /* the default colour */
+  ck_assert_int_eq(m->cam_targetbodyid[0], -1);
+  imp_data* d = imp_make_data(m);
+  imp_forward(m, d);
+  ck_assert_double_eq(d->cam_xpos[0], 1);
+  ck_assert_double_eq(d->cam_xmat[0], 1); /* not turned towards anything */
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
 START_TEST(actuators_on_sites_and_ball_joints_are_skipped) {
   imp_model* m = load_allow(
       "<mujoco><worldbody><body><joint name='b' type='ball'/><joint name='h'/><geom size='1'/>"
@@ -1646,6 +1664,7 @@ Suite* loader_suite(void) {
   tcase_add_test(t, unsupported_elements_and_attributes_warn_once);
   tcase_add_test(t, failed_load_reports_the_warnings_before_the_error);
   tcase_add_test(t, actuators_on_sites_and_ball_joints_are_skipped);
+  tcase_add_test(t, empty_values_and_targetless_cameras);
   tcase_add_test(t, sites_cameras_lights);
   tcase_add_test(t, camera_intrinsics_stored_and_checked);
   tcase_add_test(t, pairs_take_class_values_and_partial_friction);
