@@ -143,6 +143,11 @@ int cmd_check(int argc, char** argv) {
   printf("npair: %d\n", m->npair);
   printf("nexclude: %d\n", m->nexclude);
   printf("nu: %d\n", m->nu);
+  printf("na: %d\n", m->na);
+  printf("ntendon: %d\n", m->ntendon);
+  printf("nmocap: %d\n", m->nmocap);
+  printf("nhfield: %d\n", m->nhfield);
+  printf("nsensor: %d\n", m->nsensor);
   printf("timestep: %g\n", m->opt.timestep);
   printf("warnings: %d\n", m->nwarning);
   print_keys(m);

@@ -126,11 +126,12 @@ START_TEST(check_pendulum) {
   ck_assert_int_eq(impetus("check '" PENDULUM "'"), 0);
   const char* out = text_of(out_path);
   const char* keys[] = {"model: pendulum\n", "nq: 1\n", "nv: 1\n", "nbody: 2\n", "njnt: 1\n",
-                        "nu: 0\n", "timestep: 0.001\n", "warnings: 0\n", "nkey: 1\n",
-                        "key 0: release\n"};
+                        "nu: 0\n", "na: 0\n", "ntendon: 0\n", "nmocap: 0\n",
+                        "nhfield: 0\n", "nsensor: 0\n", "timestep: 0.001\n", "warnings: 0\n",
+                        "nkey: 1\n", "key 0: release\n"};
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
     ck_assert_msg(strstr(out, keys[i]) != NULL, "no '%s' in:\n%s", keys[i], out);
-  ck_assert_int_eq(count_lines(out_path), 14); /* exactly the thirteen keys and one keyframe */
+  ck_assert_int_eq(count_lines(out_path), 19); /* exactly the eighteen keys and one keyframe */
 }
 END_TEST
 
@@ -142,7 +143,7 @@ START_TEST(check_contacts) {
   ck_assert_msg(strstr(out, "ncon: 19\n") != NULL, "no 'ncon: 19' in:\n%s", out);
   ck_assert_msg(strstr(out, "floor (plane) - ball (sphere) dist -0.001 pos -1 0 -0.0005 normal 0 0 1") != NULL,
                 "no floor-ball contact in:\n%s", out);
-  ck_assert_int_eq(count_lines(out_path), 14 + 19); /* nkey: 0, no key lines */
+  ck_assert_int_eq(count_lines(out_path), 19 + 19); /* nkey: 0, no key lines */
   /* --key needs --contacts; an unknown keyframe is the user's error */
   ck_assert_int_eq(impetus("check --key x '" IMP_MODELS_DIR "/contact_primitives.xml'"), 2);
   ck_assert_int_eq(impetus("check --contacts --key nosuch '" IMP_MODELS_DIR "/contact_primitives.xml'"), 1);
@@ -785,7 +786,7 @@ START_TEST(solver_option_accepted) {
                           exit_name, &residual), 3);
   ck_assert_int_ge(iters, 0);
   ck_assert(residual >= 0);
-  ck_assert_int_eq(count_lines(out_path), 14 + 1 + 1);
+  ck_assert_int_eq(count_lines(out_path), 19 + 1 + 1);
   snprintf(args, sizeof args, "check --solver pgs '%s'", ball); /* needs --contacts */
   ck_assert_int_eq(impetus(args), 2);
 }
