@@ -72,6 +72,7 @@ static void site_quat(const imp_model* m, const imp_data* d, int s, double q[4])
    generalized force of force f at the world point p on b and torque t. */
 static void add_wrench(const imp_model* m, const imp_data* d, int b, const double p[3],
                        const double f[3], const double t[3], double scale, double* row) {
+  if (!row) return; /* the length alone (imp_actuator_length) */
   for (int k = imp_chain_tip(m, b); k >= 0; k = m->dof_parentid[k]) {
     double col[3];
     imp_point_column(m, d, k, p, col);

@@ -23,6 +23,18 @@ static void expect_load_error(const char* xml, const char* what) {
   ck_assert_msg(strstr(g_err, what), "'%s' not in: %s", what, g_err);
 }
 
+/* imp_actuator_length and imp_actuator_moment (one actuator, as the
+   loader's acc0 and lengthrange use them) equal imp_transmission's */
+static void check_single_actuator_api(const imp_model* m, const imp_data* d) {
+  double moment[64];
+  ck_assert_int_le(m->nv, 64);
+  for (int u = 0; u < m->nu; u++) {
+    ck_assert_double_eq(imp_actuator_length(m, d, u), d->actuator_length[u]);
+    imp_actuator_moment(m, d, u, moment);
+    for (int k = 0; k < m->nv; k++) ck_assert_double_eq(moment[k], d->actuator_moment[u * m->nv + k]);
+  }
+}
+
 /* A 2 kg body with inertia diag(0.1, 0.2, 0.3) at rest in its principal
    frame, no gravity, a thruster at r = (0.3, -0.1, 0.05) whose z axis is
    a: the centre of mass accelerates at F a / m, the body turns at
@@ -49,6 +61,7 @@ START_TEST(site_thruster_on_a_free_body) {
     imp_assert_near(d->qacc[3 + i], F * rf[i] / I[i], 1e-12);
   }
   ck_assert_double_eq(d->actuator_length[0], 0);
+  check_single_actuator_api(m, d);
   d->ctrl[0] = 0;
   d->ctrl[1] = tau;
   imp_forward(m, d);
@@ -98,6 +111,7 @@ START_TEST(slider_crank_triangle) {
     imp_assert_near(d->actuator_length[0], 2 * (px - s), 1e-14);
     imp_assert_near(d->actuator_moment[0], 2 * dx, 1e-13);
     imp_assert_near(d->actuator_velocity[0], 2 * dx * 1.3, 1e-13);
+    check_single_actuator_api(m, d);
   }
   imp_free_data(d);
   imp_free_model(m);
@@ -140,6 +154,7 @@ START_TEST(refsite_length_and_gradient) {
   double q[4] = {0.3, -0.7, 0.5, 1.1}, moment[4], eps = 1e-6;
   for (int i = 0; i < 4; i++) d->qpos[i] = q[i];
   imp_forward(m, d);
+  check_single_actuator_api(m, d);
   imp_copy(moment, d->actuator_moment, 4);
   for (int i = 0; i < 4; i++) {
     d->qpos[i] = q[i] + eps;
@@ -203,6 +218,7 @@ START_TEST(ball_and_free_joint_gears) {
   ck_assert_double_eq(d->actuator_moment[2 * m->nv + 8], 1);
   imp_assert_near(d->actuator_moment[3 * m->nv + 7], sin(0.8), 1e-15);
   ck_assert_double_eq(d->actuator_length[2], 0);
+  check_single_actuator_api(m, d);
   /* the ball turned by 1.1 about z: length 1.1; by 4 it wraps to 4 - 2 pi */
   double angles[2] = {1.1, 4};
   for (int i = 0; i < 2; i++) {
@@ -230,6 +246,7 @@ START_TEST(adhesion_total_force) {
   d->ctrl[0] = 2;
   imp_forward(m, d);
   ck_assert_int_ge(d->ncon, 2);
+  check_single_actuator_api(m, d);
   printf("adhesion: %d contacts share the pull\n", d->ncon);
   imp_assert_near(d->qacc[2], -4.0 / 3, 1e-12);
   imp_assert_near(d->qacc[0], 0, 1e-12);
