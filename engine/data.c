@@ -33,6 +33,7 @@
   X(ten_J, (size_t)m->ntendon * m->nJten) X(wrap_xpos, 6 * (size_t)m->nwrap) \
   X(actuator_length, m->nu) X(actuator_velocity, m->nu)         \
   X(actuator_force, m->nu) X(qfrc_actuator, m->nv)              \
+  X(actuator_moment, (size_t)m->nu * m->nv)                     \
   X(qfrc_passive, m->nv) X(qfrc_gravcomp, m->nv)                \
   X(qfrc_bias, m->nv)                                           \
   X(qfrc_smooth, m->nv) X(qacc_smooth, m->nv)                   \

@@ -149,8 +149,8 @@ static double clamp(double x, const double range[2]) {
   return x < range[0] ? range[0] : (x > range[1] ? range[1] : x);
 }
 
-/* Joint transmission: length = gear q, moment = gear; tendon: length =
-   gear ten_length, moment = gear ten_J; the actuator's activation
+/* Each actuator's transmission (transmission.c: length, moment,
+   velocity = moment qvel), its activation
    derivative and force law (activation.c: gain * ctrl or act + bias),
    clamped to forcerange when limited. Then per joint (MuJoCo 3.x):
    gravity compensation joins the actuator force of a joint with
@@ -172,39 +172,6 @@ void imp_actuation(const imp_model* m, imp_data* d) {
   }
 }
 
-/* Length and velocity of actuator u's transmission. */
-static void actuator_transmission(const imp_model* m, imp_data* d, int u) {
-  int id = m->actuator_trnid[u];
-  double gear = m->actuator_gear[6 * u];
-  if (m->actuator_trntype[u] == IMP_TRN_TENDON) {
-    d->actuator_length[u] = gear * d->ten_length[id];
-    d->actuator_velocity[u] = gear * d->ten_velocity[id];
-  } else {
-    d->actuator_length[u] = gear * d->qpos[m->jnt_qposadr[id]];
-    d->actuator_velocity[u] = gear * d->qvel[m->jnt_dofadr[id]];
-  }
-}
-
-double imp_actuator_length(const imp_model* m, const imp_data* d, int u) {
-  int id = m->actuator_trnid[u];
-  double gear = m->actuator_gear[6 * u];
-  if (m->actuator_trntype[u] == IMP_TRN_TENDON) return gear * d->ten_length[id];
-  return gear * d->qpos[m->jnt_qposadr[id]];
-}
-
-void imp_actuator_moment(const imp_model* m, const imp_data* d, int u, double* moment) {
-  int id = m->actuator_trnid[u];
-  double gear = m->actuator_gear[6 * u];
-  imp_zero(moment, m->nv);
-  if (m->actuator_trntype[u] == IMP_TRN_TENDON) {
-    int adr = d->ten_J_rowadr[id];
-    for (int i = 0; i < d->ten_J_rownnz[id]; i++)
-      moment[d->ten_J_colind[adr + i]] = gear * d->ten_J[adr + i];
-  } else {
-    moment[m->jnt_dofadr[id]] = gear;
-  }
-}
-
 /* MuJoCo 3.x, tendon actuatorfrcrange: when the actuators on a tendon
    with actuatorfrclimited together pull outside its range, each one's
    force is scaled so that their sum is the range's nearer end (before
@@ -214,23 +181,24 @@ static void scale_tendon_forces(const imp_model* m, imp_data* d) {
     if (!m->tendon_actfrclimited[t]) continue;
     double total = 0;
     for (int u = 0; u < m->nu; u++)
-      if (m->actuator_trntype[u] == IMP_TRN_TENDON && m->actuator_trnid[u] == t)
+      if (m->actuator_trntype[u] == IMP_TRN_TENDON && m->actuator_trnid[2 * u] == t)
         total += d->actuator_force[u];
     const double* range = m->tendon_actfrcrange + 2 * t;
     double scale = total < range[0] ? range[0] / total : total > range[1] ? range[1] / total : 1;
     if (total == 0 || scale == 1) continue;
     for (int u = 0; u < m->nu; u++)
-      if (m->actuator_trntype[u] == IMP_TRN_TENDON && m->actuator_trnid[u] == t)
+      if (m->actuator_trntype[u] == IMP_TRN_TENDON && m->actuator_trnid[2 * u] == t)
         d->actuator_force[u] *= scale;
   }
 }
 
 /* Each actuator's force and its generalized force through its
-   transmission: gear at a joint's dof, gear ten_J along a tendon. */
+   transmission, moment' force (transmission.c). */
 static void actuator_forces(const imp_model* m, imp_data* d) {
   int off = (m->opt.disableflags & IMP_DSBL_ACTUATION) != 0;
+  imp_transmission(m, d);
+  imp_actuator_velocity(m, d);
   for (int u = 0; u < m->nu; u++) {
-    actuator_transmission(m, d, u);
     d->actuator_force[u] = 0;
     if (off) { /* activations hold (integrate.c) */
       for (int k = 0; k < m->actuator_actnum[u]; k++) d->act_dot[m->actuator_actadr[u] + k] = 0;
@@ -242,17 +210,10 @@ static void actuator_forces(const imp_model* m, imp_data* d) {
   if (off) return;
   scale_tendon_forces(m, d);
   for (int u = 0; u < m->nu; u++) {
-    double f = d->actuator_force[u], gear = m->actuator_gear[6 * u];
+    double f = d->actuator_force[u];
     if (m->actuator_forcelimited[u]) f = clamp(f, m->actuator_forcerange + 2 * u);
     d->actuator_force[u] = f;
-    int id = m->actuator_trnid[u];
-    if (m->actuator_trntype[u] == IMP_TRN_TENDON) {
-      int adr = d->ten_J_rowadr[id];
-      for (int i = 0; i < d->ten_J_rownnz[id]; i++)
-        d->qfrc_actuator[d->ten_J_colind[adr + i]] += gear * f * d->ten_J[adr + i];
-    } else {
-      d->qfrc_actuator[m->jnt_dofadr[id]] += gear * f;
-    }
+    if (f != 0) imp_add_scl(d->qfrc_actuator, d->actuator_moment + (size_t)u * m->nv, f, m->nv);
   }
 }
 
@@ -271,21 +232,15 @@ static void actuator_forces(const imp_model* m, imp_data* d) {
    unclamped slope keeps pulling it into the band (measured on a hinge with
    kp 1000, kv 100, gear 2, forcerange 30, h 0.01: settles in 60 steps
    this way, chatters at +-30 for good the other). */
-/* Joint transmission: qfrc_i = gear p(gear q_i, gear v_i), so
-   d qfrc_i / d v_i = gear^2 dp/dldot, on the diagonal (Dl and Du); tendon
-   transmission: gear^2 dp/dldot J' J, on qM's pattern (imp_add_tendon_outer). */
+/* qfrc = moment' p(length, moment qvel), so d qfrc / d qvel = dp/dldot
+   moment' moment: on a hinge's or slide's dof gear^2 dp/dldot, along a
+   tendon gear^2 dp/dldot J' J; kept on qM's pattern (imp_add_outer_dense,
+   as MuJoCo 2.2.2; test_mujoco_implicit.c). */
 void imp_deriv_actuator_vel(const imp_model* m, const imp_data* d, double* Dl, double* Du) {
   if (m->opt.disableflags & IMP_DSBL_ACTUATION) return;
   for (int u = 0; u < m->nu; u++) {
-    double gear = m->actuator_gear[6 * u];
-    double dii = gear * gear * imp_actuator_dforce_dvel(m, d, u);
-    if (m->actuator_trntype[u] == IMP_TRN_TENDON) {
-      if (dii != 0) imp_add_tendon_outer(m, d, m->actuator_trnid[u], dii, Dl, Du);
-      continue;
-    }
-    int adr = m->dof_Madr[m->jnt_dofadr[m->actuator_trnid[u]]];
-    Dl[adr] += dii;
-    Du[adr] += dii;
+    double s = imp_actuator_dforce_dvel(m, d, u);
+    if (s != 0) imp_add_outer_dense(m, d->actuator_moment + (size_t)u * m->nv, s, Dl, Du);
   }
 }
 

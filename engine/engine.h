@@ -78,12 +78,23 @@ void imp_mul_m(const imp_model* m, const double* M, double* res, const double* v
 void imp_passive(const imp_model* m, imp_data* d);
 /* Actuator lengths, velocities, forces and qfrc_actuator from ctrl. */
 void imp_actuation(const imp_model* m, imp_data* d);
+
+/* ---- transmission.c: actuator lengths and moments (definitions there) ---- */
+
+/* actuator_length and actuator_moment of every actuator. Needs kinematics,
+   com_pos, tendon and, for body (adhesion) transmissions, this
+   configuration's contacts. */
+void imp_transmission(const imp_model* m, imp_data* d);
+/* actuator_velocity = actuator_moment qvel. */
+void imp_actuator_velocity(const imp_model* m, imp_data* d);
 /* actuator u's length, and its moment d(length)/d(qvel) as a dense nv
-   vector, at d's configuration (after imp_tendon for tendon
-   transmissions): gear q and gear at a joint's dof; gear ten_length and
-   gear ten_J along a tendon */
+   vector, at d's configuration (as imp_transmission, for one actuator) */
 double imp_actuator_length(const imp_model* m, const imp_data* d, int u);
 void imp_actuator_moment(const imp_model* m, const imp_data* d, int u, double* moment);
+/* Dl, Du += s v v' on the places of qM's tree-sparse pattern (a dense nv
+   vector v; entries coupling different branches dropped, as MuJoCo 2.2.2's
+   implicit integrator drops them). */
+void imp_add_outer_dense(const imp_model* m, const double* v, double s, double* Dl, double* Du);
 
 /* ---- activation.c: actuator dynamics and force laws (MuJoCo's actuator
    model), given the transmission's actuator_length and _velocity ---- */

@@ -414,6 +414,13 @@ static void compute(const imp_model* m, imp_data* d, int i, double* out) {
     case IMP_SENS_ACTUATORPOS: out[0] = d->actuator_length[id]; break;
     case IMP_SENS_ACTUATORVEL: out[0] = d->actuator_velocity[id]; break;
     case IMP_SENS_ACTUATORFRC: out[0] = d->actuator_force[id]; break;
+    case IMP_SENS_JOINTACTFRC: out[0] = d->qfrc_actuator[m->jnt_dofadr[id]]; break;
+    case IMP_SENS_TENDONACTFRC:
+      out[0] = 0;
+      for (int u = 0; u < m->nu; u++)
+        if (m->actuator_trntype[u] == IMP_TRN_TENDON && m->actuator_trnid[2 * u] == id)
+          out[0] += d->actuator_force[u];
+      break;
     case IMP_SENS_BALLQUAT: imp_copy(out, d->qpos + m->jnt_qposadr[id], 4); break;
     case IMP_SENS_BALLANGVEL: imp_copy(out, d->qvel + m->jnt_dofadr[id], 3); break;
     case IMP_SENS_TENDONPOS: out[0] = d->ten_length[id]; break;

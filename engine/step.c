@@ -29,6 +29,9 @@ static void forward(const imp_model* m, imp_data* d, int sensors) {
   imp_camlight(m, d);
   imp_crb(m, d);
   imp_factor_m(m, d);
+  /* contacts: where geoms touch (before the actuators: adhesion acts
+     through this configuration's contacts, transmission.c) */
+  imp_collision(m, d);
   /* velocity-dependent */
   imp_com_vel(m, d);
   imp_tendon_vel(m, d);
@@ -38,8 +41,6 @@ static void forward(const imp_model* m, imp_data* d, int sensors) {
   imp_actuation(m, d);
   /* acceleration without constraints */
   imp_smooth_acc(m, d);
-  /* contacts: where geoms touch */
-  imp_collision(m, d);
   /* constraint rows, then the contact stage: impulses, qfrc_constraint, qacc */
   imp_constraints(m, d);
   double t0 = imp_timer_now();

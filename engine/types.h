@@ -78,8 +78,17 @@ enum {
 
 /* Actuator transmissions, numbered as MuJoCo numbers them. */
 typedef enum imp_trn_type {
-  IMP_TRN_JOINT = 0, /* length gear q of a hinge or slide */
-  IMP_TRN_TENDON = 3 /* length gear ten_length, moment gear ten_J */
+  IMP_TRN_JOINT = 0,         /* hinge, slide: gear q; ball: gear (child frame) . rotation
+                                vector; free: force gear[0:3] (world), torque gear[3:6]
+                                (child frame), length 0 */
+  IMP_TRN_JOINTINPARENT = 1, /* the same with the ball's and free joint's rotational gear
+                                in the parent frame */
+  IMP_TRN_SLIDERCRANK = 2,   /* slider-crank: trnid (cranksite, slidersite), cranklength */
+  IMP_TRN_TENDON = 3,        /* length gear ten_length, moment gear ten_J */
+  IMP_TRN_SITE = 4,          /* wrench gear (site frame) at a site: trnid (site, refsite or
+                                -1); length 0 without refsite */
+  IMP_TRN_BODY = 5           /* adhesion: minus the mean normal Jacobian of the body's
+                                contacts, length 0 */
 } imp_trn_type;
 
 /* Objects of a tendon's path (wrap_type), numbered as MuJoCo numbers them.
@@ -212,7 +221,9 @@ typedef enum imp_sensor_type {
   IMP_SENS_SUBTREELINVEL, /* 3: its linear velocity */
   IMP_SENS_SUBTREEANGMOM, /* 3: the subtree's angular momentum about it */
   IMP_SENS_CLOCK,         /* 1: simulation time */
-  IMP_SENS_USER           /* dim values the engine never writes (no callback) */
+  IMP_SENS_USER,          /* dim values the engine never writes (no callback) */
+  IMP_SENS_JOINTACTFRC,   /* 1: qfrc_actuator at a hinge's or slide's dof (MuJoCo 3.x) */
+  IMP_SENS_TENDONACTFRC   /* 1: the sum of actuator_force of the actuators on a tendon (3.x) */
 } imp_sensor_type;
 
 /* What a sensor's values are, for cutoff and noise (MuJoCo's data types). */
@@ -535,7 +546,9 @@ typedef struct imp_model {
 
   /* actuators */
   int* actuator_trntype;    /* nu: imp_trn_type */
-  int* actuator_trnid;      /* nu: joint id */
+  int* actuator_trnid;      /* nu x 2: joint, tendon, site (cranksite) or body id; second:
+                               refsite or slidersite id, -1 none */
+  double* actuator_cranklength; /* nu: slider-crank connecting rod length */
   int* actuator_dyntype;    /* nu: imp_dyn_type */
   int* actuator_gaintype;   /* nu: imp_gain_type */
   int* actuator_biastype;   /* nu: imp_bias_type */
@@ -715,6 +728,7 @@ typedef struct imp_data {
 
   /* forces */
   double* actuator_length;   /* nu */
+  double* actuator_moment;   /* nu x nv: d actuator_length / d qpos (as qvel), transmission.c */
   double* actuator_velocity; /* nu */
   double* actuator_force;    /* nu */
   double* act_dot;           /* na: activation derivatives of the last forward */

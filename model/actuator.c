@@ -1,6 +1,6 @@
-/* Actuators of the spec into the model: their joint or tendon
- * transmissions (actuators on free or ball joints are skipped with a
- * warning), ctrl/force/act limits with compiler autolimits, position and
+/* Actuators of the spec into the model: their transmissions (joint,
+ * jointinparent, slider-crank, tendon, site with refsite, body: names
+ * resolved, MuJoCo's checks), ctrl/force/act limits with compiler autolimits, position and
  * intvelocity inheritrange, activation addresses and keyframe act,
  * lengthrange (lengthrange.c), acc0 and dampratio from the inertia at
  * qpos0, and the warning for velocity feedback an explicit integrator
@@ -84,17 +84,15 @@ void ld_key_act(ld_ctx* c, ld_key* k, int na) {
 /* The inertia actuator u moves at qpos0, armature included: the sum over
    its moment's entries of M_ii / moment_i^2 (MuJoCo's "reflected"
    inertia): M_ii / gear^2 through a joint. */
-static double reflected_mass(const imp_model* m, const imp_data* d, int u) {
-  double gear = m->actuator_gear[6 * u], mass = 0;
-  int id = m->actuator_trnid[u];
-  if (m->actuator_trntype[u] != IMP_TRN_TENDON) {
-    double trn2 = gear * gear;
-    return trn2 > IMP_MINVAL ? d->qM[m->dof_Madr[m->jnt_dofadr[id]]] / trn2 : 0;
+static double reflected_mass(const imp_model* m, imp_data* d, int u) {
+  size_t mark = imp_stack_mark(d);
+  double* moment = imp_stack_alloc(d, m->nv), mass = 0;
+  imp_actuator_moment(m, d, u, moment);
+  for (int i = 0; i < m->nv; i++) {
+    double trn2 = moment[i] * moment[i];
+    if (trn2 > IMP_MINVAL) mass += d->qM[m->dof_Madr[i]] / trn2;
   }
-  for (int i = 0; i < d->ten_J_rownnz[id]; i++) {
-    double trn = gear * d->ten_J[d->ten_J_rowadr[id] + i], trn2 = trn * trn;
-    if (trn2 > IMP_MINVAL) mass += d->qM[m->dof_Madr[d->ten_J_colind[d->ten_J_rowadr[id] + i]]] / trn2;
-  }
+  imp_stack_release(d, mark);
   return mass;
 }
 
@@ -102,7 +100,7 @@ static double reflected_mass(const imp_model* m, const imp_data* d, int u) {
    damped oscillator for r = 1, with m the reflected inertia at qpos0 (MJCF
    reference, position/dampratio). Applied to position-like actuators
    (fixed gain kp, affine bias (0, -kp, 0)); the bias becomes (0, -kp, -kv). */
-static void actuator_dampratio(ld_ctx* c, imp_model* m, const imp_data* d) {
+static void actuator_dampratio(ld_ctx* c, imp_model* m, imp_data* d) {
   for (int u = 0; u < m->nu; u++) {
     double ratio = LD_AT(c->actuators, ld_actuator, u)->dampratio;
     double* g = m->actuator_gainprm + IMP_NGAIN * u;
@@ -123,7 +121,7 @@ static void actuator_dampratio(ld_ctx* c, imp_model* m, const imp_data* d) {
    (4.5): its wrist reached 3000 m/s, and MuJoCo 2.2.2 diverges on the same
    file (bad qacc at 0.028 s). Worth a warning naming the actuator; the
    file is run as written. */
-static void warn_unstable_velocity_feedback(ld_ctx* c, const imp_model* m, const imp_data* d) {
+static void warn_unstable_velocity_feedback(ld_ctx* c, const imp_model* m, imp_data* d) {
   double limit = m->opt.integrator == IMP_INT_EULER ? 2 : m->opt.integrator == IMP_INT_RK4 ? 2.785 : 0;
   if (!(limit > 0)) return;
   for (int u = 0; u < m->nu; u++) {
@@ -141,9 +139,9 @@ static void warn_unstable_velocity_feedback(ld_ctx* c, const imp_model* m, const
   }
 }
 
-/* acc0 of every actuator: |M^-1 J'| at qpos0 for its moment J (gear on a
-   joint's dof, gear ten_J along a tendon), the joint-space acceleration of unit
-   actuator force; muscles with force < 0 take scale / acc0 as their peak
+/* acc0 of every actuator: |M^-1 J'| at qpos0 for its moment J
+   (transmission.c; zero for a body transmission, which has no contacts
+   here), the joint-space acceleration of unit actuator force; muscles with force < 0 take scale / acc0 as their peak
    force (MJCF reference, muscle/scale). */
 static void actuator_acc0(imp_model* m, imp_data* d) {
   double* moment = imp_stack_alloc(d, m->nv);
@@ -176,20 +174,45 @@ int ld_resolve_actuators(ld_ctx* c, const ld_joint* J, int* actjnt, int* keep) {
   int nu = 0;
   for (int i = 0; i < c->actuators.n; i++) {
     ld_actuator* a = LD_AT(c->actuators, ld_actuator, i);
-    int j;
-    if (a->tendon) {
-      j = ld_named_id(c, &c->tendons, "tendon", a->tendon, a->file, a->line);
-      const ld_tendon* t = LD_AT(c->tendons, ld_tendon, j);
-      if (a->inheritrange > 0) inherit_range(c, a, t->limited, t->range);
-    } else {
-      j = ld_named_id(c, &c->joints, "joint", a->joint, a->file, a->line);
-      if (J[j].type == IMP_JNT_FREE || J[j].type == IMP_JNT_BALL) {
-        ld_unsupported(c, "actuator/balljoint", a->file, a->line,
-                   "actuators on free or ball joints are not supported yet (actuator skipped)");
-        continue;
+    int j = -1;
+    a->id2 = -1;
+    switch (a->trntype) {
+      case IMP_TRN_TENDON: {
+        j = ld_named_id(c, &c->tendons, "tendon", a->tendon, a->file, a->line);
+        const ld_tendon* t = LD_AT(c->tendons, ld_tendon, j);
+        if (a->inheritrange > 0) inherit_range(c, a, t->limited, t->range);
+        break;
       }
-      if (a->inheritrange > 0) inherit_range(c, a, J[j].limited, J[j].range);
+      case IMP_TRN_JOINT:
+      case IMP_TRN_JOINTINPARENT:
+        j = ld_named_id(c, &c->joints, "joint", a->joint, a->file, a->line);
+        if (a->inheritrange > 0) {
+          if (J[j].type == IMP_JNT_FREE || J[j].type == IMP_JNT_BALL)
+            ld_error(c, a->file, a->line, "inheritrange needs a hinge or slide joint");
+          inherit_range(c, a, J[j].limited, J[j].range);
+        }
+        break;
+      case IMP_TRN_SLIDERCRANK:
+        j = ld_named_id(c, &c->sites, "site", a->target, a->file, a->line);
+        if (!a->site2)
+          ld_error(c, a->file, a->line, "slider-crank actuator '%s': missing slidersite",
+                   a->name ? a->name : "");
+        a->id2 = ld_named_id(c, &c->sites, "site", a->site2, a->file, a->line);
+        if (!(a->cranklength > 0))
+          ld_error(c, a->file, a->line, "slider-crank actuator '%s': cranklength must be positive",
+                   a->name ? a->name : "");
+        break;
+      case IMP_TRN_SITE:
+        j = ld_named_id(c, &c->sites, "site", a->target, a->file, a->line);
+        if (a->site2) a->id2 = ld_named_id(c, &c->sites, "site", a->site2, a->file, a->line);
+        break;
+      case IMP_TRN_BODY:
+        j = ld_named_id(c, &c->bodies, "body", a->target, a->file, a->line);
+        break;
     }
+    if (a->inheritrange > 0 && a->trntype != IMP_TRN_TENDON && a->trntype != IMP_TRN_JOINT &&
+        a->trntype != IMP_TRN_JOINTINPARENT)
+      ld_error(c, a->file, a->line, "inheritrange needs a joint or tendon transmission");
     if (a->ctrllimited < 0) a->ctrllimited = c->autolimits ? a->has_ctrlrange : 0;
     if (a->forcelimited < 0) a->forcelimited = c->autolimits ? a->has_forcerange : 0;
     if (a->ctrllimited && a->ctrlrange[0] >= a->ctrlrange[1])
@@ -211,8 +234,10 @@ void ld_put_actuators(ld_ctx* c, imp_model* m, const int* actjnt) {
   int adr = 0;
   for (int i = 0; i < m->nu; i++) {
     const ld_actuator* a = LD_AT(c->actuators, ld_actuator, i);
-    m->actuator_trntype[i] = a->tendon ? IMP_TRN_TENDON : IMP_TRN_JOINT;
-    m->actuator_trnid[i] = actjnt[i];
+    m->actuator_trntype[i] = a->trntype;
+    m->actuator_trnid[2 * i] = actjnt[i];
+    m->actuator_trnid[2 * i + 1] = a->id2;
+    m->actuator_cranklength[i] = a->cranklength;
     m->actuator_dyntype[i] = a->dyntype;
     m->actuator_actnum[i] = ld_actuator_actnum(a);
     m->actuator_actadr[i] = m->actuator_actnum[i] ? adr : -1;

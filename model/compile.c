@@ -102,7 +102,7 @@
   X(int, tex_fileadr, ntex) X(float, tex_rgb1, 3 * ntex) X(float, tex_rgb2, 3 * ntex)      \
   X(float, tex_markrgb, 3 * ntex) X(int, tex_mark, ntex) X(float, tex_random, ntex)        \
   X(int, tex_gridsize, 2 * ntex) X(char, tex_gridlayout, 13 * ntex)                       \
-  X(int, actuator_trntype, nu) X(int, actuator_trnid, nu) X(int, actuator_dyntype, nu)     \
+  X(int, actuator_trntype, nu) X(int, actuator_trnid, 2 * nu) X(int, actuator_dyntype, nu) \
   X(int, actuator_gaintype, nu) X(int, actuator_biastype, nu)                              \
   X(int, actuator_ctrllimited, nu) X(int, actuator_forcelimited, nu)                       \
   X(double, actuator_gear, 6 * nu) X(double, actuator_gainprm, IMP_NGAIN * nu)             \
@@ -112,6 +112,7 @@
   X(int, actuator_actnum, nu) X(int, actuator_actlimited, nu)                              \
   X(double, actuator_actrange, 2 * nu) X(int, actuator_actearly, nu)                       \
   X(double, actuator_lengthrange, 2 * nu) X(double, actuator_acc0, nu)                     \
+  X(double, actuator_cranklength, nu)                                                      \
   X(double, key_act, nkey * na)                                                            \
   X(double, key_qpos, nkey * nq) X(double, key_qvel, nkey * nv)                            \
   X(double, key_ctrl, nkey * nu) X(double, qpos0, nq) X(double, qpos_spring, nq)           \
@@ -656,7 +657,7 @@ imp_model* ld_compile(ld_ctx* c) {
     ntendon_rows += 2 * (t->limited != 0) + (t->frictionloss > 0);
   }
 
-  /* ---- actuators: joint and tendon references, skipped transmissions ---- */
+  /* ---- actuators: transmission targets (joint, tendon, site, body) ---- */
   int* actjnt = ld_alloc(c, sizeof(int) * (size_t)(c->actuators.n + 1));
   int* actkeep = ld_alloc(c, sizeof(int) * (size_t)(c->actuators.n + 1));
   int nu = ld_resolve_actuators(c, J, actjnt, actkeep);

@@ -552,9 +552,28 @@ static void read_general(ld_ctx* c, ld_node* n, ld_actuator* a) {
   }
 }
 
+/* <adhesion>: force gain ctrl through a body transmission, ctrl limited to
+   a non-negative range (MJCF reference, actuator/adhesion: dyntype none,
+   gaintype fixed, gainprm (gain, 0, 0), biastype none, ctrllimited). */
+static void read_adhesion(ld_ctx* c, ld_node* n, ld_actuator* a) {
+  double gain = 1;
+  ld_attr_nums(c, n, "gain", &gain, 1, 1);
+  if (gain < 0) ld_error(c, n->file, n->line, "adhesion gain cannot be negative");
+  memset(a->gainprm, 0, sizeof a->gainprm);
+  memset(a->biasprm, 0, sizeof a->biasprm);
+  a->gainprm[0] = gain;
+  a->ctrllimited = 1;
+  a->dyntype = IMP_DYN_NONE;
+  a->gaintype = IMP_GAIN_FIXED;
+  a->biastype = IMP_BIAS_NONE;
+  a->dampratio = 0;
+  if (a->ctrlrange[0] < 0 || a->ctrlrange[1] < 0)
+    ld_error(c, n->file, n->line, "adhesion control range cannot be negative");
+}
+
 int ld_actuator_kind(const char* elem) {
   static const char* const kinds[] = {"general",  "motor",  "position", "velocity", "intvelocity",
-                                      "damper",   "cylinder", "muscle", NULL};
+                                      "damper",   "cylinder", "muscle", "adhesion", NULL};
   for (int i = 0; kinds[i]; i++)
     if (!strcmp(elem, kinds[i])) return i;
   return -1;
@@ -576,6 +595,7 @@ void ld_read_actuator(ld_ctx* c, ld_node* n, ld_actuator* a, int kind) {
   ld_attr_limited(c, n, "forcelimited", &a->forcelimited);
   ld_attr_limited(c, n, "actlimited", &a->actlimited);
   ld_attr_nums(c, n, "lengthrange", a->lengthrange, 2, 2);
+  ld_attr_nums(c, n, "cranklength", &a->cranklength, 1, 1);
   if (kind == LD_ACT_MOTOR) {
     memset(a->gainprm, 0, sizeof a->gainprm);
     a->gainprm[0] = 1; /* the bias parameters stay (MuJoCo's), unused without a bias */
@@ -606,6 +626,8 @@ void ld_read_actuator(ld_ctx* c, ld_node* n, ld_actuator* a, int kind) {
     read_cylinder(c, n, a);
   } else if (kind == LD_ACT_MUSCLE) {
     read_muscle(c, n, a);
+  } else if (kind == LD_ACT_ADHESION) {
+    read_adhesion(c, n, a);
   } else {
     read_general(c, n, a);
   }

@@ -126,8 +126,12 @@ void ld_compute_lengthranges(ld_ctx* c, imp_model* m) {
     double* lr = m->actuator_lengthrange + 2 * u;
     const ld_actuator* a = LD_AT(c->actuators, ld_actuator, u);
     if (!selected(o, m, u) || (o->useexisting && lr[0] < lr[1])) continue;
-    int j = m->actuator_trnid[u], tendon = m->actuator_trntype[u] == IMP_TRN_TENDON;
-    if (o->uselimit && (tendon ? m->tendon_limited[j] : m->jnt_limited[j])) {
+    int j = m->actuator_trnid[2 * u], type = m->actuator_trntype[u];
+    int tendon = type == IMP_TRN_TENDON;
+    int limited = tendon ? m->tendon_limited[j]
+                  : type == IMP_TRN_JOINT || type == IMP_TRN_JOINTINPARENT ? m->jnt_limited[j]
+                                                                           : 0;
+    if (o->uselimit && limited) {
       const double* range = tendon ? m->tendon_range + 2 * j : m->jnt_range + 2 * j;
       lr[0] = range[0];
       lr[1] = range[1];

@@ -146,7 +146,8 @@ enum {
   LD_ACT_INTVELOCITY, /* integrator of velocity into a position servo's setpoint */
   LD_ACT_DAMPER,      /* force -kv velocity ctrl */
   LD_ACT_CYLINDER,    /* filter, area gain, affine bias */
-  LD_ACT_MUSCLE       /* muscle dynamics, gain and bias */
+  LD_ACT_MUSCLE,      /* muscle dynamics, gain and bias */
+  LD_ACT_ADHESION     /* body transmission, fixed gain, ctrl >= 0 */
 };
 
 typedef struct ld_actuator {
@@ -156,6 +157,11 @@ typedef struct ld_actuator {
   int kind; /* LD_ACT_* */
   const char* joint;
   const char* tendon;  /* a tendon transmission instead of joint */
+  int trntype;         /* imp_trn_type of the target attribute given */
+  const char* target;  /* the joint, tendon, site (cranksite) or body it names */
+  const char* site2;   /* refsite (site) or slidersite (slider-crank), NULL none */
+  double cranklength;  /* slider-crank rod length (class default too) */
+  int id2;             /* resolved site2, -1 none */
   int fileidx; /* its place among the file's actuators, skipped ones included */
   double gear[6], ctrlrange[2], forcerange[2];
   int has_ctrlrange, has_forcerange;

@@ -79,6 +79,10 @@ static const sensor_kind k_kinds[] = {
     {"subtreeangmom", IMP_SENS_SUBTREEANGMOM, AT_BODY, 3, R, V},
     {"clock", IMP_SENS_CLOCK, AT_NONE, 1, R, P},
     {"user", IMP_SENS_USER, AT_USER, 0, R, A},
+    /* MuJoCo 3.x: the actuators' total force at a joint (qfrc_actuator at
+       its dof, actuatorgravcomp included) and on a tendon */
+    {"jointactuatorfrc", IMP_SENS_JOINTACTFRC, AT_JOINT, 1, R, A},
+    {"tendonactuatorfrc", IMP_SENS_TENDONACTFRC, AT_TENDON, 1, R, A},
 };
 #undef R
 #undef P
@@ -285,6 +289,7 @@ static void check_joint(ld_ctx* c, const ld_sensor* s, const ld_joint* jt) {
   switch (s->type) {
     case IMP_SENS_JOINTPOS:
     case IMP_SENS_JOINTVEL:
+    case IMP_SENS_JOINTACTFRC:
       if (!scalar) ld_error(c, s->file, s->line, "joint must be slide or hinge in sensor");
       break;
     case IMP_SENS_BALLQUAT:

@@ -876,24 +876,39 @@ static void parse_actuators(ld_ctx* c, ld_node* n) {
     a.name = ld_attr_str(ch, "name");
     a.file = ch->file;
     a.line = ch->line;
-    a.joint = ld_attr_str(ch, "joint");
-    a.tendon = ld_attr_str(ch, "tendon");
-    if (a.joint && a.tendon)
-      ld_error(c, ch->file, ch->line, "actuator: joint and tendon cannot both be given");
-    static const char* const trn[] = {"site", "jointinparent", "body", "cranksite",
-                                      "slidersite", NULL};
-    const char* other = NULL;
-    for (int i = 0; trn[i]; i++)
-      if (ld_attr_str(ch, trn[i]) && !other) other = trn[i];
-    ld_warn_unused(c, ch);
-    if (!a.joint && !a.tendon) {
-      char key[64];
-      snprintf(key, sizeof key, "trn:%s", other ? other : "none");
-      ld_unsupported(c, key, ch->file, ch->line,
-                 "actuator transmission '%s' is not supported yet (actuator skipped)",
-                 other ? other : "(none)");
-      continue;
+    /* the transmission: exactly one target attribute (MJCF reference,
+       actuator/general joint ... cranksite) */
+    static const char* const trn[] = {"joint", "jointinparent", "cranksite", "tendon", "site",
+                                      "body", NULL};
+    static const int trntype[] = {IMP_TRN_JOINT, IMP_TRN_JOINTINPARENT, IMP_TRN_SLIDERCRANK,
+                                  IMP_TRN_TENDON, IMP_TRN_SITE, IMP_TRN_BODY};
+    int ntarget = 0;
+    for (int i = 0; trn[i]; i++) {
+      const char* v = ld_attr_str(ch, trn[i]);
+      if (!v) continue;
+      ntarget++;
+      a.target = v;
+      a.trntype = trntype[i];
     }
+    if (ntarget > 1)
+      ld_error(c, ch->file, ch->line, "actuator can have at most one transmission target");
+    a.joint = a.trntype == IMP_TRN_JOINT || a.trntype == IMP_TRN_JOINTINPARENT ? a.target : NULL;
+    a.tendon = a.trntype == IMP_TRN_TENDON ? a.target : NULL;
+    const char* slidersite = ld_attr_str(ch, "slidersite");
+    const char* refsite = ld_attr_str(ch, "refsite");
+    int has_crank = ld_attr_str(ch, "cranklength") != NULL;
+    if ((slidersite || has_crank) && ntarget && a.trntype != IMP_TRN_SLIDERCRANK)
+      ld_error(c, ch->file, ch->line,
+               "cranklength and slidersite can only be used in slidercrank transmission");
+    if (refsite && ntarget && a.trntype != IMP_TRN_SITE)
+      ld_error(c, ch->file, ch->line, "refsite can only be used with site transmission");
+    if (kind == LD_ACT_ADHESION && ntarget && a.trntype != IMP_TRN_BODY)
+      ld_error(c, ch->file, ch->line, "adhesion: the transmission target must be a body");
+    a.site2 = a.trntype == IMP_TRN_SLIDERCRANK ? slidersite : refsite;
+    ld_warn_unused(c, ch);
+    if (!ntarget)
+      ld_error(c, ch->file, ch->line, "actuator '%s' has no transmission target",
+               a.name ? a.name : "");
     *(ld_actuator*)ld_push(c, &c->actuators) = a;
   }
 }

@@ -195,20 +195,21 @@ START_TEST(keyframe_act) {
   ck_assert_double_eq(d->act[1], 0);
   imp_free_data(d);
   imp_free_model(m);
-  /* skipped actuators (a site transmission, a ball joint), loaded with
-     IMP_LOAD_ALLOW_UNSUPPORTED */
+  /* actuators on a ball joint and a site have their activations too, in
+     the file's order */
   m = imp_load_xml_string_opt(
       "<mujoco><worldbody><body><joint name='j'/><joint name='b' type='ball'/>"
-           "<geom size='0.1'/></body></worldbody>"
+           "<geom size='0.1'/><site name='s'/></body></worldbody>"
            "<actuator><general joint='j' dyntype='filter'/><general joint='b' dyntype='filter'/>"
            "<general site='s' dyntype='integrator'/><general joint='j' dyntype='integrator'/>"
            "</actuator><keyframe><key act='1 2 3 4'/></keyframe></mujoco>",
-      NULL, "t.xml", IMP_LOAD_ALLOW_UNSUPPORTED, g_err, sizeof g_err);
+      NULL, "t.xml", 0, g_err, sizeof g_err);
   ck_assert_msg(m != NULL, "%s", g_err);
-  ck_assert_int_eq(m->nu, 2);
-  ck_assert_int_eq(m->na, 2);
+  ck_assert_int_eq(m->nu, 4);
+  ck_assert_int_eq(m->na, 4);
   ck_assert_double_eq(m->key_act[0], 1);
-  ck_assert_double_eq(m->key_act[1], 4);
+  ck_assert_double_eq(m->key_act[2], 3);
+  ck_assert_double_eq(m->key_act[3], 4);
   imp_free_model(m);
   imp_test_expect_error("<mujoco>" BODY "<actuator><general joint='j' dyntype='filter'/></actuator>"
                "<keyframe>\n<key act='1 2 3'/></keyframe></mujoco>", 2, "key act: expected 1");

@@ -847,22 +847,28 @@ START_TEST(empty_values_and_targetless_cameras) {
 }
 END_TEST
 
-START_TEST(actuators_on_sites_and_ball_joints_are_skipped) {
+START_TEST(actuators_on_sites_and_ball_joints_load) {
   imp_model* m = load_allow(
       "<mujoco><worldbody><body><joint name='b' type='ball'/><joint name='h'/><geom size='1'/>"
       "<site name='s'/></body></worldbody><actuator><motor site='s'/><motor joint='b'/>"
       "<motor joint='h'/></actuator></mujoco>");
-  ck_assert_int_eq(m->nu, 1);
-  ck_assert_int_eq(m->actuator_trnid[0], 1);
-  ck_assert_int_eq(m->nwarning, 2);
+  ck_assert_int_eq(m->nu, 3);
+  ck_assert_int_eq(m->actuator_trntype[0], IMP_TRN_SITE);
+  ck_assert_int_eq(m->actuator_trnid[0], 0);
+  ck_assert_int_eq(m->actuator_trnid[1], -1);
+  ck_assert_int_eq(m->actuator_trntype[1], IMP_TRN_JOINT);
+  ck_assert_int_eq(m->actuator_trnid[2], 0);
+  ck_assert_int_eq(m->actuator_trnid[4], 1);
+  ck_assert_int_eq(m->nwarning, 0);
   imp_free_model(m);
   /* a keyframe written for every actuator of the file keeps the values of
      those that remain (Menagerie's xarm7 and stretch: a tendon gripper);
      one written for what remains reads as it is; any other count is an error */
   static const char* fmt =
       "<mujoco><worldbody><body><joint name='b' type='ball'/><joint name='h'/><geom size='1'/>"
-      "<site name='s'/></body></worldbody><actuator><motor site='s'/><motor joint='h'/><motor joint='b'/>"
-      "<motor joint='h'/></actuator><keyframe><key ctrl='%s'/></keyframe></mujoco>";
+      "<site name='s'/></body></worldbody><actuator><dcmotor joint='h'/><motor joint='h'/>"
+      "<dcmotor joint='b'/><motor joint='h'/></actuator><keyframe><key ctrl='%s'/></keyframe>"
+      "</mujoco>";
   char xml[1024];
   snprintf(xml, sizeof xml, fmt, "1 2 3 4");
   m = load_allow(xml);
@@ -1663,7 +1669,7 @@ Suite* loader_suite(void) {
   tcase_add_test(t, keyframe_quaternions_are_normalized);
   tcase_add_test(t, unsupported_elements_and_attributes_warn_once);
   tcase_add_test(t, failed_load_reports_the_warnings_before_the_error);
-  tcase_add_test(t, actuators_on_sites_and_ball_joints_are_skipped);
+  tcase_add_test(t, actuators_on_sites_and_ball_joints_load);
   tcase_add_test(t, empty_values_and_targetless_cameras);
   tcase_add_test(t, sites_cameras_lights);
   tcase_add_test(t, camera_intrinsics_stored_and_checked);

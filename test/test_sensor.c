@@ -679,7 +679,7 @@ END_TEST
    keep their room, as zeros. */
 START_TEST(loader_skips_what_it_cannot_compute) {
   imp_model* m = imp_test_load_string_allow(
-      BODY "<actuator><motor name='sa' site='s'/></actuator>"
+      BODY "<actuator><dcmotor name='sa' joint='h'/></actuator>"
            "<sensor><actuatorfrc actuator='sa'/><jointpos name='q' joint='h'/>"
            "<camprojection site='s'/><user name='u' objtype='site' objname='s' datatype='real' "
            "needstage='vel' dim='2'/></sensor></mujoco>");
@@ -701,7 +701,7 @@ START_TEST(loader_skips_what_it_cannot_compute) {
   m = imp_test_load_string_allow(
       "<mujoco><worldbody><body><joint name='h' type='hinge'/><geom size='0.1'/>"
       "<site name='s'/></body></worldbody>"
-      "<actuator><motor name='sm' site='s'/></actuator>"
+      "<actuator><dcmotor name='sm' joint='h'/></actuator>"
       "<sensor><actuatorfrc actuator='sm'/><jointpos joint='h'/></sensor></mujoco>");
   ck_assert_int_eq(m->nsensor, 1);
   ck_assert_int_eq(m->sensor_type[0], IMP_SENS_JOINTPOS);
