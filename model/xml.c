@@ -710,6 +710,8 @@ static void parse_body(ld_ctx* c, ld_node* n, int body, int childclass) {
       l->line = ch->line;
       l->body = body;
       ld_warn_unused(c, ch);
+    } else if (!strcmp(e, "composite")) {
+      ld_parse_composite(c, ch, body);
     } else {
       ld_warn_element(c, ch);
     }
