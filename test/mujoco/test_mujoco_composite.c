@@ -1,0 +1,182 @@
+/* MJCF <composite> against MuJoCo 2.2.2 (built only when libmujoco-dev is
+ * found): MuJoCo's own sample models that use it (every model/composite file but scene.xml,
+ * flag/flag.xml, hammock/hammock.xml), loaded by both from the same path.
+ *
+ * The expansion must give the same model: the same counts (bodies, joints,
+ * geoms, sites, tendons and their paths, equalities, excludes, nq, nv), the
+ * same objects in the same order (names, tree, joint types and axes,
+ * equality and tendon references), and body_pos, body_quat, body_mass,
+ * body_inertia, geom sizes and poses to 1e-12. Then the dynamics: contacts
+ * off in both (a hard and a soft contact model cannot agree), and the
+ * equalities too where the run pulls on them (ours are hard, MuJoCo's soft:
+ * grid2pin's and the hammock's tendons, softbox's sliders), qpos and qvel
+ * must agree to 1e-8 over 1000 steps. The run prints the largest
+ * deviations, so ctest -V shows how close. */
+#include <math.h>
+#include <mujoco/mujoco.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mj_pair.h"
+#include "test_util.h"
+
+#define NSTEP 1000
+#define TOL 1e-8
+#define TOL_MODEL 1e-12
+
+typedef struct sample {
+  const char* path; /* under MUJOCO_MODEL_DIR */
+  int equality_off; /* the run reaches equalities: off in both */
+} sample;
+
+static const sample k_samples[] = {
+    {"composite/particle.xml", 0}, {"composite/grid2pin.xml", 1}, {"composite/rope.xml", 0},
+    {"composite/loop.xml", 0},     {"composite/cloth.xml", 0},    {"composite/softbox.xml", 1},
+    {"flag/flag.xml", 0},          {"hammock/hammock.xml", 1},
+};
+#define NSAMPLE ((int)(sizeof k_samples / sizeof *k_samples))
+
+static double max_dev(const double* a, const double* b, int n) {
+  double e = 0;
+  for (int i = 0; i < n; i++) e = fmax(e, fabs(a[i] - b[i]));
+  return e;
+}
+
+static void sample_path(int i, char* path, size_t n) {
+  int len = snprintf(path, n, "%s/%s", MUJOCO_MODEL_DIR, k_samples[i].path);
+  ck_assert(len > 0 && (size_t)len < n);
+}
+
+/* the names of every object of one kind agree */
+static void check_names(const pair* p, const char* file, imp_obj_type it, mjtObj mt, int n,
+                        const char* what) {
+  for (int i = 0; i < n; i++) {
+    const char* a = imp_id2name(p->m, it, i);
+    const char* b = mj_id2name(p->mm, mt, i);
+    ck_assert_msg(!strcmp(a ? a : "", b ? b : ""), "%s: %s %d named '%s', MuJoCo '%s'", file,
+                  what, i, a ? a : "", b ? b : "");
+  }
+}
+
+#define EQ_INT(f)                                                                        \
+  ck_assert_msg(p.m->f == p.mm->f, "%s: " #f " %d, MuJoCo %d", k_samples[_i].path, p.m->f, \
+                p.mm->f)
+#define EQ_INTS(f, n)                                                                   \
+  for (int k = 0; k < (n); k++)                                                         \
+  ck_assert_msg(p.m->f[k] == p.mm->f[k], "%s: " #f "[%d] %d, MuJoCo %d", k_samples[_i].path, k, \
+                p.m->f[k], p.mm->f[k])
+#define EQ_REALS(f, n)                                                                          \
+  do {                                                                                          \
+    double e_ = max_dev(p.m->f, p.mm->f, (n));                                                  \
+    ck_assert_msg(e_ <= TOL_MODEL, "%s: " #f " differs by %g", k_samples[_i].path, e_);         \
+  } while (0)
+
+START_TEST(model_matches_mujoco) {
+  char path[4096];
+  sample_path(_i, path, sizeof path);
+  pair p;
+  mjp_load(&p, k_samples[_i].path, path, path);
+  EQ_INT(nbody);
+  EQ_INT(njnt);
+  EQ_INT(ngeom);
+  EQ_INT(nsite);
+  EQ_INT(ntendon);
+  EQ_INT(nwrap);
+  EQ_INT(neq);
+  EQ_INT(nexclude);
+  EQ_INT(nq);
+  EQ_INT(nv);
+  ck_assert_msg(p.m->nbody > 20, "%s: the composite made no bodies", k_samples[_i].path);
+  check_names(&p, k_samples[_i].path, IMP_OBJ_BODY, mjOBJ_BODY, p.m->nbody, "body");
+  check_names(&p, k_samples[_i].path, IMP_OBJ_JOINT, mjOBJ_JOINT, p.m->njnt, "joint");
+  check_names(&p, k_samples[_i].path, IMP_OBJ_GEOM, mjOBJ_GEOM, p.m->ngeom, "geom");
+  check_names(&p, k_samples[_i].path, IMP_OBJ_SITE, mjOBJ_SITE, p.m->nsite, "site");
+  check_names(&p, k_samples[_i].path, IMP_OBJ_TENDON, mjOBJ_TENDON, p.m->ntendon, "tendon");
+  EQ_INTS(body_parentid, p.m->nbody);
+  EQ_INTS(jnt_type, p.m->njnt);
+  EQ_INTS(jnt_bodyid, p.m->njnt);
+  EQ_INTS(geom_type, p.m->ngeom);
+  EQ_INTS(geom_bodyid, p.m->ngeom);
+  EQ_INTS(geom_contype, p.m->ngeom);
+  EQ_INTS(geom_condim, p.m->ngeom);
+  EQ_INTS(geom_priority, p.m->ngeom);
+  EQ_INTS(geom_group, p.m->ngeom);
+  EQ_INTS(site_bodyid, p.m->nsite);
+  EQ_INTS(eq_type, p.m->neq);
+  EQ_INTS(eq_obj1id, p.m->neq);
+  EQ_INTS(eq_obj2id, p.m->neq);
+  EQ_INTS(tendon_adr, p.m->ntendon);
+  EQ_INTS(tendon_num, p.m->ntendon);
+  EQ_INTS(tendon_group, p.m->ntendon);
+  EQ_INTS(wrap_type, p.m->nwrap);
+  EQ_INTS(wrap_objid, p.m->nwrap);
+  /* MuJoCo's signature: (body1 + 1) << 16 | (body2 + 1) */
+  for (int k = 0; k < p.m->nexclude; k++)
+    ck_assert_msg(((p.m->exclude_body1[k] + 1) << 16 | (p.m->exclude_body2[k] + 1)) ==
+                      p.mm->exclude_signature[k],
+                  "%s: exclude %d", k_samples[_i].path, k);
+  EQ_REALS(body_pos, 3 * p.m->nbody);
+  EQ_REALS(body_quat, 4 * p.m->nbody);
+  EQ_REALS(body_mass, p.m->nbody);
+  EQ_REALS(body_inertia, 3 * p.m->nbody);
+  EQ_REALS(body_ipos, 3 * p.m->nbody);
+  EQ_REALS(jnt_pos, 3 * p.m->njnt);
+  EQ_REALS(jnt_axis, 3 * p.m->njnt);
+  EQ_REALS(dof_damping, p.m->nv);
+  EQ_REALS(geom_size, 3 * p.m->ngeom);
+  EQ_REALS(geom_pos, 3 * p.m->ngeom);
+  EQ_REALS(geom_quat, 4 * p.m->ngeom);
+  EQ_REALS(site_pos, 3 * p.m->nsite);
+  EQ_REALS(eq_solref, 2 * p.m->neq);
+  EQ_REALS(wrap_prm, p.m->nwrap);
+  EQ_REALS(tendon_length0, p.m->ntendon);
+  for (int t = 0; t < p.m->ntendon; t++) {
+    ck_assert_msg(fabs(p.m->tendon_stiffness[3 * t] - p.mm->tendon_stiffness[t]) <= TOL_MODEL,
+                  "%s: tendon %d stiffness", k_samples[_i].path, t);
+    ck_assert_msg(fabs(p.m->tendon_damping[3 * t] - p.mm->tendon_damping[t]) <= TOL_MODEL,
+                  "%s: tendon %d damping", k_samples[_i].path, t);
+  }
+  mjp_free(&p);
+}
+END_TEST
+
+START_TEST(contact_free_run_matches_mujoco) {
+  char path[4096];
+  sample_path(_i, path, sizeof path);
+  pair p;
+  mjp_load(&p, k_samples[_i].path, path, path);
+  p.mm->opt.disableflags |= mjDSBL_CONTACT;
+  p.m->opt.disableflags |= IMP_DSBL_CONTACT;
+  if (k_samples[_i].equality_off) {
+    p.mm->opt.disableflags |= mjDSBL_EQUALITY;
+    p.m->opt.disableflags |= IMP_DSBL_EQUALITY;
+  }
+  double eq = 0, ev = 0, moved = 0;
+  for (int s = 0; s < NSTEP; s++) {
+    mj_step(p.mm, p.md);
+    imp_step(p.m, p.d);
+    eq = fmax(eq, max_dev(p.d->qpos, p.md->qpos, p.m->nq));
+    ev = fmax(ev, max_dev(p.d->qvel, p.md->qvel, p.m->nv));
+  }
+  moved = max_dev(p.md->qpos, p.mm->qpos0, p.m->nq);
+  printf("%s: qpos dev %.1e, qvel dev %.1e over %d steps (moved %.2f)\n", k_samples[_i].path, eq,
+         ev, NSTEP, moved);
+  ck_assert_int_eq(p.d->nwarning_nan, 0);
+  ck_assert_msg(moved > 0.1, "%s: the run hardly moved (%g)", k_samples[_i].path, moved);
+  ck_assert_msg(eq <= TOL && ev <= TOL, "%s: qpos dev %g, qvel dev %g", k_samples[_i].path, eq,
+                ev);
+  mjp_free(&p);
+}
+END_TEST
+
+static Suite* composite_suite(void) {
+  Suite* s = suite_create("mujoco_composite");
+  TCase* tc = tcase_create("samples");
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, model_matches_mujoco, 0, NSAMPLE);
+  tcase_add_loop_test(tc, contact_free_run_matches_mujoco, 0, NSAMPLE);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return imp_test_run_suite(composite_suite()); }
