@@ -922,7 +922,7 @@ static void parse_root(ld_ctx* c, ld_node* root) {
 
 /* After an error: the warnings gathered before it, one a line below the
    error's own line, as many whole lines as fit, then how many did not. A
-   warning often explains the error (an ignored <composite> leaves a body
+   warning often explains the error (an ignored <flexcomp> leaves a body
    without mass), and a failed load has no model to keep them on. */
 static void append_warnings(ld_ctx* c) {
   if (!c->err || c->errsz <= 0 || !c->nwarning) return;

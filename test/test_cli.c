@@ -164,13 +164,13 @@ START_TEST(check_missing_file) {
 END_TEST
 
 /* a model that fails: stderr has the error and, after it, the warnings
-   gathered before it (here the ignored <composite> that left the body
+   gathered before it (here the ignored <flexcomp> that left the body
    without mass); nothing on stdout */
 START_TEST(check_failure_prints_earlier_warnings) {
   const char* bad = in_dir("massless.xml");
   FILE* f = fopen(bad, "w");
   ck_assert(f != NULL);
-  fputs("<mujoco>\n<worldbody>\n<body>\n<joint/>\n<composite type='grid' count='2 2 1'/>\n"
+  fputs("<mujoco>\n<worldbody>\n<body>\n<joint/>\n<flexcomp type='grid' count='2 2 1'/>\n"
         "</body></worldbody></mujoco>\n", f);
   fclose(f);
   char args[4400];
@@ -178,7 +178,7 @@ START_TEST(check_failure_prints_earlier_warnings) {
   ck_assert_int_eq(impetus(args), 1);
   const char* err = text_of(err_path);
   const char* e = strstr(err, "massless.xml:3: mass and inertia of moving bodies");
-  const char* w = strstr(err, "massless.xml:5: warning: element 'composite' is not supported");
+  const char* w = strstr(err, "massless.xml:5: warning: element 'flexcomp' is not supported");
   ck_assert_msg(e && w && e < w, "stderr: %s", err);
   ck_assert_str_eq(text_of(out_path), "");
 }

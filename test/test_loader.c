@@ -758,29 +758,29 @@ START_TEST(unsupported_elements_and_attributes_warn_once) {
 END_TEST
 
 /* A failed load has no model to keep warnings on: they follow the error in
-   err, one a line, since they often explain it (the ignored <composite>
+   err, one a line, since they often explain it (the ignored <flexcomp>
    below leaves its body without mass). Only whole lines, and a count of
    those that did not fit. */
 START_TEST(failed_load_reports_the_warnings_before_the_error) {
-  const char* xml = "<mujoco><worldbody>\n<body>\n<joint/>\n<composite type='grid' count='2 2 1'/>\n"
+  const char* xml = "<mujoco><worldbody>\n<body>\n<joint/>\n<flexcomp type='grid' count='2 2 1'/>\n"
                     "<geom size='1' foo='1' mass='0'/>\n<geom size='1' bar='1' mass='0'/>\n"
                     "</body></worldbody></mujoco>";
   char big[1000];
   ck_assert_ptr_null(imp_load_xml_string(
-      "<mujoco><worldbody>\n<body>\n<joint/>\n<composite type='grid' count='2 2 1'/>\n"
+      "<mujoco><worldbody>\n<body>\n<joint/>\n<flexcomp type='grid' count='2 2 1'/>\n"
       "</body></worldbody></mujoco>", NULL, "t.xml", big, sizeof big));
   ck_assert_msg(strncmp(big, "t.xml:2: mass and inertia of moving bodies", 42) == 0, "%s", big);
-  ck_assert_msg(strstr(big, "\nt.xml:4: warning: element 'composite' is not supported yet") &&
+  ck_assert_msg(strstr(big, "\nt.xml:4: warning: element 'flexcomp' is not supported yet") &&
                     big[strlen(big) - 1] != '\n',
                 "%s", big);
   ck_assert_ptr_null(imp_load_xml_string(xml, NULL, "t.xml", big, sizeof big));
-  ck_assert_msg(strstr(big, "composite") && strstr(big, "'foo'") && strstr(big, "'bar'") &&
+  ck_assert_msg(strstr(big, "flexcomp") && strstr(big, "'foo'") && strstr(big, "'bar'") &&
                     !strstr(big, "more warning"),
                 "%s", big);
   /* a small buffer: the error, then as many whole warnings as fit */
   char small[200];
   ck_assert_ptr_null(imp_load_xml_string(xml, NULL, "t.xml", small, sizeof small));
-  ck_assert_msg(strncmp(small, "t.xml:2: mass", 13) == 0 && strstr(small, "composite") &&
+  ck_assert_msg(strncmp(small, "t.xml:2: mass", 13) == 0 && strstr(small, "flexcomp") &&
                     !strstr(small, "'foo'") && strstr(small, "\n(2 more warnings)"),
                 "%s", small);
 }
