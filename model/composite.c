@@ -316,11 +316,13 @@ static int rope_body(ld_ctx* c, const comp* k, int body, int x, int x1) {
     add_joint(c, k, CK_JOINT, body, cname(c, "%sJ%d_%d", P, i, x1), IMP_JNT_HINGE, jpos, axis);
   }
   if (k->add[CK_TWIST]) {
-    ld_joint* j = add_joint(c, k, CK_TWIST, body, cname(c, "%sJT%d", P, x1), IMP_JNT_HINGE, jpos, ax);
+    ld_joint* j =
+        add_joint(c, k, CK_TWIST, body, cname(c, "%sJT%d", P, x1), IMP_JNT_HINGE, jpos, ax);
     add_equality(c, k, IMP_EQ_JOINT, j->name, NULL, k->fixsolref[CK_TWIST]);
   }
   if (k->add[CK_STRETCH]) {
-    ld_joint* j = add_joint(c, k, CK_STRETCH, body, cname(c, "%sJS%d", P, x1), IMP_JNT_SLIDE, jpos, ax);
+    ld_joint* j =
+        add_joint(c, k, CK_STRETCH, body, cname(c, "%sJS%d", P, x1), IMP_JNT_SLIDE, jpos, ax);
     add_equality(c, k, IMP_EQ_JOINT, j->name, NULL, k->fixsolref[CK_STRETCH]);
   }
   return body;
@@ -485,7 +487,8 @@ static void make_box(ld_ctx* c, const comp* k, int body) {
   const char* P = k->prefix;
   static const double zero[3] = {0, 0, 0}, zaxis[3] = {0, 0, 1};
   if (k->dim != 3)
-    ld_error(c, k->file, k->line, "composite box, cylinder and ellipsoid must be three-dimensional");
+    ld_error(c, k->file, k->line,
+             "composite box, cylinder and ellipsoid must be three-dimensional");
   ld_geom* g0 = add_geom(c, k, body, cname(c, "%sGcenter", P));
   g0->type = IMP_GEOM_SPHERE;
   set3(g0->pos, 0, 0, 0);
