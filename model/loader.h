@@ -642,6 +642,12 @@ int ld_resolve_mocap(ld_ctx* c, const int* jntnum, int* mocapid);
    body's pos and quat where a key gives none; quaternions normalized */
 void ld_put_mocap_keys(ld_ctx* c, imp_model* m);
 
+/* ---- composite.c ---- */
+
+/* <composite> n in body: its bodies, joints, geoms, sites, tendons,
+   equalities and excludes into the spec, as MuJoCo 2.2.2 expands them */
+void ld_parse_composite(ld_ctx* c, ld_node* n, int body);
+
 /* ---- compile.c ---- */
 
 imp_model* ld_compile(ld_ctx* c);

@@ -854,6 +854,8 @@ static void parse_children(ld_ctx* c, ld_node* n, int body, int childclass, cons
         imp_copy(l->dir, dir, 3);
       }
       ld_warn_unused(c, ch);
+    } else if (!strcmp(e, "composite")) {
+      ld_parse_composite(c, ch, body);
     } else {
       ld_warn_element(c, ch);
     }
@@ -1084,7 +1086,7 @@ static void parse_root(ld_ctx* c, ld_node* root) {
 
 /* After an error: the warnings gathered before it, one a line below the
    error's own line, as many whole lines as fit, then how many did not. A
-   warning often explains the error (an ignored <composite> leaves a body
+   warning often explains the error (an ignored <flexcomp> leaves a body
    without mass), and a failed load has no model to keep them on. */
 static void append_warnings(ld_ctx* c) {
   if (!c->err || c->errsz <= 0 || !c->nwarning) return;

@@ -165,14 +165,14 @@ START_TEST(check_missing_file) {
 END_TEST
 
 /* a model that fails: stderr has the error and, after it, the warnings
-   gathered before it (here the <composite> that --allow-unsupported
+   gathered before it (here the <flexcomp> that --allow-unsupported
    dropped, leaving the body without mass); nothing on stdout. Without
-   --allow-unsupported the composite itself is the error. */
+   --allow-unsupported the flexcomp itself is the error. */
 START_TEST(check_failure_prints_earlier_warnings) {
   const char* bad = in_dir("massless.xml");
   FILE* f = fopen(bad, "w");
   ck_assert(f != NULL);
-  fputs("<mujoco>\n<worldbody>\n<body>\n<joint/>\n<composite type='grid' count='2 2 1'/>\n"
+  fputs("<mujoco>\n<worldbody>\n<body>\n<joint/>\n<flexcomp type='grid' count='2 2 1'/>\n"
         "</body></worldbody></mujoco>\n", f);
   fclose(f);
   char args[4400];
@@ -180,13 +180,13 @@ START_TEST(check_failure_prints_earlier_warnings) {
   ck_assert_int_eq(impetus(args), 1);
   const char* err = text_of(err_path);
   const char* e = strstr(err, "massless.xml:3: mass and inertia of moving bodies");
-  const char* w = strstr(err, "massless.xml:5: warning: element 'composite' is not supported");
+  const char* w = strstr(err, "massless.xml:5: warning: element 'flexcomp' is not supported");
   ck_assert_msg(e && w && e < w, "stderr: %s", err);
   ck_assert_str_eq(text_of(out_path), "");
   snprintf(args, sizeof args, "check '%s'", bad);
   ck_assert_int_eq(impetus(args), 1);
   err = text_of(err_path);
-  ck_assert_msg(strstr(err, "massless.xml:5: element 'composite' is not supported yet") &&
+  ck_assert_msg(strstr(err, "massless.xml:5: element 'flexcomp' is not supported yet") &&
                     strstr(err, "--allow-unsupported"),
                 "stderr: %s", err);
 }

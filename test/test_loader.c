@@ -777,10 +777,10 @@ START_TEST(unsupported_elements_and_attributes_warn_once) {
   ck_assert_msg(strstr(g_err, "t.xml:3: attribute 'foo' of 'geom' is not supported yet") &&
                     strstr(g_err, "--allow-unsupported"),
                 "%s", g_err);
-  ck_assert_ptr_null(imp_load_xml_string("<mujoco>\n<worldbody>\n<body><composite/></body>"
+  ck_assert_ptr_null(imp_load_xml_string("<mujoco>\n<worldbody>\n<body><flexcomp/></body>"
                                          "</worldbody></mujoco>",
                                          NULL, "t.xml", g_err, sizeof g_err));
-  ck_assert_msg(strstr(g_err, "t.xml:3: element 'composite' is not supported yet"), "%s", g_err);
+  ck_assert_msg(strstr(g_err, "t.xml:3: element 'flexcomp' is not supported yet"), "%s", g_err);
   imp_model* h = load("<mujoco>\n<custom/>\n<asset><material name='m' metallic='1'/></asset>"
                       "<worldbody><geom size='1'/></worldbody></mujoco>");
   ck_assert_int_eq(h->nwarning, 2);
@@ -800,30 +800,30 @@ START_TEST(unsupported_elements_and_attributes_warn_once) {
 END_TEST
 
 /* A failed load has no model to keep warnings on: they follow the error in
-   err, one a line, since they often explain it (the ignored <composite>
+   err, one a line, since they often explain it (the ignored <flexcomp>
    below, loaded with IMP_LOAD_ALLOW_UNSUPPORTED, leaves its body without
    mass). Only whole lines, and a count of those that did not fit. */
 START_TEST(failed_load_reports_the_warnings_before_the_error) {
-  const char* xml = "<mujoco><worldbody>\n<body>\n<joint/>\n<composite type='grid' count='2 2 1'/>\n"
+  const char* xml = "<mujoco><worldbody>\n<body>\n<joint/>\n<flexcomp type='grid' count='2 2 1'/>\n"
                     "<geom size='1' foo='1' mass='0'/>\n<geom size='1' bar='1' mass='0'/>\n"
                     "</body></worldbody></mujoco>";
   const int allow = IMP_LOAD_ALLOW_UNSUPPORTED;
   char big[1000];
   ck_assert_ptr_null(imp_load_xml_string_opt(
-      "<mujoco><worldbody>\n<body>\n<joint/>\n<composite type='grid' count='2 2 1'/>\n"
+      "<mujoco><worldbody>\n<body>\n<joint/>\n<flexcomp type='grid' count='2 2 1'/>\n"
       "</body></worldbody></mujoco>", NULL, "t.xml", allow, big, sizeof big));
   ck_assert_msg(strncmp(big, "t.xml:2: mass and inertia of moving bodies", 42) == 0, "%s", big);
-  ck_assert_msg(strstr(big, "\nt.xml:4: warning: element 'composite' is not supported yet") &&
+  ck_assert_msg(strstr(big, "\nt.xml:4: warning: element 'flexcomp' is not supported yet") &&
                     big[strlen(big) - 1] != '\n',
                 "%s", big);
   ck_assert_ptr_null(imp_load_xml_string_opt(xml, NULL, "t.xml", allow, big, sizeof big));
-  ck_assert_msg(strstr(big, "composite") && strstr(big, "'foo'") && strstr(big, "'bar'") &&
+  ck_assert_msg(strstr(big, "flexcomp") && strstr(big, "'foo'") && strstr(big, "'bar'") &&
                     !strstr(big, "more warning"),
                 "%s", big);
   /* a small buffer: the error, then as many whole warnings as fit */
   char small[200];
   ck_assert_ptr_null(imp_load_xml_string_opt(xml, NULL, "t.xml", allow, small, sizeof small));
-  ck_assert_msg(strncmp(small, "t.xml:2: mass", 13) == 0 && strstr(small, "composite") &&
+  ck_assert_msg(strncmp(small, "t.xml:2: mass", 13) == 0 && strstr(small, "flexcomp") &&
                     !strstr(small, "'foo'") && strstr(small, "\n(2 more warnings)"),
                 "%s", small);
 }
