@@ -40,6 +40,20 @@ static inline void mjp_load(pair* p, const char* name, const char* mjpath, const
   p->d = imp_make_data(p->m);
 }
 
+/* fmt with one %s filled by integ (an integrator's name), written as
+   <prefix>_<integ>.xml and loaded in both; the test fails on a loader
+   warning of ours. */
+static inline void mjp_load_integrator(pair* p, const char* prefix, const char* fmt,
+                                       const char* integ) {
+  char xml[8192], path[4096], stem[128];
+  int len = snprintf(xml, sizeof xml, fmt, integ);
+  ck_assert_int_lt(len, (int)sizeof xml);
+  snprintf(stem, sizeof stem, "%s_%s", prefix, integ);
+  mjp_write(stem, xml, path, sizeof path);
+  mjp_load(p, stem, path, path);
+  imp_test_no_warnings(p->m);
+}
+
 static inline void mjp_free(pair* p) {
   imp_free_data(p->d);
   imp_free_model(p->m);

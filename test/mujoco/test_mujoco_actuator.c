@@ -103,14 +103,8 @@ static const char* const k_integrators[] = {"Euler", "implicit", "RK4"};
 
 START_TEST(test_actuator_dynamics_trajectory) {
   const char* integ = k_integrators[_i];
-  char xml[8192], path[4096], stem[128];
-  int len = snprintf(xml, sizeof xml, k_model, integ);
-  ck_assert_int_lt(len, (int)sizeof xml);
-  snprintf(stem, sizeof stem, "mjactuator_%s", integ);
-  mjp_write(stem, xml, path, sizeof path);
   pair p;
-  mjp_load(&p, stem, path, path);
-  imp_test_no_warnings(p.m);
+  mjp_load_integrator(&p, "mjactuator", k_model, integ);
   ck_assert_int_eq(p.m->nu, p.mm->nu);
   ck_assert_int_eq(p.m->na, p.mm->na);
   ck_assert_int_eq(p.m->na, 5);
@@ -159,14 +153,8 @@ END_TEST
 
 START_TEST(test_actuator_dynamics_tendons) {
   const char* integ = k_integrators[_i];
-  char xml[8192], path[4096], stem[128];
-  int len = snprintf(xml, sizeof xml, k_tendon_model, integ);
-  ck_assert_int_lt(len, (int)sizeof xml);
-  snprintf(stem, sizeof stem, "mjactuator_tendons_%s", integ);
-  mjp_write(stem, xml, path, sizeof path);
   pair p;
-  mjp_load(&p, stem, path, path);
-  imp_test_no_warnings(p.m);
+  mjp_load_integrator(&p, "mjactuator_tendons", k_tendon_model, integ);
   ck_assert_int_eq(p.m->na, p.mm->na);
   double dlr = 0;
   for (int k = 0; k < 2 * p.m->nu; k++)

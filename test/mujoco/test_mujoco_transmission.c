@@ -100,14 +100,8 @@ static double moment_dev(const pair* p) {
 
 START_TEST(test_transmission_trajectory) {
   const char* integ = k_integrators[_i];
-  char xml[8192], path[4096], stem[128];
-  int len = snprintf(xml, sizeof xml, k_model, integ);
-  ck_assert_int_lt(len, (int)sizeof xml);
-  snprintf(stem, sizeof stem, "mjtransmission_%s", integ);
-  mjp_write(stem, xml, path, sizeof path);
   pair p;
-  mjp_load(&p, stem, path, path);
-  imp_test_no_warnings(p.m);
+  mjp_load_integrator(&p, "mjtransmission", k_model, integ);
   ck_assert_int_eq(p.m->nu, 11);
   for (int u = 0; u < p.m->nu; u++) {
     ck_assert_int_eq(p.m->actuator_trntype[u], p.mm->actuator_trntype[u]);
