@@ -51,6 +51,26 @@ static char* slurp(const char* path, long* n) {
 }
 
 /* Put awkward values in the state for row r: every one must survive exactly. */
+/* One row of d recorded to <dir>/<stem>.csv (with csv_flags) and
+   <dir>/<stem>.npy in a fresh directory dir (4096 bytes); their paths
+   (4200) and the sidecar's (4300). */
+static void record_one_row(const imp_model* m, const imp_data* d, const char* stem,
+                           int csv_flags, char* dir, char* csv, char* npy, char* json) {
+  char err[500] = "";
+  make_tmpdir(dir, 4096);
+  snprintf(csv, 4200, "%s/%s.csv", dir, stem);
+  snprintf(npy, 4200, "%s/%s.npy", dir, stem);
+  snprintf(json, 4300, "%s.json", npy);
+  imp_recorder* rc = imp_recorder_open_flags(csv, m, csv_flags, err, sizeof err);
+  ck_assert_msg(rc != NULL, "open: %s", err);
+  imp_recorder* rn = imp_recorder_open(npy, m, err, sizeof err);
+  ck_assert_msg(rn != NULL, "open: %s", err);
+  ck_assert_int_eq(imp_recorder_write(rc, m, d), 0);
+  ck_assert_int_eq(imp_recorder_write(rn, m, d), 0);
+  ck_assert_msg(imp_recorder_close(rc, err, sizeof err) == 0, "close: %s", err);
+  ck_assert_msg(imp_recorder_close(rn, err, sizeof err) == 0, "close: %s", err);
+}
+
 static void set_state(const imp_model* m, imp_data* d, int r, double* expect) {
   d->time = r * 0.1; /* 0.30000000000000004 and friends */
   for (int i = 0; i < m->nq; i++) d->qpos[i] = 1.0 / 3.0 + r * 1e-17 - r;
@@ -439,19 +459,8 @@ START_TEST(sensor_columns) {
   imp_data* d = imp_make_data(m);
   d->qvel[0] = 0.5;
   imp_step(m, d);
-  char dir[4096], csv[4200], npy[4200], json[4300], err[500] = "";
-  make_tmpdir(dir, sizeof dir);
-  snprintf(csv, sizeof csv, "%s/s.csv", dir);
-  snprintf(npy, sizeof npy, "%s/s.npy", dir);
-  snprintf(json, sizeof json, "%s.json", npy);
-  imp_recorder* rc = imp_recorder_open_flags(csv, m, IMP_RECORD_SOLVER, err, sizeof err);
-  ck_assert_msg(rc != NULL, "open: %s", err);
-  imp_recorder* rn = imp_recorder_open(npy, m, err, sizeof err);
-  ck_assert_msg(rn != NULL, "open: %s", err);
-  ck_assert_int_eq(imp_recorder_write(rc, m, d), 0);
-  ck_assert_int_eq(imp_recorder_write(rn, m, d), 0);
-  ck_assert_msg(imp_recorder_close(rc, err, sizeof err) == 0, "close: %s", err);
-  ck_assert_msg(imp_recorder_close(rn, err, sizeof err) == 0, "close: %s", err);
+  char dir[4096], csv[4200], npy[4200], json[4300];
+  record_one_row(m, d, "s", IMP_RECORD_SOLVER, dir, csv, npy, json);
 
   char* text = slurp(csv, NULL);
   const char* header = "time,qpos_0,qvel_0,sensor_angle,sensor1_0,sensor1_1,sensor1_2,"
@@ -500,19 +509,8 @@ START_TEST(mocap_columns) {
   memcpy(d->mocap_quat, quat, sizeof quat);
   d->qpos[0] = 0.25;
   imp_forward(m, d);
-  char dir[4096], csv[4200], npy[4200], json[4300], err[500] = "";
-  make_tmpdir(dir, sizeof dir);
-  snprintf(csv, sizeof csv, "%s/m.csv", dir);
-  snprintf(npy, sizeof npy, "%s/m.npy", dir);
-  snprintf(json, sizeof json, "%s.json", npy);
-  imp_recorder* rc = imp_recorder_open(csv, m, err, sizeof err);
-  ck_assert_msg(rc != NULL, "open: %s", err);
-  imp_recorder* rn = imp_recorder_open(npy, m, err, sizeof err);
-  ck_assert_msg(rn != NULL, "open: %s", err);
-  ck_assert_int_eq(imp_recorder_write(rc, m, d), 0);
-  ck_assert_int_eq(imp_recorder_write(rn, m, d), 0);
-  ck_assert_msg(imp_recorder_close(rc, err, sizeof err) == 0, "close: %s", err);
-  ck_assert_msg(imp_recorder_close(rn, err, sizeof err) == 0, "close: %s", err);
+  char dir[4096], csv[4200], npy[4200], json[4300];
+  record_one_row(m, d, "m", 0, dir, csv, npy, json);
 
   const char* names =
       "time,qpos_0,qvel_0,mocap_hand_pos_0,mocap_hand_pos_1,mocap_hand_pos_2,"
@@ -568,19 +566,8 @@ START_TEST(act_columns) {
   d->ctrl[1] = 0.7;
   d->ctrl[2] = -2;
   for (int k = 0; k < 3; k++) imp_step(m, d);
-  char dir[4096], csv[4200], npy[4200], json[4300], err[500] = "";
-  make_tmpdir(dir, sizeof dir);
-  snprintf(csv, sizeof csv, "%s/a.csv", dir);
-  snprintf(npy, sizeof npy, "%s/a.npy", dir);
-  snprintf(json, sizeof json, "%s.json", npy);
-  imp_recorder* rc = imp_recorder_open(csv, m, err, sizeof err);
-  ck_assert_msg(rc != NULL, "open: %s", err);
-  imp_recorder* rn = imp_recorder_open(npy, m, err, sizeof err);
-  ck_assert_msg(rn != NULL, "open: %s", err);
-  ck_assert_int_eq(imp_recorder_write(rc, m, d), 0);
-  ck_assert_int_eq(imp_recorder_write(rn, m, d), 0);
-  ck_assert_msg(imp_recorder_close(rc, err, sizeof err) == 0, "close: %s", err);
-  ck_assert_msg(imp_recorder_close(rn, err, sizeof err) == 0, "close: %s", err);
+  char dir[4096], csv[4200], npy[4200], json[4300];
+  record_one_row(m, d, "a", 0, dir, csv, npy, json);
   char* text = slurp(csv, NULL);
   const char* header = "time,qpos_0,qvel_0,ctrl_0,ctrl_1,ctrl_2,act_f,act2,sensor_angle\n";
   ck_assert_msg(strncmp(text, header, strlen(header)) == 0, "%s", text);
