@@ -419,7 +419,7 @@ typedef struct ld_ctx {
   ld_vec warnkeys; /* const char* keys already warned about */
 } ld_ctx;
 
-/* ---- xml.c: utilities shared by the loader files ---- */
+/* ---- loader_util.c: utilities shared by the loader files ---- */
 
 void* ld_alloc(ld_ctx* c, size_t n);           /* zeroed arena memory */
 const char* ld_strdup(ld_ctx* c, const char* s);
