@@ -699,8 +699,18 @@ static void solve_islands(const imp_model* m, imp_data* d, const half_rows* Y,
   qsort(sizes, (size_t)d->nisland, sizeof *sizes, larger_first);
   int* order = imp_stack_alloc_int(d, d->nisland);
   for (int i = 0; i < d->nisland; i++) order[i] = sizes[i].island;
+  /* The islands the solver factors with LAPACK stay on this thread, in
+     order, as in a one-thread run: OpenBLAS's kernels are chosen per CPU
+     and its results are not promised to be the same from thread to thread
+     (CI saw a 3-thread recording differ from the 1-thread one where three
+     64-row islands were factored at once, on a machine not this one;
+     OpenBLAS reports CPU-specific, thread-dependent results, e.g. its issue
+     #5267). Largest first, so they are the front of the order. */
+  const imp_csolver* solver = k_solvers[d->solver];
+  int min_rows = solver->caller_min_rows ? solver->caller_min_rows() : 0, ncaller = 0;
+  while (min_rows > 0 && ncaller < d->nisland && sizes[ncaller].rows >= min_rows) ncaller++;
   islands_job job = {m, d, Y, diaginv, scratch, order};
-  imp_pool_run(d->pool, d->nisland, island_task, &job);
+  imp_pool_run(d->pool, d->nisland, ncaller, island_task, &job);
 }
 
 /* The step's solver statistics from the islands', in island order. */

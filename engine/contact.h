@@ -136,6 +136,11 @@ typedef struct imp_csolver {
      the Newton solvers (a dense factor), 2 for the sweeps and pivots; the
      stage bounds a solve's work with it (IMP_SOLVE_WORK_MAX) */
   int work_power;
+  /* islands of this many rows or more are solved on the caller's thread
+     (0: on any): from there the solver factors with LAPACK (OpenBLAS),
+     whose results are not promised to be the same on every thread, so the
+     caller's thread makes them those of a one-thread run (contact.c) */
+  int (*caller_min_rows)(void); /* NULL: 0 */
 } imp_csolver;
 
 /* ---- the registry (contact.c) ---- */

@@ -1,7 +1,8 @@
 /* The worker pool of a data (pool.h). One job at a time: imp_pool_run
  * publishes it under the mutex with a new generation number, wakes the
- * workers, takes tasks itself from the shared counter, then waits until
- * every worker has reported the generation done. Tasks are claimed one by
+ * workers, runs the tasks reserved for the caller, takes tasks from the
+ * shared counter, then waits until every worker has reported the
+ * generation done. Tasks are claimed one by
  * one under the mutex: islands cost microseconds to milliseconds, so the
  * lock is not what limits the speed-up, and a claim order that varies
  * from run to run changes nothing a task computes (pool.h). */
@@ -92,16 +93,18 @@ imp_pool* imp_pool_make(int nthread) {
 
 int imp_pool_threads(const imp_pool* p) { return p ? p->nthread : 1; }
 
-void imp_pool_run(imp_pool* p, int ntask, imp_pool_task task, void* ctx) {
+void imp_pool_run(imp_pool* p, int ntask, int ncaller, imp_pool_task task, void* ctx) {
+  if (ncaller > ntask) ncaller = ntask;
   pthread_mutex_lock(&p->lock);
   p->task = task;
   p->ctx = ctx;
   p->ntask = ntask;
-  p->next = 0;
+  p->next = ncaller; /* the workers' share starts after the caller's own */
   p->finished = 0;
   p->generation++;
   pthread_cond_broadcast(&p->wake);
   pthread_mutex_unlock(&p->lock);
+  for (int t = 0; t < ncaller; t++) task(ctx, t, 0);
   drain(p, 0);
   pthread_mutex_lock(&p->lock);
   while (p->finished < p->nthread - 1) pthread_cond_wait(&p->done, &p->lock);

@@ -23,8 +23,10 @@ typedef void (*imp_pool_task)(void* ctx, int task, int worker);
    IMP_THREADS_MAX); NULL when the threads or memory cannot be had */
 imp_pool* imp_pool_make(int nthread);
 int imp_pool_threads(const imp_pool* p);
-/* run task(ctx, t, worker) for t in [0, ntask) on the pool and the caller */
-void imp_pool_run(imp_pool* p, int ntask, imp_pool_task task, void* ctx);
+/* run task(ctx, t, worker) for t in [0, ntask) on the pool and the caller;
+   tasks [0, ncaller) run on the caller's thread (worker 0), in order, the
+   others on whichever thread claims them first */
+void imp_pool_run(imp_pool* p, int ntask, int ncaller, imp_pool_task task, void* ctx);
 /* stop and join the workers, free the pool (NULL is ignored) */
 void imp_pool_free(imp_pool* p);
 

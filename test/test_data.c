@@ -1,13 +1,18 @@
 /* Unit tests of imp_data (engine/data.c) and the step driver's guards
  * (engine/step.c): reset, keyframes, copy, the scratch arena, determinism,
  * and the NaN reset that counts d->nwarning_nan. */
+#define _POSIX_C_SOURCE 200809L
+
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "contact.h"
 #include "engine.h"
 #include "mathx.h"
+#include "pool.h"
 #include "test_util.h"
 
 /* a branched model with every joint type, an actuator and a keyframe */
@@ -194,6 +199,44 @@ START_TEST(test_threads_bit_identical) {
 }
 END_TEST
 
+/* The pool's tasks, each run once; the first ncaller on the caller's
+   thread (worker 0) in their order: where the contact stage keeps the
+   islands it factors with LAPACK (contact.c). */
+typedef struct pool_log {
+  atomic_int clock;
+  int worker[64], when[64], runs[64];
+} pool_log;
+
+static void log_task(void* ctx, int task, int worker) {
+  pool_log* g = ctx;
+  g->worker[task] = worker;
+  g->runs[task]++;
+  g->when[task] = atomic_fetch_add(&g->clock, 1);
+  struct timespec pause = {0, 20000}; /* long enough for sleeping workers to wake */
+  nanosleep(&pause, NULL);
+}
+
+START_TEST(test_pool_reserved_tasks_on_caller) {
+  imp_pool* p = imp_pool_make(3);
+  ck_assert_ptr_nonnull(p);
+  int shared_elsewhere = 0;
+  for (int round = 0; round < 200; round++) {
+    int ntask = 1 + round % 64, ncaller = round % 9;
+    pool_log g = {0};
+    imp_pool_run(p, ntask, ncaller, log_task, &g);
+    int mine = ncaller < ntask ? ncaller : ntask;
+    for (int t = 0; t < ntask; t++) {
+      ck_assert_int_eq(g.runs[t], 1);
+      if (t < mine) ck_assert_int_eq(g.worker[t], 0);
+      if (t > 0 && t < mine) ck_assert_int_lt(g.when[t - 1], g.when[t]);
+      if (t >= mine && g.worker[t] != 0) shared_elsewhere = 1;
+    }
+  }
+  ck_assert(shared_elsewhere); /* the workers took part of the rest */
+  imp_pool_free(p);
+}
+END_TEST
+
 /* Memory is sized to the model and the solver in use (issue 12): a
    pendulum, which can make no contact, reserves a few rows' scratch and no
    solver's dense tables; choosing lemke reserves its tableau then, not
@@ -347,6 +390,7 @@ int main(void) {
   tcase_add_test(tc, test_arena_balanced);
   tcase_add_test(tc, test_scratch_sized_to_model_and_solver);
   tcase_add_test(tc, test_island_bound_holds);
+  tcase_add_test(tc, test_pool_reserved_tasks_on_caller);
   tcase_add_test(tc, test_nan_resets_and_counts);
   suite_add_tcase(s, tc);
   return imp_test_run_suite(s);

@@ -307,4 +307,4 @@ static void pgs_solve(const imp_cproblem* p, const imp_csolver_opt* o, double* f
 const imp_csolver imp_solver_pgs = {
     "pgs",
     "projected Gauss-Seidel over blocks, normal then friction on the disk (baseline)",
-    pgs_work_size, pgs_solve, IMP_LAW_CONE, 2};
+    pgs_work_size, pgs_solve, IMP_LAW_CONE, 2, NULL};

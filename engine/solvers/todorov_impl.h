@@ -99,6 +99,9 @@ typedef struct tod {
 /* ---- todorov_model.c ---- */
 
 int imp_tod_cholesky_factor(double* M, int m);
+/* the factor's size from which it calls LAPACK (0 when it never does):
+   imp_csolver's caller_min_rows */
+int imp_tod_caller_min_rows(void);
 void imp_tod_cholesky_solve(const double* L, int m, double* z);
 void imp_tod_mat_vec(double* res, const double* A, const double* v, int n);
 double imp_tod_max_abs(const double* v, int n);

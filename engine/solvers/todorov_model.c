@@ -67,6 +67,14 @@ static void rows_dot(double* res, const double* M, size_t ld, const double* v, i
 void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info, size_t uplo_len);
 #endif
 
+int imp_tod_caller_min_rows(void) {
+#ifdef IMP_HAVE_LAPACK
+  return LAPACK_MIN_ROWS;
+#else
+  return 0;
+#endif
+}
+
 int imp_tod_cholesky_factor(double* M, int m) {
 #ifdef IMP_HAVE_LAPACK
   if (m >= LAPACK_MIN_ROWS) {
