@@ -169,15 +169,22 @@
 
 /* ---- the solver ---- */
 
-/* the stopping test on the unscaled residual (header) for problem p */
-static int converged_on(const imp_cproblem* p, const double* x, const double* f, const double* r,
-                        double tol) {
+/* ||r||_inf relative to the problem's velocities (header's stopping test;
+   0 / 0 is 0) for problem p */
+static double relative_residual(const imp_cproblem* p, const double* x, const double* f,
+                                const double* r) {
   double rmax = 0, scale = fmax(imp_tod_max_abs(p->v0, p->n), imp_tod_max_abs(p->b, p->n));
   for (int i = 0; i < p->n; i++) {
     rmax = fmax(rmax, fabs(r[i]));
     scale = fmax(scale, fabs(r[i] + f[i] + x[i] - p->v0[i])); /* (A f)_i */
   }
-  return rmax <= tol * scale;
+  return rmax > 0 ? rmax / scale : 0;
+}
+
+/* the stopping test on the unscaled residual (header) for problem p */
+static int converged_on(const imp_cproblem* p, const double* x, const double* f, const double* r,
+                        double tol) {
+  return relative_residual(p, x, f, r) <= tol;
 }
 
 /* The hard bound on one solve's work (issue 17: kinova and ur10e hung in
@@ -444,11 +451,33 @@ static void original_residual(tod* s, double rho) {
   for (int i = 0; i < s->n; i++) s->r0[i] = s->r[i] - rho * (s->fx[i] - s->fprox[i]);
 }
 
+/* The proximal loop's progress: the best ||r||^2 when the window began at
+   iteration it. */
+typedef struct stall_watch {
+  int it;
+  double r2;
+} stall_watch;
+
+/* 1 when the loop has stalled next to the tolerance: its best ||r|| fell by
+   less than PROX_STALL_GAIN over PROX_STALL_ITERS iterations and is within
+   PROX_STALL_NEAR of the tolerance (header) */
+static int stalled(tod* s, const imp_cproblem* orig, const imp_csolver_opt* o,
+                   const imp_csolver_stat* st, double rbest2, stall_watch* w) {
+  if (st->iterations - w->it < PROX_STALL_ITERS) return 0;
+  if (!(rbest2 < PROX_STALL_GAIN * PROX_STALL_GAIN * w->r2) &&
+      relative_residual(orig, s->xk, s->fk, s->rk) <= PROX_STALL_NEAR * o->tol)
+    return 1;
+  *w = (stall_watch){st->iterations, rbest2};
+  return 0;
+}
+
 /* One inner solve from x on the problem centered at f_k: Todorov iterations
    until r_rho falls to PROX_ETA of its start (or the original problem
-   converges: 2); 1 when reached, 0 at a local minimum or the budget. */
+   converges: 2); 1 when reached, 0 at a local minimum or the budget, 3 when
+   the loop stalled (stalled). */
 static int prox_inner(tod* s, const imp_cproblem* orig, const imp_csolver_opt* o,
-                      imp_csolver_stat* st, double rho, double* rbest2, int* inner_it) {
+                      imp_csolver_stat* st, double rho, double* rbest2, stall_watch* watch,
+                      int* inner_it) {
   double l = imp_tod_eval_point(s, s->x, s->fx, s->r); /* = the original r: f = f_k */
   double target = PROX_ETA * imp_tod_max_abs(s->r, s->n), lambda = LAMBDA_INIT;
   *inner_it = 0;
@@ -463,6 +492,7 @@ static int prox_inner(tod* s, const imp_cproblem* orig, const imp_csolver_opt* o
     keep_best(s, s->r0, rbest2);
     if (o->monitor) o->monitor(o->monitor_ctx, st->iterations, s->fx);
     if (converged_on(orig, s->x, s->fx, s->r0, o->tol)) return 2;
+    if (stalled(s, orig, o, st, *rbest2, watch)) return 3;
     if (!progress) return 0;
   }
   return 0;
@@ -529,11 +559,13 @@ static int prox_phase(tod* s, const imp_csolver_opt* o, imp_csolver_stat* st, in
   double floor = rho_min;
   double r0_prev = imp_tod_max_abs(s->r, s->n);
   int done = 0;
+  stall_watch watch = {st->iterations, *rbest2};
   prox_set_rho(s, orig, rho, scaled);
   while (!done && st->iterations < o->maxiter && budget_left(s)) {
     prox_center(s, orig, rho);
     imp_copy(s->xprox, s->x, s->n);
-    int inner_it, res = prox_inner(s, orig, o, st, rho, rbest2, &inner_it);
+    int inner_it, res = prox_inner(s, orig, o, st, rho, rbest2, &watch, &inner_it);
+    if (res == 3) break;
     if (inner_it == 0) {
       /* a round that iterated nothing still counts: with r_rho already at
          its target and the extrapolation not converging, rounds repeated
@@ -575,6 +607,7 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
   keep_best(&s, s.r, &rbest2);
   int scaled = rescale == RESCALE_ALWAYS, done = 0, proxed = 0, valleys = 0;
   int crawls = 0, total_crawls = 0;
+  stall_watch watch = {0, rbest2};
   st->exit = IMP_EXIT_MAXITER;
   for (int it = 0; it < o->maxiter && isfinite(l) && budget_left(&s); it++) {
     if (converged(&s, s.x, s.fx, s.r, o->tol)) {
@@ -620,9 +653,15 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
     keep_best(&s, s.r, &rbest2);
     if (o->monitor && !proxed) o->monitor(o->monitor_ctx, st->iterations, s.fx);
     if (done) break;
+    if (stalled(&s, p, o, st, rbest2, &watch)) {
+      st->exit = IMP_EXIT_STALLED;
+      done = 2;
+      break;
+    }
   }
   /* the valley moves and the proximal loop go uphill in l: return the best */
-  if ((proxed || valleys > 0) && done != 1 && isfinite(rbest2)) accept_point(&s, s.xk, s.fk, s.rk);
+  if ((proxed || valleys > 0 || done == 2) && done != 1 && isfinite(rbest2))
+    accept_point(&s, s.xk, s.fk, s.rk);
   if (done != 2 && converged(&s, s.x, s.fx, s.r, o->tol)) st->exit = IMP_EXIT_CONVERGED;
   st->residual = sqrt(imp_dot(s.r, s.r, s.n));
   if (all_finite(s.fx, s.n) && isfinite(st->residual)) {
