@@ -148,7 +148,14 @@
  * 0.1 or 1 mean diag(A), reverting to the center after an inner failure.
  * Stopping: ||r||_inf <= tol * max(||v0||_inf, ||b||_inf, ||A f||_inf),
  * on the unscaled residual: the velocity error relative to the problem's
- * velocities.
+ * velocities. A solve also stops, "stalled", with its best iterate when
+ * over PROX_STALL_ITERS iterations its best ||r|| fell by less than
+ * PROX_STALL_GAIN while within PROX_STALL_NEAR of the tolerance: MuJoCo's
+ * fallen humanoid has foot contacts on the cone's edge with no slip, where
+ * every cone solver here creeps (todorov 1.806e-7 -> 1.770e-7 relative
+ * from iteration 5 to 100); those iterations were most of the solver's
+ * time on its humanoids. Far from the tolerance the escapes above go on:
+ * stopping there too lost 4 of 200 rank-deficient random problems.
  *
  * ---- Initialization (Section III.F) ----
  * Sticking: v = b on normal, limit and equality rows, 0 on friction rows,
