@@ -199,6 +199,13 @@ static void read_geomlike(ld_ctx* c, ld_node* n, ld_geom* g) {
 void ld_read_geom(ld_ctx* c, ld_node* n, ld_geom* g) {
   static const char* const ok[] = {"solimp", "solmix", "user", "fluidshape", "fluidcoef", NULL};
   read_geomlike(c, n, g);
+  /* fluidcoef alone changes nothing; the ellipsoid model it tunes would */
+  const char* fluid = ld_attr_str(n, "fluidshape");
+  if (fluid && strcmp(fluid, "none") != 0)
+    ld_unsupported(c, "geom/fluidshape", n->file, n->line,
+                   "geom fluidshape '%s' (MuJoCo's ellipsoid fluid model) is not supported yet "
+                   "(ignored: the inertia-box model of option density and viscosity acts instead)",
+                   fluid);
   ld_attr_nums(c, n, "density", &g->density, 1, 1);
   if (ld_attr_nums(c, n, "mass", &g->mass, 1, 1) > 0) g->has_mass = 1;
   ld_attr_nums(c, n, "friction", g->friction, 1, 3);

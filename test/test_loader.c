@@ -781,6 +781,16 @@ START_TEST(unsupported_elements_and_attributes_warn_once) {
                                          "</worldbody></mujoco>",
                                          NULL, "t.xml", g_err, sizeof g_err));
   ck_assert_msg(strstr(g_err, "t.xml:3: element 'flexcomp' is not supported yet"), "%s", g_err);
+  /* the ellipsoid fluid model would change the forces; 'none' and fluidcoef alone do not */
+  ck_assert_ptr_null(imp_load_xml_string("<mujoco><option density='1.2'/>\n<worldbody>\n"
+                                         "<body><freejoint/><geom size='.1' fluidshape='ellipsoid'/>"
+                                         "</body></worldbody></mujoco>",
+                                         NULL, "t.xml", g_err, sizeof g_err));
+  ck_assert_msg(strstr(g_err, "t.xml:3: geom fluidshape 'ellipsoid'"), "%s", g_err);
+  imp_model* none = load("<mujoco><worldbody><geom size='1' fluidshape='none' fluidcoef='1 1 1 1 1'/>"
+                         "</worldbody></mujoco>");
+  ck_assert_int_eq(none->nwarning, 0);
+  imp_free_model(none);
   imp_model* h = load("<mujoco>\n<custom/>\n<asset><material name='m' metallic='1'/></asset>"
                       "<worldbody><geom size='1'/></worldbody></mujoco>");
   ck_assert_int_eq(h->nwarning, 2);
