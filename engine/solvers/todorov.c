@@ -458,14 +458,14 @@ static void original_residual(tod* s, double rho) {
   for (int i = 0; i < s->n; i++) s->r0[i] = s->r[i] - rho * (s->fx[i] - s->fprox[i]);
 }
 
-/* The proximal loop's progress: the best ||r||^2 when the window began at
-   iteration it. */
+/* A solve's progress (main loop or proximal loop): the best ||r||^2 when
+   the current window began, at iteration it. */
 typedef struct stall_watch {
   int it;
   double r2;
 } stall_watch;
 
-/* 1 when the loop has stalled next to the tolerance: its best ||r|| fell by
+/* 1 when the solve has stalled next to the tolerance: its best ||r|| fell by
    less than PROX_STALL_GAIN over PROX_STALL_ITERS iterations and is within
    PROX_STALL_NEAR of the tolerance (header) */
 static int stalled(tod* s, const imp_cproblem* orig, const imp_csolver_opt* o,
