@@ -23,7 +23,6 @@
  * and in all, checked from the PNG's header or the binary header before any
  * pixel is decoded, so a huge image is refused without allocating it. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,26 +42,15 @@
 #include <stb/stb_image.h>
 
 /* "hfield 'name' (file 'path'): ..." errors at the <hfield> element */
-__attribute__((format(printf, 3, 4), noreturn)) static void hf_error(ld_ctx* c,
-                                                                      const ld_hfield* h,
-                                                                      const char* fmt, ...) {
-  char msg[600];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  if (h->path)
-    ld_error(c, h->file, h->line, "hfield '%s' (file '%s'): %s", h->name ? h->name : "",
-             h->path, msg);
-  ld_error(c, h->file, h->line, "hfield '%s': %s", h->name ? h->name : "", msg);
-}
+#define HF_ERROR(c, h, ...) \
+  ld_asset_error(c, "hfield", (h)->name, (h)->path, (h)->file, (h)->line, __VA_ARGS__)
 
 /* the grid's dimensions, refused when they are too small or too many values */
 static void check_dims(ld_ctx* c, const ld_hfield* h, long nrow, long ncol) {
   if (nrow < 2 || ncol < 2)
-    hf_error(c, h, "needs at least 2 rows and 2 columns, has %ld x %ld", nrow, ncol);
+    HF_ERROR(c, h, "needs at least 2 rows and 2 columns, has %ld x %ld", nrow, ncol);
   if (nrow > LD_MAXHFIELDDATA / ncol)
-    hf_error(c, h, "%ld x %ld elevation values: more than the %d allowed", nrow, ncol,
+    HF_ERROR(c, h, "%ld x %ld elevation values: more than the %d allowed", nrow, ncol,
              LD_MAXHFIELDDATA);
 }
 
@@ -72,13 +60,13 @@ static void load_png(ld_ctx* c, ld_hfield* h) {
   int w, hgt, comp;
   if (!stbi_info(h->path, &w, &hgt, &comp)) {
     FILE* f = fopen(h->path, "rb");
-    if (!f) hf_error(c, h, "cannot open file");
+    if (!f) HF_ERROR(c, h, "cannot open file");
     fclose(f);
-    hf_error(c, h, "not a PNG image (%s)", stbi_failure_reason());
+    HF_ERROR(c, h, "not a PNG image (%s)", stbi_failure_reason());
   }
   check_dims(c, h, hgt, w);
   unsigned char* px = stbi_load(h->path, &w, &hgt, &comp, 0);
-  if (!px) hf_error(c, h, "cannot decode the PNG image (%s)", stbi_failure_reason());
+  if (!px) HF_ERROR(c, h, "cannot decode the PNG image (%s)", stbi_failure_reason());
   h->nrow = hgt;
   h->ncol = w;
   h->data = ld_alloc(c, sizeof(float) * (size_t)w * (size_t)hgt);
@@ -99,18 +87,18 @@ static int32_t read_i32(const unsigned char* p) {
 /* MuJoCo's binary format (little-endian, as MuJoCo writes it on x86) */
 static void load_binary(ld_ctx* c, ld_hfield* h) {
   FILE* f = fopen(h->path, "rb");
-  if (!f) hf_error(c, h, "cannot open file");
+  if (!f) HF_ERROR(c, h, "cannot open file");
   unsigned char head[8];
   long size = -1;
   if (fseek(f, 0, SEEK_END) == 0) size = ftell(f);
   if (size < 8 || fseek(f, 0, SEEK_SET) != 0 || fread(head, 1, 8, f) != 8) {
     fclose(f);
-    hf_error(c, h, "binary hfield file too short for its header (int32 nrow, int32 ncol)");
+    HF_ERROR(c, h, "binary hfield file too short for its header (int32 nrow, int32 ncol)");
   }
   long nrow = read_i32(head), ncol = read_i32(head + 4);
   if (nrow < 1 || ncol < 1) {
     fclose(f);
-    hf_error(c, h, "non-positive dimensions %ld x %ld in the file's header", nrow, ncol);
+    HF_ERROR(c, h, "non-positive dimensions %ld x %ld in the file's header", nrow, ncol);
   }
   if (nrow < 2 || ncol < 2 || nrow > LD_MAXHFIELDDATA / ncol) {
     fclose(f);
@@ -119,20 +107,20 @@ static void load_binary(ld_ctx* c, ld_hfield* h) {
   long n = nrow * ncol;
   if (size != 8 + 4 * n) {
     fclose(f);
-    hf_error(c, h, "%ld x %ld values need a file of %ld bytes, not %ld", nrow, ncol, 8 + 4 * n,
+    HF_ERROR(c, h, "%ld x %ld values need a file of %ld bytes, not %ld", nrow, ncol, 8 + 4 * n,
              size);
   }
   unsigned char* raw = ld_alloc(c, 4 * (size_t)n);
   size_t got = fread(raw, 1, 4 * (size_t)n, f);
   fclose(f);
-  if (got != 4 * (size_t)n) hf_error(c, h, "cannot read file");
+  if (got != 4 * (size_t)n) HF_ERROR(c, h, "cannot read file");
   h->nrow = (int)nrow;
   h->ncol = (int)ncol;
   h->data = ld_alloc(c, sizeof(float) * (size_t)n);
   for (long i = 0; i < n; i++) {
     uint32_t u = (uint32_t)read_i32(raw + 4 * i);
     memcpy(h->data + i, &u, 4);
-    if (!isfinite(h->data[i])) hf_error(c, h, "value %ld is not finite", i);
+    if (!isfinite(h->data[i])) HF_ERROR(c, h, "value %ld is not finite", i);
   }
 }
 
@@ -163,13 +151,13 @@ static void read_elevation(ld_ctx* c, ld_node* n, ld_hfield* h) {
   long cnt = (long)h->nrow * h->ncol;
   int got = ld_attr_numlist(c, n, "elevation", NULL, 0); /* counted before any allocation */
   if (got != cnt)
-    hf_error(c, h, "elevation has %d values, nrow x ncol = %ld needs as many", got, cnt);
+    HF_ERROR(c, h, "elevation has %d values, nrow x ncol = %ld needs as many", got, cnt);
   double* v = ld_alloc(c, sizeof(double) * (size_t)cnt);
   ld_attr_numlist(c, n, "elevation", v, (int)cnt);
   for (int r = 0; r < h->nrow; r++)
     for (int col = 0; col < h->ncol; col++) {
       double x = v[(long)r * h->ncol + col];
-      if (!isfinite(x)) hf_error(c, h, "elevation values must be finite");
+      if (!isfinite(x)) HF_ERROR(c, h, "elevation values must be finite");
       h->data[(long)(h->nrow - 1 - r) * h->ncol + col] = (float)x;
     }
 }
@@ -223,7 +211,7 @@ void ld_parse_hfield(ld_ctx* c, ld_node* n) {
     total += (long)o->nrow * o->ncol;
   }
   if (total > LD_MAXHFIELDDATA)
-    hf_error(c, h, "the model's height fields hold more than %d values", LD_MAXHFIELDDATA);
+    HF_ERROR(c, h, "the model's height fields hold more than %d values", LD_MAXHFIELDDATA);
   normalize(h->data, (long)h->nrow * h->ncol);
   ld_warn_unused(c, n);
 }

@@ -429,6 +429,11 @@ void ld_error(ld_ctx* c, const char* file, int line, const char* fmt, ...)
     __attribute__((format(printf, 4, 5), noreturn));
 void ld_warning(ld_ctx* c, const char* key, const char* file, int line, const char* fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* "KIND 'name' (file 'path'): ..." at the asset's element (without the file
+   part when path is NULL): errors of meshes and height fields */
+void ld_asset_error(ld_ctx* c, const char* kind, const char* name, const char* path,
+                    const char* file, int line, const char* fmt, ...)
+    __attribute__((format(printf, 7, 8), noreturn));
 
 /* attribute access: each marks the attribute used */
 const char* ld_attr_str(ld_node* n, const char* name);          /* NULL when absent */

@@ -98,6 +98,17 @@ void ld_warning(ld_ctx* c, const char* key, const char* file, int line, const ch
   c->nwarning++;
 }
 
+void ld_asset_error(ld_ctx* c, const char* kind, const char* name, const char* path,
+                    const char* file, int line, const char* fmt, ...) {
+  char msg[600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (path) ld_error(c, file, line, "%s '%s' (file '%s'): %s", kind, name ? name : "", path, msg);
+  ld_error(c, file, line, "%s '%s': %s", kind, name ? name : "", msg);
+}
+
 void ld_unsupported(ld_ctx* c, const char* key, const char* file, int line, const char* fmt, ...) {
   char msg[900];
   va_list ap;

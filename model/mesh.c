@@ -38,7 +38,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,18 +60,8 @@ typedef struct raw_mesh {
 } raw_mesh;
 
 /* "mesh 'name' (file 'path')" errors at the <mesh> element */
-#define MESH_ERROR(c, me, ...) mesh_error(c, me, __VA_ARGS__)
-
-__attribute__((format(printf, 3, 4), noreturn)) static void mesh_error(ld_ctx* c,
-                                                                        const ld_mesh* me,
-                                                                        const char* fmt, ...) {
-  char msg[600];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  ld_error(c, me->file, me->line, "mesh '%s' (file '%s'): %s", me->name, me->path, msg);
-}
+#define MESH_ERROR(c, me, ...) \
+  ld_asset_error(c, "mesh", (me)->name, (me)->path, (me)->file, (me)->line, __VA_ARGS__)
 
 /* the whole file in arena memory, NUL-terminated */
 static char* read_file(ld_ctx* c, const ld_mesh* me, long* size) {

@@ -54,12 +54,8 @@ static int upload_vertices(imp_renderer* r, const imp_model* m, char* err, int e
     for (int f = 0; f < m->mesh_facenum[i]; f++) {
       const int* face = m->mesh_face + 3 * (m->mesh_faceadr[i] + f);
       const double *a = vert + 3 * face[0], *b = vert + 3 * face[1], *c = vert + 3 * face[2];
-      double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]},
-             e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-      double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
-                     e1[0] * e2[1] - e1[1] * e2[0]};
-      double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-      if (nn > 0) n[0] /= nn, n[1] /= nn, n[2] /= nn;
+      double n[3];
+      imp_triangle_normal(a, b, c, n);
       for (int k = 0; k < 3; k++) {
         const double* p = vert + 3 * face[k];
         float* o = v + (size_t)(first + 3 * f + k) * IMP_SHAPE_FLOATS;

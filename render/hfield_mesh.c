@@ -7,8 +7,7 @@
  * (the drawing only: collisions use every cell), so the vertex buffer
  * stays bounded. Drawn from the data at the renderer's creation. */
 #include "hfield_mesh.h"
-
-#include <math.h>
+#include "shapes.h"
 
 /* grid lines drawn: every step-th, and always the last */
 static int hf_step(int n) { return (n - 1 + IMP_HFIELD_DRAW_CELLS - 1) / IMP_HFIELD_DRAW_CELLS; }
@@ -31,12 +30,8 @@ static float* put(float* o, const double p[3], const double n[3]) {
 
 /* triangle a b c, counter-clockwise seen from outside, with its normal */
 static float* tri(float* o, const double a[3], const double b[3], const double c[3]) {
-  double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]},
-         e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-  double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
-                 e1[0] * e2[1] - e1[1] * e2[0]};
-  double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-  if (nn > 0) n[0] /= nn, n[1] /= nn, n[2] /= nn;
+  double n[3];
+  imp_triangle_normal(a, b, c, n);
   o = put(o, a, n);
   o = put(o, b, n);
   return put(o, c, n);

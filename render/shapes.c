@@ -132,3 +132,13 @@ void imp_shapes_build(float* out, imp_shape_range ranges[IMP_SHAPE_COUNT]) {
     first += counts[i];
   }
 }
+
+void imp_triangle_normal(const double a[3], const double b[3], const double c[3], double n[3]) {
+  double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]},
+         e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+  n[0] = e1[1] * e2[2] - e1[2] * e2[1];
+  n[1] = e1[2] * e2[0] - e1[0] * e2[2];
+  n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+  double nn = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+  if (nn > 0) n[0] /= nn, n[1] /= nn, n[2] /= nn;
+}

@@ -25,5 +25,8 @@ typedef struct imp_shape_range {
 int imp_shapes_vertex_count(void);
 /* Fill out (imp_shapes_vertex_count() * IMP_SHAPE_FLOATS floats) and the ranges. */
 void imp_shapes_build(float* out, imp_shape_range ranges[IMP_SHAPE_COUNT]);
+/* The unit normal n of triangle a b c, counter-clockwise seen from its
+   front (0 for a degenerate one): flat shading of meshes and height fields. */
+void imp_triangle_normal(const double a[3], const double b[3], const double c[3], double n[3]);
 
 #endif
