@@ -71,6 +71,14 @@ static void record_one_row(const imp_model* m, const imp_data* d, const char* st
   ck_assert_msg(imp_recorder_close(rn, err, sizeof err) == 0, "close: %s", err);
 }
 
+/* remove what record_one_row wrote; the directory must then be empty */
+static void remove_one_row(const char* dir, const char* csv, const char* npy, const char* json) {
+  remove(csv);
+  remove(npy);
+  remove(json);
+  ck_assert_int_eq(rmdir(dir), 0);
+}
+
 static void set_state(const imp_model* m, imp_data* d, int r, double* expect) {
   d->time = r * 0.1; /* 0.30000000000000004 and friends */
   for (int i = 0; i < m->nq; i++) d->qpos[i] = 1.0 / 3.0 + r * 1e-17 - r;
@@ -484,10 +492,7 @@ START_TEST(sensor_columns) {
   for (int k = 0; k < 5; k++)
     assert_same_bits(get_f64le(buf + data + 8 * (3 + k)), d->sensordata[k], 0, 3 + k);
   free(buf);
-  remove(csv);
-  remove(npy);
-  remove(json);
-  ck_assert_int_eq(rmdir(dir), 0);
+  remove_one_row(dir, csv, npy, json);
   imp_free_data(d);
   imp_free_model(m);
 }
@@ -543,10 +548,7 @@ START_TEST(mocap_columns) {
   long data = check_npy_header(buf, n, "'shape': (1, 18)");
   for (int i = 0; i < 3; i++) assert_same_bits(get_f64le(buf + data + 8 * (10 + i)), pos[3 + i], 0, 10 + i);
   free(buf);
-  remove(csv);
-  remove(npy);
-  remove(json);
-  ck_assert_int_eq(rmdir(dir), 0);
+  remove_one_row(dir, csv, npy, json);
   imp_free_data(d);
   imp_free_model(m);
 }
@@ -589,10 +591,7 @@ START_TEST(act_columns) {
   long data = check_npy_header(buf, n, "'shape': (1, 9)");
   for (int k = 0; k < 2; k++) assert_same_bits(get_f64le(buf + data + 8 * (6 + k)), d->act[k], 0, 6 + k);
   free(buf);
-  remove(csv);
-  remove(npy);
-  remove(json);
-  ck_assert_int_eq(rmdir(dir), 0);
+  remove_one_row(dir, csv, npy, json);
   imp_free_data(d);
   imp_free_model(m);
 }
