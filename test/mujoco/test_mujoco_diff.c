@@ -364,6 +364,14 @@ static void pair_load(int i, pair* p) {
                 "%s: contact must be disabled for a differential test", k_cases[i].name);
 }
 
+/* the pair of the case of this name (which must exist) */
+static void pair_load_named(const char* name, pair* p) {
+  int i = 0;
+  while (i < NCASE && strcmp(k_cases[i].name, name)) i++;
+  ck_assert_msg(i < NCASE, "no case %s", name);
+  pair_load(i, p);
+}
+
 /* The full inertia tensor of body b in its body frame, R diag(I) R'. */
 static void inertia_tensor(const double* iquat, const double* I, double T[9]) {
   double R[9];
@@ -523,11 +531,8 @@ END_TEST
    the subtree masses computed from them, are MuJoCo's to rounding, and the
    masses sum to the total asked for. */
 START_TEST(test_settotalmass_matches) {
-  int i = 0;
-  while (i < NCASE && strcmp(k_cases[i].name, "inline_settotalmass")) i++;
-  ck_assert_int_lt(i, NCASE);
   pair p;
-  pair_load(i, &p);
+  pair_load_named("inline_settotalmass", &p);
   const mjModel* mm = p.mm;
   const imp_model* m = p.m;
   ck_assert_int_eq(m->nbody, mm->nbody);
@@ -554,11 +559,8 @@ END_TEST
 /* <joint springdamper>: the stiffness and damping the compiler sets are
    MuJoCo's to rounding. */
 START_TEST(test_springdamper_matches) {
-  int i = 0;
-  while (i < NCASE && strcmp(k_cases[i].name, "inline_springdamper")) i++;
-  ck_assert_int_lt(i, NCASE);
   pair p;
-  pair_load(i, &p);
+  pair_load_named("inline_springdamper", &p);
   const mjModel* mm = p.mm;
   const imp_model* m = p.m;
   ck_assert_int_eq(m->njnt, mm->njnt);
