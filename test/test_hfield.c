@@ -313,6 +313,13 @@ static const char* k_hills =
     "<worldbody><geom type='hfield' hfield='h' pos='0.2 0.1 -0.3' euler='0.1 -0.2 0.3'/>"
     "<body name='b'><freejoint/><geom type='sphere' size='0.25'/></body></worldbody></mujoco>";
 
+/* the next number in [0, 1) of a 64-bit linear congruential sequence
+   (Knuth's MMIX constants): the same samples on every machine */
+static double next_uniform(uint64_t* rng) {
+  *rng = *rng * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (double)(*rng >> 11) / 9007199254740992.0;
+}
+
 START_TEST(sphere_depth_is_its_distance_to_the_nearest_prism) {
   /* a sphere whose centre is outside every prism penetrates prism P by
      r - dist(centre, P), along (centre - nearest point) / dist: each prism's
@@ -324,10 +331,7 @@ START_TEST(sphere_depth_is_its_distance_to_the_nearest_prism) {
   uint64_t rng = 12345;
   for (int trial = 0; trial < 200; trial++) {
     double u[3];
-    for (int i = 0; i < 3; i++) {
-      rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
-      u[i] = (double)(rng >> 11) / 9007199254740992.0;
-    }
+    for (int i = 0; i < 3; i++) u[i] = next_uniform(&rng);
     d->qpos[0] = -1.2 + 2.4 * u[0];
     d->qpos[1] = -0.8 + 1.6 * u[1];
     d->qpos[2] = -0.3 + 0.6 * u[2];
@@ -387,10 +391,7 @@ START_TEST(rays_meet_the_surface) {
   uint64_t rng = 777;
   for (int k = 0; k < 300; k++) {
     double u[2];
-    for (int i = 0; i < 2; i++) {
-      rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
-      u[i] = (double)(rng >> 11) / 9007199254740992.0;
-    }
+    for (int i = 0; i < 2; i++) u[i] = next_uniform(&rng);
     double lx = -1.5 + 3 * u[0], ly = -1 + 2 * u[1], zs = surface_z(m, 0, lx, ly);
     /* from 2 m above, in the field's frame, straight down */
     double lp[3] = {lx, ly, 2}, wp[3];
