@@ -503,28 +503,6 @@ static void bound_island_rows(imp_model* m) {
   if (rows < m->nislandmax) m->nislandmax = (int)rows;
 }
 
-/* <compiler settotalmass>: every body's mass and inertia scaled by one
-   factor so that the masses sum to total. MuJoCo docs, MJCF reference:
-   compiler/settotalmass "is performed last, after all other operations
-   affecting the body mass and inertia" (after inertias from geoms,
-   boundmass and boundinertia); MuJoCo checks the masses of moving bodies
-   before it, and guards the factor against zeros by mjMINVAL as here. The
-   subtree masses are summed again from the scaled masses. */
-static void set_total_mass(imp_model* m, double total) {
-  double sum = 0;
-  for (int b = 1; b < m->nbody; b++) sum += m->body_mass[b];
-  double scale = fmax(IMP_MINVAL, total / fmax(IMP_MINVAL, sum));
-  for (int b = 1; b < m->nbody; b++) {
-    m->body_mass[b] *= scale;
-    for (int i = 0; i < 3; i++) m->body_inertia[3 * b + i] *= scale;
-  }
-  for (int b = 0; b < m->nbody; b++) m->body_subtreemass[b] = 0;
-  for (int b = m->nbody - 1; b >= 0; b--) {
-    m->body_subtreemass[b] += m->body_mass[b];
-    if (b > 0) m->body_subtreemass[m->body_parentid[b]] += m->body_subtreemass[b];
-  }
-}
-
 imp_model* ld_compile(ld_ctx* c) {
   int nbody = c->bodies.n;
   ld_body* B = (ld_body*)c->bodies.data;
@@ -849,76 +827,7 @@ imp_model* ld_compile(ld_ctx* c) {
   if (m->nJten < 1) m->nJten = 1;
 
   /* ---- mass properties ---- */
-  int* gi = ld_alloc(c, sizeof(int) * (size_t)(c->geoms.n + 1));
-  for (int b = 1; b < nbody; b++) {
-    ld_body* bd = &B[b];
-    int moving = 0; /* the body or an ancestor has joints */
-    for (int p = b; p > 0 && !moving; p = B[p].parent) moving = jntnum[p] > 0;
-    int ng = 0;
-    for (int g = geomadr[b]; g >= 0 && g < geomadr[b] + geomnum[b]; g++) {
-      if (G[g].type == IMP_GEOM_PLANE && moving)
-        ld_error(c, G[g].file, G[g].line, "plane geoms are only allowed in static bodies");
-      if (G[g].type == IMP_GEOM_HFIELD && moving) /* MuJoCo's rule, as for planes */
-        ld_error(c, G[g].file, G[g].line, "hfield geoms are only allowed in static bodies");
-      if (G[g].group >= c->inertiagroup[0] && G[g].group <= c->inertiagroup[1]) gi[ng++] = g;
-    }
-    if (bd->has_inertial) {
-      double* I = bd->inertia;
-      double tol = 1e-12 * (I[0] + I[1] + I[2]);
-      if (I[0] + I[1] < I[2] - tol || I[0] + I[2] < I[1] - tol || I[1] + I[2] < I[0] - tol)
-        ld_error(c, bd->file, bd->line, "inertia must satisfy A + B >= C");
-    }
-    int fromgeom = c->inertiafromgeom == 1 || (c->inertiafromgeom == 2 && !bd->has_inertial);
-    if (fromgeom && ng > 0) {
-      ld_body_from_geoms(c, gi, ng, &bd->mass, bd->ipos, bd->iquat, bd->inertia);
-    } else if (!bd->has_inertial || fromgeom) {
-      /* massless: MuJoCo leaves the inertial frame at the body's own pos and
-         quat (a harmless quirk we copy so models compare equal) */
-      bd->mass = 0;
-      imp_copy(bd->ipos, bd->pos, 3);
-      imp_copy(bd->iquat, bd->quat, 4);
-      imp_zero(bd->inertia, 3);
-    }
-    if (c->boundmass > 0 && bd->mass < c->boundmass) bd->mass = c->boundmass;
-    for (int i = 0; i < 3 && c->boundinertia > 0; i++)
-      if (bd->inertia[i] < c->boundinertia) bd->inertia[i] = c->boundinertia;
-  }
-  for (int b = 0; b < nbody; b++) {
-    m->body_mass[b] = B[b].mass;
-    m->body_gravcomp[b] = B[b].gravcomp;
-    imp_copy(m->body_ipos + 3 * b, B[b].ipos, 3);
-    imp_copy(m->body_iquat + 4 * b, B[b].iquat, 4);
-    imp_copy(m->body_inertia + 3 * b, B[b].inertia, 3);
-  }
-  for (int b = nbody - 1; b >= 0; b--) {
-    m->body_subtreemass[b] += m->body_mass[b];
-    if (b > 0) m->body_subtreemass[B[b].parent] += m->body_subtreemass[b];
-  }
-  /* a body with joints, together with the descendants welded to it (reached
-     without crossing a joint), needs mass and each principal moment summed
-     over that group above IMP_MINVAL (MuJoCo's rule) */
-  for (int b = 1; b < nbody; b++) {
-    if (!jntnum[b]) continue;
-    double wm = m->body_mass[b], wi[3];
-    imp_copy(wi, m->body_inertia + 3 * b, 3);
-    for (int d = b + 1; d < nbody; d++) {
-      int welded = 0; /* is d a descendant of b with no joints on the way? */
-      for (int p = d; p > 0; p = B[p].parent) {
-        if (p == b) {
-          welded = 1;
-          break;
-        }
-        if (jntnum[p]) break;
-      }
-      if (!welded) continue;
-      wm += m->body_mass[d];
-      imp_add_scl(wi, m->body_inertia + 3 * d, 1, 3);
-    }
-    if (wm < IMP_MINVAL || wi[0] < IMP_MINVAL || wi[1] < IMP_MINVAL || wi[2] < IMP_MINVAL)
-      ld_error(c, B[b].file, B[b].line,
-               "mass and inertia of moving bodies must be larger than %g", IMP_MINVAL);
-  }
-  if (c->settotalmass > 0) set_total_mass(m, c->settotalmass);
+  ld_body_mass_properties(c, m);
 
   /* ---- geoms and sites ---- */
   for (int g = 0; g < m->ngeom; g++) {
@@ -963,114 +872,8 @@ imp_model* ld_compile(ld_ctx* c) {
     memcpy(m->site_rgba + 4 * i, s->rgba, sizeof s->rgba);
   }
 
-  /* ---- cameras and lights ---- */
-  for (int i = 0; i < m->ncam; i++) {
-    ld_camera* s = LD_AT(c->cameras, ld_camera, i);
-    m->cam_bodyid[i] = s->body;
-    m->cam_mode[i] = s->mode;
-    m->cam_targetbodyid[i] = -1;
-    /* a target mode without a target: fixed, as in current MuJoCo (Menagerie's
-       trossen_wxai has one) */
-    if (s->mode >= 3 && s->target) {
-      m->cam_targetbodyid[i] = body_id(c, s->target, s->file, s->line);
-    }
-    imp_copy(m->cam_pos + 3 * i, s->pos, 3);
-    imp_copy(m->cam_quat + 4 * i, s->quat, 4);
-    m->cam_fovy[i] = s->fovy;
-    ld_camera_intrinsics(c, s, m->cam_resolution + 2 * i, m->cam_sensorsize + 2 * i,
-                         m->cam_intrinsic + 4 * i, m->cam_fovy + i);
-  }
-  for (int i = 0; i < m->nlight; i++) {
-    ld_light* s = LD_AT(c->lights, ld_light, i);
-    m->light_bodyid[i] = s->body;
-    m->light_mode[i] = s->mode;
-    m->light_targetbodyid[i] = -1;
-    /* a target mode without a target: fixed, as in current MuJoCo (Menagerie's
-       trossen_wxai has one) */
-    if (s->mode >= 3 && s->target) {
-      m->light_targetbodyid[i] = body_id(c, s->target, s->file, s->line);
-    }
-    m->light_directional[i] = s->directional;
-    m->light_castshadow[i] = s->castshadow;
-    m->light_active[i] = s->active;
-    imp_copy(m->light_pos + 3 * i, s->pos, 3);
-    imp_copy(m->light_dir + 3 * i, s->dir, 3);
-    memcpy(m->light_attenuation + 3 * i, s->attenuation, sizeof s->attenuation);
-    m->light_cutoff[i] = s->cutoff;
-    m->light_exponent[i] = s->exponent;
-    memcpy(m->light_ambient + 3 * i, s->ambient, sizeof s->ambient);
-    memcpy(m->light_diffuse + 3 * i, s->diffuse, sizeof s->diffuse);
-    memcpy(m->light_specular + 3 * i, s->specular, sizeof s->specular);
-  }
-
-  /* ---- materials and textures ---- */
-  for (int i = 0; i < m->nmat; i++) {
-    ld_material* s = LD_AT(c->materials, ld_material, i);
-    m->mat_texid[i] = mattex[i];
-    m->mat_texuniform[i] = s->texuniform;
-    memcpy(m->mat_texrepeat + 2 * i, s->texrepeat, sizeof s->texrepeat);
-    m->mat_emission[i] = s->emission;
-    m->mat_specular[i] = s->specular;
-    m->mat_shininess[i] = s->shininess;
-    m->mat_reflectance[i] = s->reflectance;
-    memcpy(m->mat_rgba + 4 * i, s->rgba, sizeof s->rgba);
-  }
-  int pa = 0;
-  for (int i = 0; i < m->ntex; i++) {
-    ld_texture* s = LD_AT(c->textures, ld_texture, i);
-    m->tex_type[i] = s->type;
-    m->tex_builtin[i] = s->builtin;
-    m->tex_width[i] = s->width;
-    m->tex_height[i] = s->height;
-    m->tex_fileadr[i] = -1;
-    if (s->path) {
-      m->tex_fileadr[i] = pa;
-      size_t n = strlen(s->path) + 1;
-      memcpy(m->paths + pa, s->path, n);
-      pa += (int)n;
-    }
-    memcpy(m->tex_rgb1 + 3 * i, s->rgb1, sizeof s->rgb1);
-    memcpy(m->tex_rgb2 + 3 * i, s->rgb2, sizeof s->rgb2);
-    memcpy(m->tex_markrgb + 3 * i, s->markrgb, sizeof s->markrgb);
-    m->tex_mark[i] = s->mark;
-    m->tex_random[i] = s->random;
-    memcpy(m->tex_gridsize + 2 * i, s->gridsize, sizeof s->gridsize);
-    memcpy(m->tex_gridlayout + 13 * i, s->gridlayout, 13);
-  }
-
-  /* ---- meshes ---- */
-  int va = 0, fa = 0, ha = 0;
-  for (int i = 0; i < m->nmesh; i++) {
-    const ld_mesh* me = LD_AT(c->meshes, ld_mesh, i);
-    m->mesh_vertadr[i] = va;
-    m->mesh_vertnum[i] = me->nvert;
-    m->mesh_faceadr[i] = fa;
-    m->mesh_facenum[i] = me->nface;
-    m->mesh_hulladr[i] = ha;
-    m->mesh_hullnum[i] = me->nhull;
-    imp_copy(m->mesh_vert + 3 * va, me->vert, 3 * me->nvert);
-    memcpy(m->mesh_face + 3 * fa, me->face, sizeof(int) * 3 * (size_t)me->nface);
-    memcpy(m->mesh_hull + ha, me->hull, sizeof(int) * (size_t)me->nhull);
-    va += me->nvert;
-    fa += me->nface;
-    ha += me->nhull;
-    m->mesh_pathadr[i] = pa;
-    size_t n = strlen(me->path) + 1;
-    memcpy(m->paths + pa, me->path, n);
-    pa += (int)n;
-  }
-
-  /* ---- height fields ---- */
-  int hadr = 0;
-  for (int i = 0; i < m->nhfield; i++) {
-    const ld_hfield* h = LD_AT(c->hfields, ld_hfield, i);
-    imp_copy(m->hfield_size + 4 * i, h->size, 4);
-    m->hfield_nrow[i] = h->nrow;
-    m->hfield_ncol[i] = h->ncol;
-    m->hfield_adr[i] = hadr;
-    memcpy(m->hfield_data + hadr, h->data, sizeof(float) * (size_t)h->nrow * (size_t)h->ncol);
-    hadr += h->nrow * h->ncol;
-  }
+  /* ---- cameras, lights, materials, textures, meshes, height fields ---- */
+  ld_put_scene_assets(c, m, mattex);
 
   /* ---- contact pairs and excluded body pairs ---- */
   for (int i = 0; i < m->npair; i++) {

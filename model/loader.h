@@ -513,6 +513,15 @@ void ld_geom_inertia(const ld_geom* g, double* mass, double inertia[3]);
 void ld_body_from_geoms(ld_ctx* c, const int* gi, int n, double* mass, double ipos[3],
                         double iquat[4], double inertia[3]);
 
+/* ---- body_mass.c: the bodies' mass properties into m (body_jntnum,
+   body_geomadr and body_geomnum set; errors at the offending element) ---- */
+void ld_body_mass_properties(ld_ctx* c, imp_model* m);
+
+/* ---- scene_assets.c: cameras, lights, materials (mattex: each one's
+   texture or -1), textures, meshes and height fields into m ---- */
+void ld_put_scene_assets(ld_ctx* c, imp_model* m, const int* mattex);
+
+
 /* ---- mesh.c ---- */
 
 /* Read mesh->path (STL binary or ASCII, OBJ by extension), scale it, find its
