@@ -213,7 +213,10 @@ static void actuator_forces(const imp_model* m, imp_data* d) {
     double f = d->actuator_force[u];
     if (m->actuator_forcelimited[u]) f = clamp(f, m->actuator_forcerange + 2 * u);
     d->actuator_force[u] = f;
-    if (f != 0) imp_add_scl(d->qfrc_actuator, d->actuator_moment + (size_t)u * m->nv, f, m->nv);
+    int a = m->actuator_dofadr[u];
+    if (f != 0)
+      imp_add_scl(d->qfrc_actuator + a, d->actuator_moment + (size_t)u * m->nv + a, f,
+                  m->actuator_dofnum[u]);
   }
 }
 
@@ -240,7 +243,9 @@ void imp_deriv_actuator_vel(const imp_model* m, const imp_data* d, double* Dl, d
   if (m->opt.disableflags & IMP_DSBL_ACTUATION) return;
   for (int u = 0; u < m->nu; u++) {
     double s = imp_actuator_dforce_dvel(m, d, u);
-    if (s != 0) imp_add_outer_dense(m, d->actuator_moment + (size_t)u * m->nv, s, Dl, Du);
+    if (s != 0)
+      imp_add_outer_dense(m, d->actuator_moment + (size_t)u * m->nv, m->actuator_dofadr[u],
+                          m->actuator_dofnum[u], s, Dl, Du);
   }
 }
 

@@ -85,6 +85,10 @@ void imp_actuation(const imp_model* m, imp_data* d);
    com_pos, tendon and, for body (adhesion) transmissions, this
    configuration's contacts. */
 void imp_transmission(const imp_model* m, imp_data* d);
+/* actuator_dofadr and actuator_dofnum of every actuator from its
+   transmission (the compiler's: the model's joints, sites, tendons and
+   bodies set) */
+void imp_transmission_spans(imp_model* m);
 /* actuator_velocity = actuator_moment qvel. */
 void imp_actuator_velocity(const imp_model* m, imp_data* d);
 /* actuator u's length, and its moment d(length)/d(qvel) as a dense nv
@@ -92,9 +96,11 @@ void imp_actuator_velocity(const imp_model* m, imp_data* d);
 double imp_actuator_length(const imp_model* m, const imp_data* d, int u);
 void imp_actuator_moment(const imp_model* m, const imp_data* d, int u, double* moment);
 /* Dl, Du += s v v' on the places of qM's tree-sparse pattern (a dense nv
-   vector v; entries coupling different branches dropped, as MuJoCo 2.2.2's
-   implicit integrator drops them). */
-void imp_add_outer_dense(const imp_model* m, const double* v, double s, double* Dl, double* Du);
+   vector v, zero outside dofs adr .. adr + num - 1; entries coupling
+   different branches dropped, as MuJoCo 2.2.2's implicit integrator drops
+   them). */
+void imp_add_outer_dense(const imp_model* m, const double* v, int adr, int num, double s,
+                         double* Dl, double* Du);
 
 /* ---- activation.c: actuator dynamics and force laws (MuJoCo's actuator
    model), given the transmission's actuator_length and _velocity ---- */

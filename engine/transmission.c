@@ -200,9 +200,67 @@ static double body_transmission(const imp_model* m, const imp_data* d, int u, do
   return 0;
 }
 
-/* Length of actuator u; its moment into row (zeroed first) unless NULL. */
-static double transmission(const imp_model* m, const imp_data* d, int u, double* row) {
-  if (row) imp_zero(row, m->nv);
+/* ---- the dofs a moment can reach (actuator_dofadr, actuator_dofnum):
+   each step zeroes, fills and reads only those, so an actuator costs what
+   its transmission touches, not nv (22_humanoids: 374 actuators, 594 dofs) */
+
+/* widen [*lo, *hi) by the dofs that move body b: its own and its ancestors' */
+static void chain_span(const imp_model* m, int b, int* lo, int* hi) {
+  for (; b > 0; b = m->body_parentid[b]) {
+    int a = m->body_dofadr[b], n = m->body_dofnum[b];
+    if (n == 0) continue;
+    if (a < *lo) *lo = a;
+    if (a + n > *hi) *hi = a + n;
+  }
+}
+
+/* widen [*lo, *hi) by joint j's own dofs */
+static void joint_span(const imp_model* m, int j, int* lo, int* hi) {
+  int t = m->jnt_type[j], a = m->jnt_dofadr[j];
+  int n = t == IMP_JNT_FREE ? 6 : t == IMP_JNT_BALL ? 3 : 1;
+  if (a < *lo) *lo = a;
+  if (a + n > *hi) *hi = a + n;
+}
+
+/* widen [*lo, *hi) by the dofs tendon t's length depends on */
+static void tendon_span(const imp_model* m, int t, int* lo, int* hi) {
+  for (int w = m->tendon_adr[t]; w < m->tendon_adr[t] + m->tendon_num[t]; w++) {
+    int id = m->wrap_objid[w];
+    switch (m->wrap_type[w]) {
+      case IMP_WRAP_JOINT: joint_span(m, id, lo, hi); break;
+      case IMP_WRAP_SITE: chain_span(m, m->site_bodyid[id], lo, hi); break;
+      case IMP_WRAP_SPHERE:
+      case IMP_WRAP_CYLINDER: chain_span(m, m->geom_bodyid[id], lo, hi); break;
+      default: break; /* a pulley only divides */
+    }
+  }
+}
+
+void imp_transmission_spans(imp_model* m) {
+  for (int u = 0; u < m->nu; u++) {
+    int lo = m->nv, hi = 0, id = m->actuator_trnid[2 * u], id2 = m->actuator_trnid[2 * u + 1];
+    switch (m->actuator_trntype[u]) {
+      case IMP_TRN_JOINT:
+      case IMP_TRN_JOINTINPARENT: joint_span(m, id, &lo, &hi); break;
+      case IMP_TRN_TENDON: tendon_span(m, id, &lo, &hi); break;
+      case IMP_TRN_SITE:
+      case IMP_TRN_SLIDERCRANK: /* the site and its refsite; the cranksite and the slidersite */
+        chain_span(m, m->site_bodyid[id], &lo, &hi);
+        if (id2 >= 0) chain_span(m, m->site_bodyid[id2], &lo, &hi);
+        break;
+      default: /* body (adhesion): whatever its contacts touch */
+        lo = 0, hi = m->nv;
+    }
+    if (hi < lo) lo = hi = 0;
+    m->actuator_dofadr[u] = lo;
+    m->actuator_dofnum[u] = hi - lo;
+  }
+}
+
+/* Length of actuator u; its moment into row unless NULL, written only
+   within the actuator's dofs (the rest of row is left as it is). */
+static double transmission_within_span(const imp_model* m, const imp_data* d, int u,
+                                       double* row) {
   switch (m->actuator_trntype[u]) {
     case IMP_TRN_JOINT:
     case IMP_TRN_JOINTINPARENT: return joint_transmission(m, d, u, row);
@@ -214,9 +272,19 @@ static double transmission(const imp_model* m, const imp_data* d, int u, double*
   return 0;
 }
 
+/* Length of actuator u; its moment into row (zeroed first) unless NULL. */
+static double transmission(const imp_model* m, const imp_data* d, int u, double* row) {
+  if (row) imp_zero(row, m->nv);
+  return transmission_within_span(m, d, u, row);
+}
+
+/* rows of d->actuator_moment are 0 outside their spans from imp_make_data on */
 void imp_transmission(const imp_model* m, imp_data* d) {
-  for (int u = 0; u < m->nu; u++)
-    d->actuator_length[u] = transmission(m, d, u, d->actuator_moment + (size_t)u * m->nv);
+  for (int u = 0; u < m->nu; u++) {
+    double* row = d->actuator_moment + (size_t)u * m->nv;
+    imp_zero(row + m->actuator_dofadr[u], m->actuator_dofnum[u]);
+    d->actuator_length[u] = transmission_within_span(m, d, u, row);
+  }
 }
 
 double imp_actuator_length(const imp_model* m, const imp_data* d, int u) {
@@ -228,15 +296,19 @@ void imp_actuator_moment(const imp_model* m, const imp_data* d, int u, double* m
 }
 
 void imp_actuator_velocity(const imp_model* m, imp_data* d) {
-  for (int u = 0; u < m->nu; u++)
-    d->actuator_velocity[u] = imp_dot(d->actuator_moment + (size_t)u * m->nv, d->qvel, m->nv);
+  for (int u = 0; u < m->nu; u++) {
+    int a = m->actuator_dofadr[u];
+    d->actuator_velocity[u] =
+        imp_dot(d->actuator_moment + (size_t)u * m->nv + a, d->qvel + a, m->actuator_dofnum[u]);
+  }
 }
 
-void imp_add_outer_dense(const imp_model* m, const double* v, double s, double* Dl, double* Du) {
-  for (int i = 0; i < m->nv; i++) {
+void imp_add_outer_dense(const imp_model* m, const double* v, int adr, int num, double s,
+                         double* Dl, double* Du) {
+  for (int i = adr; i < adr + num; i++) {
     if (v[i] == 0) continue;
-    int steps = 0;
-    for (int j = i; j >= 0; j = m->dof_parentid[j], steps++) {
+    int steps = 0; /* ancestors have smaller indices, and v is 0 below adr */
+    for (int j = i; j >= adr; j = m->dof_parentid[j], steps++) {
       if (v[j] == 0) continue;
       double x = s * v[i] * v[j];
       Dl[m->dof_Madr[i] + steps] += x;

@@ -549,6 +549,8 @@ typedef struct imp_model {
   int* actuator_trnid;      /* nu x 2: joint, tendon, site (cranksite) or body id; second:
                                refsite or slidersite id, -1 none */
   double* actuator_cranklength; /* nu: slider-crank connecting rod length */
+  int* actuator_dofadr;     /* nu: actuator u's moment is 0 outside dofs dofadr ..  */
+  int* actuator_dofnum;     /* nu:   dofadr + dofnum - 1 (transmission.c) */
   int* actuator_dyntype;    /* nu: imp_dyn_type */
   int* actuator_gaintype;   /* nu: imp_gain_type */
   int* actuator_biastype;   /* nu: imp_bias_type */

@@ -112,7 +112,8 @@
   X(int, actuator_actnum, nu) X(int, actuator_actlimited, nu)                              \
   X(double, actuator_actrange, 2 * nu) X(int, actuator_actearly, nu)                       \
   X(double, actuator_lengthrange, 2 * nu) X(double, actuator_acc0, nu)                     \
-  X(double, actuator_cranklength, nu)                                                      \
+  X(double, actuator_cranklength, nu) X(int, actuator_dofadr, nu)                          \
+  X(int, actuator_dofnum, nu)                                                              \
   X(double, key_act, nkey * na)                                                            \
   X(double, key_qpos, nkey * nq) X(double, key_qvel, nkey * nv)                            \
   X(double, key_ctrl, nkey * nu) X(double, qpos0, nq) X(double, qpos_spring, nq)           \
@@ -931,6 +932,9 @@ imp_model* ld_compile(ld_ctx* c) {
   put_names(m, &pos, m->name_sensoradr, &c->sensors);
   put_names(m, &pos, m->name_tendonadr, &c->tendons);
   put_names(m, &pos, m->name_hfieldadr, &c->hfields);
+
+  /* ---- the dofs each actuator's moment can reach ---- */
+  imp_transmission_spans(m);
 
   /* ---- equality constraints, from the body poses at qpos0 ---- */
   double* xpos = ld_alloc(c, sizeof(double) * 3 * (size_t)nbody);

@@ -301,6 +301,65 @@ START_TEST(actuator_force_sensors) {
 }
 END_TEST
 
+/* Each actuator's moment stays within the dofs its transmission reaches
+   (actuator_dofadr/dofnum, which the step zeroes, fills and reads instead
+   of all nv): a joint's own dofs, a site's or a tendon's body chains, both
+   sites of a slider-crank or a refsite, every dof for adhesion. Three trees
+   (a free body with a hinge and a ball below, a slide-hinge body with a
+   hinge below, a hinge body): the spans are the expected ones, and over
+   random states the full moment is 0 outside them and equals the step's
+   row, whose velocity is the full product. */
+START_TEST(moment_spans) {
+  imp_model* m = imp_test_load_string_nowarn(
+      "<mujoco><option gravity='0 0 0'/><worldbody>"
+      "<body pos='0 0 1'><freejoint/><geom size='.1'/><site name='sa' pos='.1 0 0'/>"
+      " <body pos='.3 0 0'><joint name='h1' axis='0 1 0'/><geom size='.1'/>"
+      "  <body pos='.3 0 0'><joint name='b1' type='ball'/><geom size='.05'/>"
+      "   <site name='sa3' pos='.1 0 .1'/></body></body></body>"
+      "<body pos='2 0 1'><joint name='s1' type='slide' axis='1 0 0'/><joint name='h2' axis='0 0 1'/>"
+      " <geom size='.1'/><site name='sc' pos='0 .2 0'/>"
+      " <body pos='0 0 -.4'><joint name='h3' axis='1 0 0'/>"
+      "  <geom name='cyl' type='cylinder' size='.05 .1'/><site name='sd' pos='0 0 -.2'/></body></body>"
+      "<body name='e' pos='4 0 1'><joint name='h4'/><geom size='.1'/></body>"
+      "</worldbody><tendon><fixed name='tf'><joint joint='h2' coef='1'/><joint joint='h3' coef='-.5'/></fixed>"
+      "<spatial name='ts'><site site='sc'/><geom geom='cyl'/><site site='sd'/></spatial></tendon>"
+      "<actuator><motor joint='h1'/><motor joint='b1' gear='1 0 0'/><motor joint='h4'/>"
+      "<motor site='sa3' gear='0 0 1 0 0 0'/><motor site='sa3' refsite='sa' gear='1 0 0 0 0 1'/>"
+      "<general cranksite='sc' slidersite='sd' cranklength='.5'/>"
+      "<motor tendon='tf'/><motor tendon='ts'/><adhesion body='e' ctrlrange='0 1'/>"
+      "<motor jointinparent='b1' gear='0 1 0'/></actuator></mujoco>");
+  ck_assert_int_eq(m->nv, 14);
+  ck_assert_int_eq(m->nu, 10);
+  /* free 0-5, h1 6, b1 7-9, s1 10, h2 11, h3 12, h4 13 */
+  const int want[10][2] = {{6, 1}, {7, 3}, {13, 1}, {0, 10}, {0, 10},
+                           {10, 3}, {11, 2}, {10, 3}, {0, 14}, {7, 3}};
+  for (int u = 0; u < m->nu; u++) {
+    ck_assert_int_eq(m->actuator_dofadr[u], want[u][0]);
+    ck_assert_int_eq(m->actuator_dofnum[u], want[u][1]);
+  }
+  imp_data* d = imp_make_data(m);
+  double moment[14];
+  for (int trial = 0; trial < 20; trial++) {
+    for (int i = 0; i < m->nq; i++) d->qpos[i] = imp_test_urand(-1, 1);
+    for (int i = 0; i < m->nv; i++) d->qvel[i] = imp_test_urand(-1, 1);
+    imp_forward(m, d);
+    for (int u = 0; u < m->nu; u++) {
+      imp_actuator_moment(m, d, u, moment);
+      int a = m->actuator_dofadr[u], n = m->actuator_dofnum[u];
+      double v = 0;
+      for (int k = 0; k < m->nv; k++) {
+        if (k < a || k >= a + n) ck_assert_msg(moment[k] == 0, "actuator %d, dof %d", u, k);
+        ck_assert(moment[k] == d->actuator_moment[u * m->nv + k]);
+        v += moment[k] * d->qvel[k];
+      }
+      ck_assert_double_eq_tol(d->actuator_velocity[u], v, 1e-14);
+    }
+  }
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
 static Suite* transmission_suite(void) {
   Suite* s = suite_create("transmission");
   TCase* tc = tcase_create("laws");
@@ -310,6 +369,7 @@ static Suite* transmission_suite(void) {
   tcase_add_test(tc, ball_and_free_joint_gears);
   tcase_add_test(tc, adhesion_total_force);
   tcase_add_test(tc, actuator_force_sensors);
+  tcase_add_test(tc, moment_spans);
   suite_add_tcase(s, tc);
   return s;
 }
