@@ -155,10 +155,11 @@
  * every cone solver here creeps (todorov 1.806e-7 -> 1.770e-7 relative
  * from iteration 5 to 100); those iterations were most of the solver's
  * time on its humanoids. Far from the tolerance the escapes above go on:
- * stopping there too lost 4 of 200 rank-deficient random problems. 1e3
- * rather than 1e2: the same steps converge on the three humanoid samples
- * (145, 214, 104 not converged of 3000, 300, 200 steps against 146, 215,
- * 104) with 18-22% fewer iterations (`impetus bench`).
+ * stopping there too lost 4 of 200 rank-deficient random problems. A band
+ * of 1e3 instead of 1e2 saved iterations over the first 200-300 steps of
+ * the humanoid samples but doubled humanoid100's solver time over 500
+ * (2.55 -> 5.54 ms a step, 157 -> 164 iterations: the cruder answers
+ * start the next steps worse).
  *
  * ---- Initialization (Section III.F) ----
  * Sticking: v = b on normal, limit and equality rows, 0 on friction rows,

@@ -54,7 +54,7 @@ enum { RESCALE_NEVER = 0, RESCALE_ON_LOCAL_MIN = 1, RESCALE_ALWAYS = 2 };
 #define PROX_OFF_EDGE_CRAWLS 10 /* consecutive crawls off edges: a smooth local minimum */
 #define PROX_STALL_ITERS 20   /* the proximal loop stops when its best ||r|| fell */
 #define PROX_STALL_GAIN 0.5   /* by less than this factor over so many iterations */
-#define PROX_STALL_NEAR 1e3   /* and is within this factor of the tolerance */
+#define PROX_STALL_NEAR 1e2   /* and is within this factor of the tolerance */
 
 enum { REG_EQ, REG_BREAK, REG_STICK, REG_SLIP };
 enum { EDGE_NONE, EDGE_PLANE, EDGE_CONE };
