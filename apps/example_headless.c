@@ -2,7 +2,7 @@
    usage: example_headless MODEL.xml [KEYFRAME]   (e.g. models/pendulum.xml release) */
 #include <stdio.h>
 
-#include "impetus.h"
+#include <impetus/impetus.h>
 
 int main(int argc, char** argv) {
   if (argc < 2) {
