@@ -33,12 +33,14 @@
 #include "solver_compare.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "contact.h"
@@ -112,6 +114,28 @@ typedef struct scene {
 #define IMP_MODELS_DIR "models"
 #endif
 
+/* The directory of the built-in scenes' models: the installed copy when this
+   program runs from an install (IMP_INSTALLED_MODELS_REL, the models'
+   directory relative to the program's, made by cmake --install), else
+   IMP_MODELS_DIR, the source tree's. */
+static void models_dir(char* dir, size_t size) {
+  snprintf(dir, size, "%s", IMP_MODELS_DIR);
+#ifdef IMP_INSTALLED_MODELS_REL
+  char self[PATH_MAX];
+  ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (len <= 0) return;
+  self[len] = '\0';
+  char* slash = strrchr(self, '/');
+  if (!slash) return;
+  *slash = '\0';
+  char installed[PATH_MAX];
+  int n = snprintf(installed, sizeof installed, "%s/%s", self, IMP_INSTALLED_MODELS_REL);
+  struct stat st;
+  if (n > 0 && (size_t)n < size && stat(installed, &st) == 0 && S_ISDIR(st.st_mode))
+    snprintf(dir, size, "%s", installed);
+#endif
+}
+
 /* Loads the built-in scenes; a missing humanoid is skipped with a message.
    Returns the count, or -1 after a message. */
 static int builtin_scenes(scene* s) {
@@ -127,13 +151,15 @@ static int builtin_scenes(scene* s) {
   }
   m->opt.disableflags |= IMP_DSBL_ISLAND; /* Table 1: one problem per step */
   s[k++] = (scene){.name = "balls", .m = m};
-  static const char* const files[][2] = {{"heavy_stack", IMP_MODELS_DIR "/heavy_stack.xml"},
-                                         {"arch", IMP_MODELS_DIR "/arch.xml"},
-                                         {"box_pyramid", IMP_MODELS_DIR "/box_pyramid.xml"}};
+  static const char* const files[] = {"heavy_stack", "arch", "box_pyramid"};
+  char dir[PATH_MAX];
+  models_dir(dir, sizeof dir);
   for (int i = 0; i < 3; i++) {
-    m = cli_load(files[i][1], 0);
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/%s.xml", dir, files[i]);
+    m = cli_load(path, 0);
     if (!m) return -1;
-    s[k++] = (scene){.name = files[i][0], .m = m};
+    s[k++] = (scene){.name = files[i], .m = m};
   }
   FILE* f = fopen(HUMANOID_XML, "r");
   if (!f) {
