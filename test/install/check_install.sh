@@ -2,10 +2,12 @@
 # Installs the build into a fresh prefix and builds on it as a user outside
 # this tree would (ctest: install_example). Fails, naming what, when a file
 # is not installed, an installed header does not compile on its own, the
-# README's C example does not build through pkg-config (shared and static)
-# or through find_package(Impetus) (shared and static), a build of it prints
-# something else than the build tree's example_headless, or a program linked
-# to the library would load another OpenBLAS than the single-threaded one.
+# README's C example is not apps/example_headless.c or does not build
+# through pkg-config (shared and static) or find_package(Impetus) (shared and
+# static), a build of it prints something else than the build tree's
+# example_headless, a program linked to the library would load another
+# OpenBLAS than the single-threaded one, or the installed renderer draws
+# nothing.
 #
 # usage: check_install.sh BUILD_DIR SOURCE_DIR CC EXAMPLE_BIN LIBDIR RENDER(ON|OFF)
 #                         OPENBLAS_SERIAL_DIR(or "") WORK_DIR
@@ -57,7 +59,13 @@ done
 # The README's example, outside the tree; what the build tree's prints is the
 # expected output (pendulum: the README's run; box_pyramid: one island of
 # about 200 rows, which LAPACK factors).
-cp "$src/apps/example_headless.c" "$work/example.c"
+# the README shows the example whole, after a marker: the same program
+awk '/<!-- apps\/example_headless.c -->/ {m = 1; next}
+     m && /^```c$/ {c = 1; next}
+     c && /^```$/ {exit}
+     c' "$src/README.md" >"$work/example.c"
+cmp -s "$work/example.c" "$src/apps/example_headless.c" ||
+  fail "README.md's C example (after <!-- apps/example_headless.c -->) is not apps/example_headless.c"
 runs=("pendulum.xml release" "box_pyramid.xml")
 for i in "${!runs[@]}"; do
   read -r model key <<<"${runs[$i]}"
