@@ -40,6 +40,11 @@ imp_recorder* imp_recorder_open_flags(const char* path, const imp_model* m, int 
                                       int errsz);
 /* Append one row with the current state of d. Returns 0, or -1 on an I/O error. */
 int imp_recorder_write(imp_recorder* r, const imp_model* m, const imp_data* d);
+/* Add "key": "value" to the JSON sidecar (up to IMP_RECORD_MAXNOTE, keys
+   of their own: e.g. "ctrl", the control file of impetus run --ctrl). A
+   CSV recording with notes gets the sidecar too. Returns 0, or -1. */
+#define IMP_RECORD_MAXNOTE 8
+int imp_recorder_note(imp_recorder* r, const char* key, const char* value);
 /* Finish the file and move it to its final name. Returns 0, or -1 (nothing left at path). */
 int imp_recorder_close(imp_recorder* r, char* err, int errsz);
 /* Discard the recording: remove the temporary file, write nothing at path. */
