@@ -18,7 +18,8 @@
    its reset (d->nstep == 0, e.g. the initial state) records zeros there.
    NPY: little-endian float64, shape (rows, columns), C order; a sidecar
    "<path>.json" names the columns and gives nq, nv, nu, na, nmocap,
-   nsensordata and timestep. */
+   nsensordata and timestep, and the notes of imp_recorder_note (a CSV
+   recording with notes gets the sidecar too). */
 #ifndef IMPETUS_RECORD_H
 #define IMPETUS_RECORD_H
 

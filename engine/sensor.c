@@ -15,6 +15,10 @@
  *    the cutoff, from a generator whose state is in the data (reset by
  *    imp_reset_data, so runs repeat exactly; the draws are not MuJoCo's,
  *    which come from C's rand());
+ *  - the sensors of positions and velocities (all but the limit sensors,
+ *    which read the constraint rows) are computed before the controls
+ *    (imp_step1, the control callback can read them), the others after the
+ *    contact stage; noise is drawn in that order;
  *  - <flag sensor="disable"> leaves sensordata as it was;
  *  - nothing allocates but the arena.
  *

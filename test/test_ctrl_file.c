@@ -244,6 +244,11 @@ START_TEST(test_run_ctrl_csv_per_step_bitwise) {
   /* the sidecar says which control file drove the run */
   ck_assert_msg(strstr(text_of(in_dir("x.npy.json")), "\"ctrl\": \"steps.csv\"") != NULL, "%s",
                 text_of(in_dir("x.npy.json")));
+  /* a CSV recording gets the sidecar for it; without --ctrl it has none */
+  ck_assert_int_eq(run("--steps 3 --ctrl steps.csv --record x.csv"), 0);
+  ck_assert(strstr(text_of(in_dir("x.csv.json")), "\"ctrl\": \"steps.csv\"") != NULL);
+  ck_assert_int_eq(run("--steps 3 --record y.csv"), 0);
+  ck_assert(exists(in_dir("y.csv")) && !exists(in_dir("y.csv.json")));
 }
 END_TEST
 
@@ -335,7 +340,7 @@ END_TEST
 
 /* The help of run documents the option. */
 START_TEST(test_help_run_documents_ctrl) {
-  char cmd[8192];
+  char cmd[16384];
   snprintf(cmd, sizeof cmd, "'%s' help run >'%s' 2>'%s'", IMPETUS_BIN, out_path, err_path);
   ck_assert_int_eq(system(cmd), 0);
   const char* t = text_of(out_path);
