@@ -23,6 +23,7 @@
 
 #include "cmd.h"
 #include "contact.h" /* IMP_EXIT_CONVERGED */
+#include "ctrl_file.h"
 #include "record.h"
 
 /* seconds a step may take after a signal before the process exits anyway */
@@ -116,11 +117,12 @@ typedef struct run_args {
   const char* solver;/* --solver: a registered contact solver, NULL: the model's */
   long long threads; /* --threads: islands solved on this many threads */
   int load_options;  /* --allow-unsupported */
+  const char* ctrl;  /* --ctrl FILE: open-loop controls (ctrl_file.h), NULL none */
 } run_args;
 
 /* Parse argv into a; 0 on success, or an exit status (usage printed). */
 static int parse_args(int argc, char** argv, run_args* a) {
-  *a = (run_args){NULL, -1, 0, NULL, 1, NULL, 0, NULL, 1, 0};
+  *a = (run_args){NULL, -1, 0, NULL, 1, NULL, 0, NULL, 1, 0, NULL};
   for (int i = 1; i < argc; i++) {
     const char* v = NULL;
     int k;
@@ -145,6 +147,9 @@ static int parse_args(int argc, char** argv, run_args* a) {
       a->solver = v;
     } else if ((k = cli_option(argc, argv, &i, "threads", &v)) != 0) {
       if (k < 0 || cli_parse_threads("run", v, &a->threads)) return CLI_EXIT_USAGE;
+    } else if ((k = cli_option(argc, argv, &i, "ctrl", &v)) != 0) {
+      if (k < 0) return CLI_EXIT_USAGE;
+      a->ctrl = v;
     } else if (strcmp(argv[i], "--record-solver") == 0) {
       a->record_solver = 1;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -321,6 +326,31 @@ static imp_data* prepare(const run_args* a, imp_model** mp, int* status) {
   return d;
 }
 
+/* --ctrl FILE: read and match it, and make it d's controller (through the
+   control callback, the path a C program uses). NULL when not asked;
+   *failed (message printed) when the file is bad. */
+static ctrl_file* open_ctrl(const run_args* a, const imp_model* m, imp_data* d, int* failed) {
+  *failed = 0;
+  if (!a->ctrl) return NULL;
+  char err[4600] = "";
+  ctrl_file* c = ctrl_file_load(a->ctrl, m, err, sizeof err);
+  if (!c) {
+    fprintf(stderr, "impetus run: --ctrl %s\n", err);
+    *failed = 1;
+    return NULL;
+  }
+  imp_set_control_callback(d, ctrl_file_control, c);
+  long rows = ctrl_file_rows(c);
+  double end = d->time + (double)a->steps * m->opt.timestep;
+  if (!ctrl_file_timed(c) && rows < a->steps)
+    fprintf(stderr, "impetus run: note: %s has %ld rows for %lld steps: its last row also "
+            "drives steps %ld to %lld\n", a->ctrl, rows, a->steps, rows + 1, a->steps);
+  else if (ctrl_file_timed(c) && ctrl_file_last_time(c) < end - m->opt.timestep)
+    fprintf(stderr, "impetus run: note: %s ends at time %g, the run at %g: its last row holds\n",
+            a->ctrl, ctrl_file_last_time(c), end);
+  return c;
+}
+
 /* Open the recording of --record (NULL when not asked; *failed on error). */
 static imp_recorder* open_recording(const run_args* a, const imp_model* m, int* failed) {
   *failed = 0;
@@ -335,6 +365,12 @@ static imp_recorder* open_recording(const run_args* a, const imp_model* m, int* 
     have_tmp = 0;
     fprintf(stderr, "impetus run: %s\n", err);
     *failed = 1;
+  } else if (a->ctrl && imp_recorder_note(rec, "ctrl", a->ctrl) != 0) {
+    imp_recorder_abort(rec);
+    have_tmp = 0;
+    fprintf(stderr, "impetus run: out of memory\n");
+    *failed = 1;
+    rec = NULL;
   }
   return rec;
 }
@@ -356,9 +392,11 @@ int cmd_run(int argc, char** argv) {
   imp_data* d = prepare(&a, &m, &rc);
   double* vel = d ? malloc(sizeof(double) * 6 * (size_t)m->nbody) : NULL;
   int open_failed = 0;
-  imp_recorder* rec = vel ? open_recording(&a, m, &open_failed) : NULL;
+  ctrl_file* ctl = vel ? open_ctrl(&a, m, d, &open_failed) : NULL;
+  imp_recorder* rec = vel && !open_failed ? open_recording(&a, m, &open_failed) : NULL;
   if (!d || !vel || open_failed) {
     if (d && !vel) fprintf(stderr, "impetus run: out of memory\n");
+    ctrl_file_free(ctl);
     free(vel);
     imp_free_data(d);
     imp_free_model(m);
@@ -399,6 +437,7 @@ int cmd_run(int argc, char** argv) {
               a.record, rows);
     imp_free_data(d);
     imp_free_model(m);
+    ctrl_file_free(ctl);
     return interrupted ? 130 : CLI_EXIT_ERROR;
   }
   if (rec) {
@@ -424,5 +463,6 @@ int cmd_run(int argc, char** argv) {
   }
   imp_free_data(d);
   imp_free_model(m);
+  ctrl_file_free(ctl);
   return status;
 }

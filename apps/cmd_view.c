@@ -7,11 +7,13 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "ctrl_file.h"
 #include "viewer/cli_args.h"
 
 const char* const cli_usage_view =
     "usage: impetus view MODEL.xml [--key NAME] [--solver NAME] [--size WxH]\n"
     "                    [--frames N [--screenshot FILE.png]] [--script EVENTS]\n"
+    "                    [--ctrl FILE.csv|FILE.npy]\n"
     "\n"
     "Open a window and simulate MODEL.xml in real time (from keyframe NAME\n"
     "with --key, with contact solver NAME with --solver). F1 in the window\n"
@@ -23,6 +25,13 @@ const char* const cli_usage_view =
     "(ctrl+l, space, right, s, r, f1 ...), press BUTTON X Y, move X Y,\n"
     "release BUTTON, dclick BUTTON X Y (BUTTON: [ctrl+][shift+]left|right|\n"
     "middle; X Y window pixels), drop FILE.\n"
+    "--ctrl FILE drives the actuators from a control file as `impetus run\n"
+    "--ctrl` does (`impetus help run` has the format): row i for step i + 1\n"
+    "after a reset, or by time with a time column; the actuators it names\n"
+    "follow it, the others stay under the keys. A bad file is an error before\n"
+    "any window opens; a reloaded model whose actuators do not match it runs\n"
+    "without it (the message shows in the window). Recordings (R) note it in\n"
+    "their JSON sidecar.\n"
     "Exit 1 when the model does not load (file:line: message, no window) or\n"
     "no window can be opened; 2 on bad usage.\n";
 
@@ -62,6 +71,9 @@ static int parse_option(int argc, char** argv, int* i, cli_viewer_args* a) {
   } else if (!a->replay && (k = cli_option(argc, argv, i, "key", &v)) != 0) {
     if (k < 0) return -1;
     a->key = v;
+  } else if (!a->replay && (k = cli_option(argc, argv, i, "ctrl", &v)) != 0) {
+    if (k < 0) return -1;
+    a->ctrl = v;
   } else if (!a->replay && (k = cli_option(argc, argv, i, "solver", &v)) != 0) {
     if (k < 0 || cli_check_solver("view", v)) return -1;
     a->opt.solver = v;
@@ -116,7 +128,19 @@ int cmd_view(int argc, char** argv) {
     imp_free_model(m);
     return CLI_EXIT_ERROR;
   }
+  ctrl_file* ctl = NULL;
+  if (a.ctrl) {
+    char err[4600] = "";
+    if (!(ctl = ctrl_file_load(a.ctrl, m, err, sizeof err))) {
+      fprintf(stderr, "impetus view: --ctrl %s\n", err);
+      imp_free_model(m);
+      return CLI_EXIT_ERROR;
+    }
+  }
   a.opt.model_path = a.pos[0];
   a.opt.load_options = load_options;
-  return imp_viewer_run(m, &a.opt); /* the viewer owns m from here */
+  a.opt.ctrl = ctl;
+  int st_run = imp_viewer_run(m, &a.opt); /* the viewer owns m from here */
+  ctrl_file_free(ctl);
+  return st_run;
 }

@@ -158,6 +158,12 @@ static double clamp(double x, const double range[2]) {
    clamped to its actuatorfrcrange (a motor's torque limit however many
    actuators drive it). */
 void imp_actuation(const imp_model* m, imp_data* d) {
+  imp_transmission(m, d);
+  imp_actuator_velocity(m, d);
+  imp_actuation_forces(m, d);
+}
+
+void imp_actuation_forces(const imp_model* m, imp_data* d) {
   imp_zero(d->qfrc_actuator, m->nv);
   actuator_forces(m, d);
   if (m->opt.disableflags & IMP_DSBL_ACTUATION) return;
@@ -196,8 +202,6 @@ static void scale_tendon_forces(const imp_model* m, imp_data* d) {
    transmission, moment' force (transmission.c). */
 static void actuator_forces(const imp_model* m, imp_data* d) {
   int off = (m->opt.disableflags & IMP_DSBL_ACTUATION) != 0;
-  imp_transmission(m, d);
-  imp_actuator_velocity(m, d);
   for (int u = 0; u < m->nu; u++) {
     d->actuator_force[u] = 0;
     if (off) { /* activations hold (integrate.c) */

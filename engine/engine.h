@@ -70,7 +70,7 @@ void imp_solve_lu(const imp_model* m, const double* Al, const double* Au, const 
 void imp_solve_sparse(const imp_model* m, const double* LD, const double* diaginv,
                       double* x, const double* y);
 /* res = M vec for the tree-sparse M (res may not alias vec). */
-void imp_mul_m(const imp_model* m, const double* M, double* res, const double* vec);
+void imp_mul_sparse(const imp_model* m, const double* M, double* res, const double* vec);
 
 /* ---- dynamics.c ---- */
 
@@ -78,6 +78,9 @@ void imp_mul_m(const imp_model* m, const double* M, double* res, const double* v
 void imp_passive(const imp_model* m, imp_data* d);
 /* Actuator lengths, velocities, forces and qfrc_actuator from ctrl. */
 void imp_actuation(const imp_model* m, imp_data* d);
+/* imp_actuation after imp_transmission and imp_actuator_velocity of this
+   state (the forward computes those before the controls) */
+void imp_actuation_forces(const imp_model* m, imp_data* d);
 
 /* ---- transmission.c: actuator lengths and moments (definitions there) ---- */
 
@@ -202,6 +205,13 @@ double imp_wrap(double wpnt[6], const double x0[3], const double x1[3], const do
 /* Every sensor into d->sensordata (promises and definitions in sensor.c).
    Needs a whole forward of the current state, up to the contact stage. */
 void imp_sensor(const imp_model* m, imp_data* d);
+/* imp_sensor in the two phases of imp_step1 and imp_step2: the sensors of
+   positions and velocities a controller reads (all but the limit sensors,
+   which read constraint rows; needs the position and velocity stages and
+   the transmission), then the rest (needs the contact stage). The noise is
+   drawn in that order. */
+void imp_sensor_pos_vel(const imp_model* m, imp_data* d);
+void imp_sensor_acc(const imp_model* m, imp_data* d);
 /* cacc, cfrc_ext and cfrc_int from this forward's qacc and impulses (RNE
    after the constraints, Featherstone's recursion with the step's
    accelerations); imp_sensor calls it when a sensor needs it. */

@@ -72,6 +72,63 @@ void imp_forward(const imp_model* m, imp_data* d);
 /* Advance the simulation by one time step m->opt.timestep. */
 void imp_step(const imp_model* m, imp_data* d);
 
+/* ---- controllers (engine/step.c, engine/support.c) ----
+ *
+ * A controller sets d->ctrl (and may set qfrc_applied, xfrc_applied) from
+ * the state. Two ways, as in MuJoCo:
+ *
+ *   imp_set_control_callback(d, my_controller, my_state);
+ *   for (...) imp_step(m, d);               (the callback runs inside)
+ * or
+ *   for (...) { imp_step1(m, d); ...read d, set d->ctrl...; imp_step2(m, d); }
+ *
+ * imp_step1 then imp_step2 give the same bits as imp_step with the same
+ * controls, for every integrator (RK4 too: unlike MuJoCo's mj_step2,
+ * imp_step2 does not fall back to Euler). */
+
+/* The position and velocity stages of a step, the sensors of positions and
+   velocities (all but the limit sensors), then the control callback. The
+   user may then set ctrl, qfrc_applied and xfrc_applied (mocap_pos and
+   mocap_quat were read already). */
+void imp_step1(const imp_model* m, imp_data* d);
+
+/* The rest of the step begun by imp_step1: actuator forces from ctrl,
+   accelerations, constraints and contacts, the other sensors, the
+   integrator. */
+void imp_step2(const imp_model* m, imp_data* d);
+
+/* Call fn(m, d, user) in every forward of d, where MuJoCo calls
+   mjcb_control: after the velocity stage, before the actuators read ctrl
+   (imp_forward, imp_step, imp_step1; RK4 calls it at each of its four
+   stages). The callback belongs to this data alone (no global): reset and
+   imp_copy_data keep it (a copy keeps its own). fn NULL removes it. The
+   callback must not step or reset d. */
+void imp_set_control_callback(imp_data* d, imp_control_fn fn, void* user);
+
+/* Jacobians of a world point attached to a body, at the configuration of
+   the last forward (after imp_step: the state that step started from, as
+   MuJoCo's): jacp (3 x nv, row-major) maps qvel to the point's world
+   velocity, jacr (3 x nv) to the body's world angular velocity; either may
+   be NULL. Columns of dofs that do not move the body are zero. */
+void imp_jac(const imp_model* m, const imp_data* d, double* jacp, double* jacr,
+             const double point[3], int body);
+/* ... of the body frame's origin (xpos) */
+void imp_jac_body(const imp_model* m, const imp_data* d, double* jacp, double* jacr, int body);
+/* ... of the body's centre of mass (xipos) */
+void imp_jac_body_com(const imp_model* m, const imp_data* d, double* jacp, double* jacr,
+                      int body);
+/* ... of a geom's centre, of a site */
+void imp_jac_geom(const imp_model* m, const imp_data* d, double* jacp, double* jacr, int geom);
+void imp_jac_site(const imp_model* m, const imp_data* d, double* jacp, double* jacr, int site);
+
+/* res = M vec with the joint-space inertia M of the last forward (nv each;
+   res and vec distinct). */
+void imp_mul_m(const imp_model* m, const imp_data* d, double* res, const double* vec);
+
+/* x = M^-1 y for n vectors of nv (stored one after another) with the last
+   forward's factorization of M (x may be y). */
+void imp_solve_m(const imp_model* m, const imp_data* d, double* x, const double* y, int n);
+
 /* ---- the contact stage (engine/contact.c) ----
  *
  * Sign convention: a contact's impulse is what geom1 applies to geom2 over

@@ -101,7 +101,7 @@ void imp_solve_sparse(const imp_model* m, const double* LD, const double* diagin
   imp_solve_lu(m, LD, LD, diaginv, x, y);
 }
 
-void imp_mul_m(const imp_model* m, const double* M, double* res, const double* vec) {
+void imp_mul_sparse(const imp_model* m, const double* M, double* res, const double* vec) {
   for (int i = 0; i < m->nv; i++) res[i] = M[m->dof_Madr[i]] * vec[i];
   for (int i = 0; i < m->nv; i++) {
     int adr = m->dof_Madr[i] + 1;

@@ -54,6 +54,9 @@ struct imp_recorder {
   int header_len;        /* NPY: total header bytes, a multiple of 64 */
   double* row;           /* ncol: the row being written */
   unsigned char* bytes;  /* NPY: 8 * ncol little-endian bytes of a row */
+  int nnote;             /* imp_recorder_note: extra sidecar entries */
+  char* note_key[IMP_RECORD_MAXNOTE];
+  char* note_value[IMP_RECORD_MAXNOTE];
 };
 
 /* snprintf into err when there is room for a message */
@@ -242,7 +245,25 @@ static void destroy(imp_recorder* r) {
   free(r->row);
   free(r->bytes);
   free(r->names);
+  for (int i = 0; i < r->nnote; i++) {
+    free(r->note_key[i]);
+    free(r->note_value[i]);
+  }
   free(r);
+}
+
+int imp_recorder_note(imp_recorder* r, const char* key, const char* value) {
+  if (!r || !key || !value || r->nnote >= IMP_RECORD_MAXNOTE) return -1;
+  char* k = concat(key, "");
+  char* v = concat(value, "");
+  if (!k || !v) {
+    free(k);
+    free(v);
+    return -1;
+  }
+  r->note_key[r->nnote] = k;
+  r->note_value[r->nnote++] = v;
+  return 0;
 }
 
 imp_recorder* imp_recorder_open(const char* path, const imp_model* m, char* err, int errsz) {
@@ -392,8 +413,15 @@ static int write_sidecar(const imp_recorder* r, const char* tmp) {
   }
   fprintf(f,
           "], \"nq\": %d, \"nv\": %d, \"nu\": %d, \"na\": %d, \"nmocap\": %d, "
-          "\"nsensordata\": %d, \"timestep\": %.17g, \"rows\": %lld}\n",
+          "\"nsensordata\": %d, \"timestep\": %.17g, \"rows\": %lld",
           r->nq, r->nv, r->nu, r->na, r->nmocap, r->nsens, r->timestep, r->rows);
+  for (int i = 0; i < r->nnote; i++) {
+    fprintf(f, ", ");
+    json_string(f, r->note_key[i]);
+    fprintf(f, ": ");
+    json_string(f, r->note_value[i]);
+  }
+  fprintf(f, "}\n");
   int ok = !ferror(f) && fflush(f) == 0 && fsync(fileno(f)) == 0;
   if (fclose(f) != 0) ok = 0;
   return ok ? 0 : -1;
@@ -420,7 +448,7 @@ int imp_recorder_close(imp_recorder* r, char* err, int errsz) {
 
   char* json = NULL;
   char* jsontmp = NULL;
-  if (ok && r->format == REC_NPY) {
+  if (ok && (r->format == REC_NPY || r->nnote > 0)) {
     json = concat(r->path, ".json");
     jsontmp = concat(r->path, ".json.tmp");
     ok = json && jsontmp && write_sidecar(r, jsontmp) == 0;

@@ -18,7 +18,8 @@
    its reset (d->nstep == 0, e.g. the initial state) records zeros there.
    NPY: little-endian float64, shape (rows, columns), C order; a sidecar
    "<path>.json" names the columns and gives nq, nv, nu, na, nmocap,
-   nsensordata and timestep. */
+   nsensordata and timestep, and the notes of imp_recorder_note (a CSV
+   recording with notes gets the sidecar too). */
 #ifndef IMPETUS_RECORD_H
 #define IMPETUS_RECORD_H
 
@@ -40,6 +41,11 @@ imp_recorder* imp_recorder_open_flags(const char* path, const imp_model* m, int 
                                       int errsz);
 /* Append one row with the current state of d. Returns 0, or -1 on an I/O error. */
 int imp_recorder_write(imp_recorder* r, const imp_model* m, const imp_data* d);
+/* Add "key": "value" to the JSON sidecar (up to IMP_RECORD_MAXNOTE, keys
+   of their own: e.g. "ctrl", the control file of impetus run --ctrl). A
+   CSV recording with notes gets the sidecar too. Returns 0, or -1. */
+#define IMP_RECORD_MAXNOTE 8
+int imp_recorder_note(imp_recorder* r, const char* key, const char* value);
 /* Finish the file and move it to its final name. Returns 0, or -1 (nothing left at path). */
 int imp_recorder_close(imp_recorder* r, char* err, int errsz);
 /* Discard the recording: remove the temporary file, write nothing at path. */

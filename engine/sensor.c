@@ -15,6 +15,10 @@
  *    the cutoff, from a generator whose state is in the data (reset by
  *    imp_reset_data, so runs repeat exactly; the draws are not MuJoCo's,
  *    which come from C's rand());
+ *  - the sensors of positions and velocities (all but the limit sensors,
+ *    which read the constraint rows) are computed before the controls
+ *    (imp_step1, the control callback can read them), the others after the
+ *    contact stage; noise is drawn in that order;
  *  - <flag sensor="disable"> leaves sensordata as it was;
  *  - nothing allocates but the arena.
  *
@@ -534,19 +538,43 @@ static void needs(const imp_model* m, int* rne, int* subtree) {
   }
 }
 
-void imp_sensor(const imp_model* m, imp_data* d) {
+/* 1 when sensor i reads only what the position and velocity stages make,
+   so imp_step1 computes it for a controller to read: the limit sensors
+   read the constraint rows, which come after the controls here */
+static int before_controls(const imp_model* m, int i) {
+  switch (m->sensor_type[i]) {
+    case IMP_SENS_JOINTLIMITPOS:
+    case IMP_SENS_JOINTLIMITVEL:
+    case IMP_SENS_TENDONLIMITPOS:
+    case IMP_SENS_TENDONLIMITVEL: return 0;
+    default:
+      return m->sensor_needstage[i] == IMP_STAGE_POS || m->sensor_needstage[i] == IMP_STAGE_VEL;
+  }
+}
+
+/* the sensors of one phase: those before the controls (early) or the rest */
+static void sensor_phase(const imp_model* m, imp_data* d, int early) {
   if (m->nsensor == 0 || (m->opt.disableflags & IMP_DSBL_SENSOR)) return;
   int rne, subtree;
   needs(m, &rne, &subtree);
-  if (subtree) imp_subtree_vel(m, d);
-  if (rne) imp_rne_post_constraint(m, d);
+  if (early && subtree) imp_subtree_vel(m, d); /* velocity sensors */
+  if (!early && rne) imp_rne_post_constraint(m, d); /* acceleration sensors */
   int noisy = (m->opt.enableflags & IMP_ENBL_SENSORNOISE) != 0;
   for (int i = 0; i < m->nsensor; i++) {
     double* out = d->sensordata + m->sensor_adr[i];
     int dim = m->sensor_dim[i], dt = m->sensor_datatype[i];
-    if (m->sensor_type[i] == IMP_SENS_USER) continue;
+    if (m->sensor_type[i] == IMP_SENS_USER || before_controls(m, i) != early) continue;
     compute(m, d, i, out);
     if (noisy && m->sensor_noise[i] > 0) add_noise(d, dt, m->sensor_noise[i], out, dim);
     if (m->sensor_cutoff[i] > 0) cut(dt, m->sensor_cutoff[i], out, dim);
   }
+}
+
+void imp_sensor_pos_vel(const imp_model* m, imp_data* d) { sensor_phase(m, d, 1); }
+
+void imp_sensor_acc(const imp_model* m, imp_data* d) { sensor_phase(m, d, 0); }
+
+void imp_sensor(const imp_model* m, imp_data* d) {
+  imp_sensor_pos_vel(m, d);
+  imp_sensor_acc(m, d);
 }

@@ -649,6 +649,11 @@ typedef struct imp_model {
   size_t nbuffer;
 } imp_model;
 
+/* A controller called by every forward at the point where the controls
+   are read (imp_set_control_callback, impetus.h); user is its own pointer. */
+struct imp_data;
+typedef void (*imp_control_fn)(const imp_model* m, struct imp_data* d, void* user);
+
 typedef struct imp_data {
   /* arena for the scratch of a step: a stack in its own allocation, sized
      for the model and the contact solver in use (imp_set_solver grows it) */
@@ -659,6 +664,10 @@ typedef struct imp_data {
 
   int nwarning_nan;   /* times the state went bad and was reset */
   long long nstep;    /* steps taken since reset */
+  /* the control callback and its pointer (imp_set_control_callback): not
+     state, so imp_reset_data and imp_copy_data leave them as they are */
+  imp_control_fn control_fn;
+  void* control_user;
 
   /* state */
   double time;

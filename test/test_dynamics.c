@@ -42,7 +42,7 @@ static double vMw(const imp_model* m, imp_data* d, const double* qpos, const dou
   imp_kinematics(m, d);
   imp_com_pos(m, d);
   imp_crb(m, d);
-  imp_mul_m(m, d->qM, Mw, w);
+  imp_mul_sparse(m, d->qM, Mw, w);
   double r = imp_dot(v, Mw, m->nv);
   free(Mw);
   return r;
@@ -480,7 +480,7 @@ START_TEST(test_applied_forces) {
   double Mq[7];
   for (int i = 0; i < m->nv; i++) d->qfrc_applied[i] = imp_test_urand(-1, 1);
   imp_forward(m, d);
-  imp_mul_m(m, d->qM, Mq, d->qacc);
+  imp_mul_sparse(m, d->qM, Mq, d->qacc);
   imp_assert_vec_near(Mq, d->qfrc_applied, m->nv, 1e-13);
   imp_free_data(d);
   imp_free_model(m);

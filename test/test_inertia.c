@@ -206,7 +206,7 @@ START_TEST(test_kinetic_energy_and_positive_definite) {
     for (int i = 0; i < nv; i++) d->qvel[i] = imp_test_urand(-2, 2);
     position_stages(m, d);
     imp_com_vel(m, d);
-    imp_mul_m(m, d->qM, Mv, d->qvel);
+    imp_mul_sparse(m, d->qM, Mv, d->qvel);
     double T = 0.5 * imp_dot(d->qvel, Mv, nv), Tb = 0;
     for (int b = 1; b < m->nbody; b++) {
       const double* cv = d->cvel + 6 * b;
@@ -242,7 +242,7 @@ START_TEST(test_kinetic_energy_and_positive_definite) {
 END_TEST
 
 /* imp_solve_sparse(imp_factor_sparse(M)) inverts M: M x = y to rounding,
-   also in place (LD aliasing M, x aliasing y), and imp_mul_m equals the
+   also in place (LD aliasing M, x aliasing y), and imp_mul_sparse equals the
    dense product. */
 START_TEST(test_factor_solve_inverts_m) {
   imp_model* m = imp_test_load_string_nowarn(k_humanoid);
@@ -262,7 +262,7 @@ START_TEST(test_factor_solve_inverts_m) {
     sparse2dense(m, Md, d->qM);
     for (int i = 0; i < nv; i++) y[i] = imp_test_urand(-10, 10);
     /* mul_m against the dense product */
-    imp_mul_m(m, d->qM, Mx, y);
+    imp_mul_sparse(m, d->qM, Mx, y);
     for (int i = 0; i < nv; i++) {
       dense[i] = 0;
       for (int j = 0; j < nv; j++) dense[i] += Md[nv * i + j] * y[j];
@@ -270,7 +270,7 @@ START_TEST(test_factor_solve_inverts_m) {
     imp_assert_vec_near(Mx, dense, nv, 1e-13);
     /* solve */
     imp_solve_sparse(m, d->qLD, d->qLDiagInv, x, y);
-    imp_mul_m(m, d->qM, Mx, x);
+    imp_mul_sparse(m, d->qM, Mx, x);
     imp_assert_vec_near(Mx, y, nv, 1e-12);
     /* in place */
     imp_copy(LD, d->qM, m->nM);

@@ -9,6 +9,7 @@ typedef struct cli_viewer_args {
   int replay;          /* in: 1 for replay (no --key, --solver) */
   const char* pos[2];  /* the files: MODEL, or TRAJ and MODEL */
   const char* key;     /* --key NAME, resolved against the model later */
+  const char* ctrl;    /* --ctrl FILE, read once the model is loaded */
   imp_viewer_opt opt;
 } cli_viewer_args;
 

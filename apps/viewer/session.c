@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../ctrl_file.h"
 #include "viewer_internal.h"
 
 /* Show a message in the window and echo it to stdout (errors to stderr). */
@@ -100,6 +101,13 @@ static void install(imp_viewer* v, imp_model* m, imp_data* d, imp_renderer* r, i
   if (!keep_camera) imp_camera_default(m, &v->cam);
   if (v->cam.type == IMP_CAMERA_FIXED && v->cam.fixedcamid >= m->ncam) v->cam.type = IMP_CAMERA_FREE;
   if (v->cam.type == IMP_CAMERA_TRACKING) v->cam.type = IMP_CAMERA_FREE;
+  if (v->o->ctrl) { /* --ctrl drives this model too when its actuators match */
+    char err[4600] = "";
+    if (ctrl_file_bind(v->o->ctrl, m, err, sizeof err) == 0)
+      imp_set_control_callback(d, ctrl_file_control, v->o->ctrl);
+    else
+      imp_viewer_say(v, 1, "--ctrl %s; this model runs without it", err);
+  }
   reset_state(v);
 }
 
@@ -208,6 +216,8 @@ static void toggle_recording(imp_viewer* v) {
   stamped_path(v, ".csv", v->rec_path, sizeof v->rec_path);
   v->rec = imp_recorder_open(v->rec_path, v->m, err, sizeof err);
   if (!v->rec) { imp_viewer_say(v, 1, "cannot record: %s", err); return; }
+  if (v->d->control_fn == ctrl_file_control && v->o->ctrl)
+    imp_recorder_note(v->rec, "ctrl", ctrl_file_path(v->o->ctrl));
   if (imp_recorder_write(v->rec, v->m, v->d) != 0) { /* the first row: the state now */
     imp_recorder_abort(v->rec);
     v->rec = NULL;

@@ -27,6 +27,8 @@ typedef struct imp_viewer_opt {
   int width, height;              /* window size in screen coordinates */
   const imp_viewer_event* script; /* key presses and drops at given frames (input.h) */
   int nscript;
+  struct ctrl_file* ctrl;         /* --ctrl: open-loop controls (ctrl_file.h) matched to every
+                                     model loaded, through its control callback; NULL none */
 } imp_viewer_opt;
 
 /* Open the window and run until it is closed (or the scripted frames are

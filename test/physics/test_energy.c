@@ -1,7 +1,7 @@
 /* Energy of the undamped double pendulum (models/double_pendulum_undamped.xml).
  *
  * E = 1/2 v' M(q) v - sum_b m_b g . x_b, with M from the forward pass
- * (imp_mul_m on d->qM) and x_b the body centres of mass (d->xipos).
+ * (imp_mul_sparse on d->qM) and x_b the body centres of mass (d->xipos).
  *
  * Semi-implicit Euler in generalized coordinates is not symplectic when the
  * mass matrix depends on q (the velocity update uses M(q_n) and explicit
@@ -24,7 +24,7 @@ static double energy(const imp_model* m, imp_data* d, double* ke) {
   imp_forward(m, d);
   double Mv[16];
   ck_assert_int_le(m->nv, 16);
-  imp_mul_m(m, d->qM, Mv, d->qvel);
+  imp_mul_sparse(m, d->qM, Mv, d->qvel);
   double k = 0, u = 0;
   for (int i = 0; i < m->nv; i++) k += 0.5 * d->qvel[i] * Mv[i];
   for (int b = 1; b < m->nbody; b++)

@@ -163,7 +163,7 @@ static double energy(const imp_model* m, imp_data* d) {
   imp_forward(m, d);
   double Mv[16], e = 0;
   ck_assert_int_le(m->nv, 16);
-  imp_mul_m(m, d->qM, Mv, d->qvel);
+  imp_mul_sparse(m, d->qM, Mv, d->qvel);
   for (int i = 0; i < m->nv; i++) e += 0.5 * d->qvel[i] * Mv[i];
   for (int b = 1; b < m->nbody; b++)
     for (int k = 0; k < 3; k++) e -= m->body_mass[b] * m->opt.gravity[k] * d->xipos[3 * b + k];

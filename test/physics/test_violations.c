@@ -105,11 +105,11 @@ static void impulse_momentum(const imp_model* m, const imp_model* mfree, int sol
   imp_step(m, d);
   imp_step(mfree, dfree);
   for (int i = 0; i < m->nv; i++) du[i] = d->qvel[i] - dfree->qvel[i];
-  imp_mul_m(m, M, Mdu, du);
+  imp_mul_sparse(m, M, Mdu, du);
   *scale = 0;
   for (int i = 0; i < m->nv; i++) *scale = fmax(*scale, fabs(Mdu[i]));
   /* the momenta themselves set the scale of rounding too */
-  imp_mul_m(m, M, du, dfree->qvel);
+  imp_mul_sparse(m, M, du, dfree->qvel);
   for (int i = 0; i < m->nv; i++) *scale = fmax(*scale, fabs(du[i]));
   memcpy(P, Mdu, 6 * sizeof(double));
   (void)with_connect;
