@@ -5,12 +5,33 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cmd.h"
+
+/* The command named in usage errors, set once by main before it dispatches
+   (NULL: the program itself). */
+static const char* usage_command = NULL;
+
+void cli_set_command(const char* name) { usage_command = name; }
+
+int cli_usage_error(const char* fmt, ...) {
+  char msg[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (usage_command)
+    fprintf(stderr, "impetus %s: %s (see `impetus help %s`)\n", usage_command, msg,
+            usage_command);
+  else
+    fprintf(stderr, "impetus: %s (see `impetus help`)\n", msg);
+  return CLI_EXIT_USAGE;
+}
 
 int cli_is_help(const char* arg) {
   return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
@@ -27,7 +48,7 @@ int cli_option(int argc, char** argv, int* i, const char* name, const char** val
   }
   if (a[2 + n] != '\0') return 0;
   if (*i + 1 >= argc) {
-    fprintf(stderr, "impetus: option --%s needs a value\n", name);
+    cli_usage_error("option --%s needs a value", name);
     return -1;
   }
   *i += 1;
@@ -40,11 +61,11 @@ int cli_parse_ll(const char* opt, const char* s, long long min, long long* out) 
   errno = 0;
   long long v = strtoll(s, &end, 10);
   if (!*s || *end || errno == ERANGE) {
-    fprintf(stderr, "impetus: --%s: not an integer: '%s'\n", opt, s);
+    cli_usage_error("--%s: not an integer: '%s'", opt, s);
     return -1;
   }
   if (v < min) {
-    fprintf(stderr, "impetus: --%s must be at least %lld, got %lld\n", opt, min, v);
+    cli_usage_error("--%s must be at least %lld, got %lld", opt, min, v);
     return -1;
   }
   *out = v;
@@ -54,7 +75,8 @@ int cli_parse_ll(const char* opt, const char* s, long long min, long long* out) 
 int cli_parse_threads(const char* cmd, const char* s, long long* out) {
   if (cli_parse_ll("threads", s, 1, out)) return -1;
   if (*out > 64) {
-    fprintf(stderr, "impetus %s: --threads must be at most 64, got %lld\n", cmd, *out);
+    (void)cmd;
+    cli_usage_error("--threads must be at most 64, got %lld", *out);
     return -1;
   }
   return 0;
@@ -65,11 +87,11 @@ int cli_parse_double(const char* opt, const char* s, int positive, double* out) 
   errno = 0;
   double v = strtod(s, &end);
   if (!*s || *end || errno == ERANGE || !isfinite(v)) {
-    fprintf(stderr, "impetus: --%s: not a finite number: '%s'\n", opt, s);
+    cli_usage_error("--%s: not a finite number: '%s'", opt, s);
     return -1;
   }
   if (positive ? !(v > 0) : !(v >= 0)) {
-    fprintf(stderr, "impetus: --%s must be %s, got %g\n", opt, positive ? "> 0" : ">= 0", v);
+    cli_usage_error("--%s must be %s, got %g", opt, positive ? "> 0" : ">= 0", v);
     return -1;
   }
   *out = v;

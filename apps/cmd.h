@@ -32,6 +32,16 @@ int cmd_replay(int argc, char** argv);
 extern const char* const cli_usage_view;
 extern const char* const cli_usage_replay;
 
+/* Name the command being run (argv[1] of the program: "run", "view" ...)
+   for usage errors; main calls it once before it dispatches. */
+void cli_set_command(const char* name);
+
+/* A usage error, on one line of stderr: "impetus CMD: MESSAGE (see
+   `impetus help CMD`)" (printf-style fmt). Returns CLI_EXIT_USAGE. Every
+   bad-usage message of every command goes through it, so none prints the
+   whole usage text. */
+int cli_usage_error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Print the usage of command name (NULL: the program) to stdout (to_stderr
    0) or stderr (1). Returns 0 when name is a known command, else -1. */
 int cli_usage(const char* name, int to_stderr);

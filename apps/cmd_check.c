@@ -111,24 +111,18 @@ int cmd_check(int argc, char** argv) {
       continue;
     }
     if (argv[i][0] == '-' && argv[i][1] != '\0') {
-      fprintf(stderr, "impetus check: unknown option '%s'\n", argv[i]);
-      cli_usage("check", 1);
-      return CLI_EXIT_USAGE;
+      return cli_usage_error("unknown option '%s'", argv[i]);
     }
     if (path) {
-      fprintf(stderr, "impetus check: one model at a time ('%s' and '%s')\n", path, argv[i]);
-      return CLI_EXIT_USAGE;
+      return cli_usage_error("one model at a time ('%s' and '%s')", path, argv[i]);
     }
     path = argv[i];
   }
   if (!path) {
-    fprintf(stderr, "impetus check: no model given\n");
-    cli_usage("check", 1);
-    return CLI_EXIT_USAGE;
+    return cli_usage_error("no model given");
   }
   if ((key || solver) && !contacts) {
-    fprintf(stderr, "impetus check: --%s needs --contacts\n", key ? "key" : "solver");
-    return CLI_EXIT_USAGE;
+    return cli_usage_error("--%s needs --contacts", key ? "key" : "solver");
   }
 
   imp_model* m = cli_load(path, load_options);

@@ -46,7 +46,7 @@ typedef struct render_args {
 static int parse_size(const char* s, int* w, int* h) {
   char tail;
   if (sscanf(s, "%dx%d%c", w, h, &tail) != 2 || *w < 1 || *h < 1 || *w > 8192 || *h > 8192) {
-    fprintf(stderr, "impetus render: --size '%s' is not WxH (1 to 8192 each)\n", s);
+    cli_usage_error("--size '%s' is not WxH (1 to 8192 each)", s);
     return -1;
   }
   return 0;
@@ -84,12 +84,10 @@ static int parse_args(int argc, char** argv, render_args* a) {
     if (k == 2) return CLI_EXIT_USAGE;
     if (k == 0) continue;
     if (argv[i][0] == '-' && argv[i][1] != '\0') {
-      fprintf(stderr, "impetus render: unknown option '%s'\n", argv[i]);
-      return CLI_EXIT_USAGE;
+      return cli_usage_error("unknown option '%s'", argv[i]);
     }
     if (a->model) {
-      fprintf(stderr, "impetus render: more than one model ('%s', '%s')\n", a->model, argv[i]);
-      return CLI_EXIT_USAGE;
+      return cli_usage_error("more than one model ('%s', '%s')", a->model, argv[i]);
     }
     a->model = argv[i];
   }
@@ -98,9 +96,7 @@ static int parse_args(int argc, char** argv, render_args* a) {
                         : !a->out      ? "--out DIR|FILE.png"
                                        : NULL;
   if (missing) {
-    fprintf(stderr, "impetus render: %s is needed\n\n", missing);
-    cli_usage("render", 1);
-    return CLI_EXIT_USAGE;
+    return cli_usage_error("%s is needed", missing);
   }
   a->single = ends_with_png(a->out);
   return 0;

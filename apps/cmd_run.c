@@ -148,34 +148,27 @@ static int parse_args(int argc, char** argv, run_args* a) {
     } else if (strcmp(argv[i], "--record-solver") == 0) {
       a->record_solver = 1;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-      fprintf(stderr, "impetus run: unknown option '%s'\n", argv[i]);
-      return CLI_EXIT_USAGE;
+      return cli_usage_error("unknown option '%s'", argv[i]);
     } else if (a->model) {
-      fprintf(stderr, "impetus run: one model at a time ('%s' and '%s')\n", a->model, argv[i]);
-      return CLI_EXIT_USAGE;
+      return cli_usage_error("one model at a time ('%s' and '%s')", a->model, argv[i]);
     } else {
       a->model = argv[i];
     }
   }
   if (!a->model) {
-    fprintf(stderr, "impetus run: no model given\n");
-    return CLI_EXIT_USAGE;
+    return cli_usage_error("no model given");
   }
   if (a->steps < 0) {
-    fprintf(stderr, "impetus run: --steps N is required\n");
-    return CLI_EXIT_USAGE;
+    return cli_usage_error("--steps N is required");
   }
   if (a->record_solver && !a->record) {
-    fprintf(stderr, "impetus run: --record-solver needs --record FILE\n");
-    return CLI_EXIT_USAGE;
+    return cli_usage_error("--record-solver needs --record FILE");
   }
   if (a->record && !known_extension(a->record)) {
-    fprintf(stderr, "impetus run: --record %s: the file must end in .csv or .npy\n", a->record);
-    return CLI_EXIT_USAGE;
+    return cli_usage_error("--record %s: the file must end in .csv or .npy", a->record);
   }
   if (a->record && strlen(a->record) + sizeof ".tmp" > sizeof tmp_path) {
-    fprintf(stderr, "impetus run: --record: the path is too long\n");
-    return CLI_EXIT_USAGE;
+    return cli_usage_error("--record: the path is too long");
   }
   return 0;
 }
@@ -345,10 +338,7 @@ int cmd_run(int argc, char** argv) {
   int rc = parse_args(argc, argv, &a);
   a.load_options = load_options;
   if (rc < 0) return 0;
-  if (rc > 0) {
-    cli_usage("run", 1);
-    return rc;
-  }
+  if (rc > 0) return rc; /* the one-line message is printed */
   /* from here on a signal stops the run, also while a large model loads */
   install_handlers();
 

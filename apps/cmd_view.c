@@ -30,7 +30,7 @@ const char* const cli_usage_view =
 static int parse_size(const char* s, int* w, int* h) {
   char tail;
   if (sscanf(s, "%dx%d%c", w, h, &tail) != 2 || *w < 16 || *h < 16 || *w > 8192 || *h > 8192) {
-    fprintf(stderr, "impetus: --size '%s' is not WxH (16 to 8192 each)\n", s);
+    cli_usage_error("--size '%s' is not WxH (16 to 8192 each)", s);
     return -1;
   }
   return 0;
@@ -53,7 +53,7 @@ static int parse_option(int argc, char** argv, int* i, cli_viewer_args* a) {
     if (k < 0) return -1;
     a->opt.nscript = imp_viewer_parse_script(v, events, 256, err, sizeof err);
     if (a->opt.nscript < 0) {
-      fprintf(stderr, "impetus: --%s\n", err);
+      cli_usage_error("--%s", err);
       return -1;
     }
     a->opt.script = events;
@@ -82,23 +82,18 @@ int cli_parse_viewer_args(int argc, char** argv, int npos, cli_viewer_args* a) {
     if (k < 0) return CLI_EXIT_USAGE;
     if (k > 0) continue;
     if (argv[i][0] == '-' && argv[i][1] != '\0') {
-      fprintf(stderr, "impetus %s: unknown option '%s'\n", cmd, argv[i]);
-      return CLI_EXIT_USAGE;
+      return cli_usage_error("unknown option '%s'", argv[i]);
     }
     if (got == npos) {
-      fprintf(stderr, "impetus %s: too many files ('%s')\n", cmd, argv[i]);
-      return CLI_EXIT_USAGE;
+      return cli_usage_error("too many files ('%s')", argv[i]);
     }
     a->pos[got++] = argv[i];
   }
   if (got < npos) {
-    fprintf(stderr, "impetus %s: %s\n\n", cmd, npos == 1 ? "no model given" : "needs TRAJ.csv and MODEL.xml");
-    cli_usage(cmd, 1);
-    return CLI_EXIT_USAGE;
+    return cli_usage_error("%s", npos == 1 ? "no model given" : "needs TRAJ.csv and MODEL.xml");
   }
   if (a->opt.screenshot && a->opt.frames <= 0) {
-    fprintf(stderr, "impetus %s: --screenshot needs --frames N\n", cmd);
-    return CLI_EXIT_USAGE;
+    return cli_usage_error("--screenshot needs --frames N");
   }
   return 0;
 }

@@ -172,6 +172,7 @@ int main(int argc, char** argv) {
     printf("impetus %s\n", IMP_VERSION_STRING);
     return 0;
   }
+  cli_set_command(cmd);
   if (strcmp(cmd, "check") == 0) return cmd_check(argc - 1, argv + 1);
   if (strcmp(cmd, "run") == 0) return cmd_run(argc - 1, argv + 1);
   if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 1, argv + 1);

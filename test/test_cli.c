@@ -1105,6 +1105,50 @@ START_TEST(solvers_compare_writes_csv_and_png) {
 }
 END_TEST
 
+/* ---- the CLI tells the truth (issue 14) ---- */
+
+/* Bad usage of every command is one line on stderr naming the error and
+   where the options are, never the whole usage text, and exit 2. */
+START_TEST(bad_usage_is_one_line_for_every_command) {
+  static const struct {
+    const char* cmd;  /* the command, as `impetus help CMD` names it */
+    const char* args; /* arguments after it */
+    const char* what; /* the error the line names */
+  } cases[] = {
+      {"run", "'" PENDULUM "' --steps 1 --bogus", "unknown option '--bogus'"},
+      {"run", "'" PENDULUM "'", "--steps N is required"},
+      {"run", "'" PENDULUM "' --steps x", "not an integer: 'x'"},
+      {"run", "'" PENDULUM "' --steps", "--steps needs a value"},
+      {"run", "", "no model given"},
+      {"check", "'" PENDULUM "' --bogus", "unknown option '--bogus'"},
+      {"check", "", "no model given"},
+      {"bench", "'" PENDULUM "' --bogus", "unknown option '--bogus'"},
+      {"bench", "'" PENDULUM "' --threads 65", "at most 64"},
+      {"solvers", "--bogus", "'--bogus'"},
+      {"solvers", "--compare --steps 0", "--steps must be at least 1"},
+      {"render", "'" PENDULUM "' --bogus", "unknown option '--bogus'"},
+      {"render", "'" PENDULUM "' --steps 1", "--out DIR|FILE.png is needed"},
+      {"view", "'" PENDULUM "' --bogus", "unknown option '--bogus'"},
+      {"view", "", "no model given"},
+      {"replay", "t.csv '" PENDULUM "' --bogus", "unknown option '--bogus'"},
+      {"replay", "t.csv", "needs TRAJ.csv and MODEL.xml"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char args[4400], hint[64];
+    snprintf(args, sizeof args, "%s %s", cases[i].cmd, cases[i].args);
+    snprintf(hint, sizeof hint, "(see `impetus help %s`)\n", cases[i].cmd);
+    ck_assert_msg(impetus(args) == 2, "impetus %s: exit not 2", args);
+    const char* err = text_of(err_path);
+    ck_assert_msg(count_lines(err_path) == 1, "impetus %s: not one line:\n%s", args, err);
+    ck_assert_msg(strstr(err, cases[i].what) != NULL, "impetus %s: '%s' not named:\n%s", args,
+                  cases[i].what, err);
+    ck_assert_msg(strstr(err, hint) != NULL, "impetus %s: no hint '%s':\n%s", args, hint, err);
+    ck_assert_msg(strstr(err, "usage:") == NULL, "impetus %s: printed the usage:\n%s", args, err);
+    ck_assert_str_eq(text_of(out_path), "");
+  }
+}
+END_TEST
+
 START_TEST(example_runs) {
   ck_assert_msg(run_prog(EXAMPLE_BIN, "'" PENDULUM "'") == 0, "%s", text_of(err_path));
   ck_assert_msg(strstr(text_of(out_path), "time 1") != NULL, "%s", text_of(out_path));
@@ -1123,6 +1167,7 @@ static Suite* cli_suite(void) {
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, usage_and_help);
+  tcase_add_test(tc, bad_usage_is_one_line_for_every_command);
   tcase_add_test(tc, check_pendulum);
   tcase_add_test(tc, check_contacts);
   tcase_add_test(tc, check_missing_file);
