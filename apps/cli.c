@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cmd.h"
 
@@ -111,7 +112,20 @@ int cli_take_load_options(int* argc, char** argv) {
   return options;
 }
 
+const char* cli_prefix(void) {
+  static char prefix[64];
+  snprintf(prefix, sizeof prefix, "impetus%s%.40s", usage_command ? " " : "",
+           usage_command ? usage_command : "");
+  return prefix;
+}
+
 imp_model* cli_load(const char* path, int options) {
+  /* the loader's "file:0: cannot open file" does not say why: a missing
+     file gets the system's reason, with the path as the user typed it */
+  if (access(path, R_OK) != 0) {
+    fprintf(stderr, "%s: %s: %s\n", cli_prefix(), path, strerror(errno));
+    return NULL;
+  }
   char err[2048] = "";
   imp_model* m = imp_load_xml_opt(path, options, err, sizeof err);
   if (!m) {
@@ -124,6 +138,32 @@ imp_model* cli_load(const char* path, int options) {
     if (m->warnings[n - 1] != '\n') fputc('\n', stderr);
   }
   return m;
+}
+
+int cli_find_key(const imp_model* m, const char* path, const char* name) {
+  int k = imp_name2id(m, IMP_OBJ_KEY, name);
+  if (k >= 0) return k;
+  if (name[0] == '#' && name[1]) {
+    char* end = NULL;
+    errno = 0;
+    long i = strtol(name + 1, &end, 10);
+    if (!*end && errno == 0 && i >= 0 && i < m->nkey) return (int)i;
+  }
+  fprintf(stderr, "%s: %s: no keyframe named '%s'; ", cli_prefix(), path, name);
+  if (m->nkey == 0) {
+    fprintf(stderr, "the model has no keyframes\n");
+    return -1;
+  }
+  fprintf(stderr, "the model has %d:", m->nkey);
+  for (int i = 0; i < m->nkey; i++) {
+    const char* key = imp_id2name(m, IMP_OBJ_KEY, i);
+    if (key && key[0])
+      fprintf(stderr, "%s %s", i ? "," : "", key);
+    else
+      fprintf(stderr, "%s #%d", i ? "," : "", i);
+  }
+  fputc('\n', stderr);
+  return -1;
 }
 
 const char* cli_model_name(const imp_model* m) {

@@ -72,6 +72,14 @@ int cli_take_load_options(int* argc, char** argv);
    NULL) or its warnings to stderr. */
 imp_model* cli_load(const char* path, int options);
 
+/* The keyframe of m called name, or "#I" for keyframe I (how `impetus
+   check` lists an unnamed one). When there is none, -1 after telling
+   stderr which keyframes the model at path has. */
+int cli_find_key(const imp_model* m, const char* path, const char* name);
+
+/* "impetus CMD" for messages: the command main named, or "impetus". */
+const char* cli_prefix(void);
+
 /* The model's name ("" when it has none). */
 const char* cli_model_name(const imp_model* m);
 

@@ -56,16 +56,16 @@ static void print_solver(const imp_data* d) {
 
 /* contacts at the initial state, solved by solver (NULL: the model's and no
    solver line); 0 or an exit status */
-static int check_contacts(const imp_model* m, const char* key, const char* solver) {
+static int check_contacts(const imp_model* m, const char* path, const char* key,
+                          const char* solver) {
   imp_data* d = imp_make_data(m);
   if (!d) {
     fprintf(stderr, "impetus check: out of memory\n");
     return CLI_EXIT_ERROR;
   }
   if (key) {
-    int k = imp_name2id(m, IMP_OBJ_KEY, key);
+    int k = cli_find_key(m, path, key);
     if (k < 0) {
-      fprintf(stderr, "impetus check: the model has no keyframe named '%s'\n", key);
       imp_free_data(d);
       return CLI_EXIT_ERROR;
     }
@@ -145,7 +145,7 @@ int cmd_check(int argc, char** argv) {
   printf("timestep: %g\n", m->opt.timestep);
   printf("warnings: %d\n", m->nwarning);
   print_keys(m);
-  int rc = contacts ? check_contacts(m, key, solver) : 0;
+  int rc = contacts ? check_contacts(m, path, key, solver) : 0;
   imp_free_model(m);
   return rc;
 }

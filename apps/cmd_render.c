@@ -123,11 +123,8 @@ static int setup(const imp_model* m, imp_data* d, render_args* a, imp_camera* ca
     cam->type = IMP_CAMERA_FIXED, cam->fixedcamid = id;
   }
   if (a->key) {
-    int id = imp_name2id(m, IMP_OBJ_KEY, a->key);
-    if (id < 0) {
-      fprintf(stderr, "impetus render: %s: no keyframe '%s'\n", a->model, a->key);
-      return -1;
-    }
+    int id = cli_find_key(m, a->model, a->key);
+    if (id < 0) return -1;
     imp_reset_data_keyframe(m, d, id);
   }
   if (!a->width) {

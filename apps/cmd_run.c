@@ -267,16 +267,6 @@ static void print_summary(const imp_model* m, const imp_data* d, const run_stats
     printf("root_height: %.9g\n", z);
 }
 
-/* The keyframe called name, or "#I" for keyframe I when none is called
-   that (how check lists an unnamed keyframe); -1 when there is none. */
-static int key_id(const imp_model* m, const char* name) {
-  int k = imp_name2id(m, IMP_OBJ_KEY, name);
-  if (k >= 0 || name[0] != '#') return k;
-  char* end = NULL;
-  long i = strtol(name + 1, &end, 10);
-  return name[1] && !*end && i >= 0 && i < m->nkey ? (int)i : -1;
-}
-
 /* Load the model, apply --dt and --key and --solver: the data to step, or
    NULL with *status set (messages printed). */
 static imp_data* prepare(const run_args* a, imp_model** mp, int* status) {
@@ -287,10 +277,7 @@ static imp_data* prepare(const run_args* a, imp_model** mp, int* status) {
      data exists, after which the model is treated as const. */
   if (a->dt > 0) m->opt.timestep = a->dt;
   int key = -1;
-  if (a->key && (key = key_id(m, a->key)) < 0) {
-    fprintf(stderr, "impetus run: %s: no keyframe named '%s'\n", a->model, a->key);
-    return NULL;
-  }
+  if (a->key && (key = cli_find_key(m, a->model, a->key)) < 0) return NULL;
   imp_data* d = imp_make_data(m);
   if (!d) {
     fprintf(stderr, "impetus run: out of memory making the data\n");

@@ -106,8 +106,7 @@ int cmd_view(int argc, char** argv) {
   if (st) return st < 0 ? 0 : st;
   imp_model* m = cli_load(a.pos[0], load_options);
   if (!m) return CLI_EXIT_ERROR;
-  if (a.key && (a.opt.key = imp_name2id(m, IMP_OBJ_KEY, a.key)) < 0) {
-    fprintf(stderr, "impetus view: %s: no keyframe named '%s'\n", a.pos[0], a.key);
+  if (a.key && (a.opt.key = cli_find_key(m, a.pos[0], a.key)) < 0) {
     imp_free_model(m);
     return CLI_EXIT_ERROR;
   }

@@ -291,7 +291,8 @@ imp_recorder* imp_recorder_open_flags(const char* path, const imp_model* m, int 
 
   r->f = fopen(r->tmppath, "wb");
   if (!r->f) {
-    set_err(err, errsz, "%s: cannot create: %s", r->tmppath, strerror(errno));
+    /* the user's path: the temporary name beside it is ours, not theirs */
+    set_err(err, errsz, "%s: cannot create: %s", r->path, strerror(errno));
     destroy(r);
     return NULL;
   }
@@ -313,7 +314,7 @@ imp_recorder* imp_recorder_open_flags(const char* path, const imp_model* m, int 
     }
   }
   if (rc != 0) {
-    set_err(err, errsz, "%s: cannot write: %s", r->tmppath, strerror(errno));
+    set_err(err, errsz, "%s: cannot write: %s", r->path, strerror(errno));
     fclose(r->f);
     remove(r->tmppath);
     destroy(r);

@@ -1149,6 +1149,52 @@ START_TEST(bad_usage_is_one_line_for_every_command) {
 }
 END_TEST
 
+/* A missing model is "No such file" with the path as typed, for every
+   command that loads one; a recording that cannot be created names the
+   user's path, not the temporary file beside it; an unknown keyframe lists
+   the keyframes the model has. */
+START_TEST(errors_name_what_the_user_typed) {
+  static const char* const loads[] = {"check", "run --steps 1", "bench --steps 1",
+                                      "render --steps 1 --out x.png", "view"};
+  for (size_t i = 0; i < sizeof loads / sizeof loads[0]; i++) {
+    char args[256];
+    snprintf(args, sizeof args, "%s no/such_model.xml", loads[i]);
+    ck_assert_msg(impetus(args) == 1, "impetus %s: exit not 1", args);
+    const char* err = text_of(err_path);
+    ck_assert_msg(strstr(err, "no/such_model.xml: No such file") != NULL, "impetus %s:\n%s",
+                  args, err);
+    ck_assert_int_eq(count_lines(err_path), 1);
+  }
+
+  ck_assert_int_eq(impetus("run '" PENDULUM "' --steps 1 --record no_dir/out.csv"), 1);
+  const char* err = text_of(err_path);
+  ck_assert_msg(strstr(err, "no_dir/out.csv: cannot create: No such file") != NULL, "%s", err);
+  ck_assert_msg(strstr(err, ".tmp") == NULL, "names the temporary file: %s", err);
+
+  /* three keyframes, the second unnamed: listed as #1, as check lists it */
+  const char* keys = in_dir("keys.xml");
+  FILE* f = fopen(keys, "w");
+  ck_assert(f != NULL);
+  fputs("<mujoco><worldbody><body><joint type=\"hinge\"/><geom size=\"0.1\"/></body>"
+        "</worldbody><keyframe><key name=\"up\" qpos=\"1\"/><key qpos=\"2\"/>"
+        "<key name=\"down\" qpos=\"3\"/></keyframe></mujoco>\n", f);
+  ck_assert_int_eq(fclose(f), 0);
+  static const char* const keyed[] = {"run --steps 1", "check --contacts", "view",
+                                      "render --steps 1 --out k.png"};
+  for (size_t i = 0; i < sizeof keyed / sizeof keyed[0]; i++) {
+    char args[4400];
+    snprintf(args, sizeof args, "%s '%s' --key nokey", keyed[i], keys);
+    ck_assert_msg(impetus(args) == 1, "impetus %s: exit not 1", args);
+    err = text_of(err_path);
+    ck_assert_msg(strstr(err, "no keyframe named 'nokey'; the model has 3: up, #1, down\n"),
+                  "impetus %s:\n%s", args, err);
+  }
+  ck_assert_int_eq(impetus("run '" IMP_MODELS_DIR "/incline.xml' --steps 1 --key k"), 1);
+  ck_assert_msg(strstr(text_of(err_path), "no keyframe named 'k'; the model has no keyframes\n"),
+                "%s", text_of(err_path));
+}
+END_TEST
+
 START_TEST(example_runs) {
   ck_assert_msg(run_prog(EXAMPLE_BIN, "'" PENDULUM "'") == 0, "%s", text_of(err_path));
   ck_assert_msg(strstr(text_of(out_path), "time 1") != NULL, "%s", text_of(out_path));
@@ -1168,6 +1214,7 @@ static Suite* cli_suite(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, usage_and_help);
   tcase_add_test(tc, bad_usage_is_one_line_for_every_command);
+  tcase_add_test(tc, errors_name_what_the_user_typed);
   tcase_add_test(tc, check_pendulum);
   tcase_add_test(tc, check_contacts);
   tcase_add_test(tc, check_missing_file);
