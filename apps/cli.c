@@ -119,6 +119,19 @@ const char* cli_prefix(void) {
   return prefix;
 }
 
+int cli_take_flag(int* argc, char** argv, const char* flag) {
+  int found = 0, n = 0;
+  for (int i = 0; i < *argc; i++) {
+    if (i > 0 && !strcmp(argv[i], flag)) {
+      found = 1;
+      continue;
+    }
+    argv[n++] = argv[i];
+  }
+  *argc = n;
+  return found;
+}
+
 imp_model* cli_load(const char* path, int options) {
   /* the loader's "file:0: cannot open file" does not say why: a missing
      file gets the system's reason, with the path as the user typed it */

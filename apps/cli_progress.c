@@ -48,9 +48,10 @@ void cli_progress_line(const cli_progress* p, long long done, double time, doubl
   char eta[32];
   /* the steps left at the mean speed so far */
   duration(done > 0 ? wall * (double)(p->total - done) / (double)done : 0, eta, sizeof eta);
-  double pct = p->total > 0 ? 100.0 * (double)done / (double)p->total : 100.0;
+  /* rounded down: 100% only when done */
+  long long pct = p->total > 0 ? done * 100 / p->total : 100;
   double rtf = wall > 0 ? (time - p->time0) / wall : 0;
-  snprintf(buf, (size_t)n, "%s: %lld/%lld steps (%.0f%%), t = %.4g s, %.3g x real time, ETA %s",
+  snprintf(buf, (size_t)n, "%s: %lld/%lld steps (%lld%%), t = %.4g s, %.3g x real time, ETA %s",
            p->what, done, p->total, pct, time, rtf, eta);
 }
 

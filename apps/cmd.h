@@ -68,6 +68,10 @@ int cli_parse_double(const char* opt, const char* s, int positive, double* out);
    the option from argv and returns the imp_load_option bits. */
 int cli_take_load_options(int* argc, char** argv);
 
+/* Remove every argv[i] (i > 0) equal to flag ("--quiet"); 1 when there
+   was one. Options a command takes besides its own parser's. */
+int cli_take_flag(int* argc, char** argv, const char* flag);
+
 /* Load a model with those options, printing the loader's error (returns
    NULL) or its warnings to stderr. */
 imp_model* cli_load(const char* path, int options);

@@ -21,6 +21,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "cli_progress.h"
 #include "cmd.h"
 #include "contact.h" /* IMP_EXIT_CONVERGED */
 #include "record.h"
@@ -301,6 +302,39 @@ static imp_data* prepare(const run_args* a, imp_model** mp, int* status) {
   return d;
 }
 
+/* What the sidecar says produced the recording. */
+static imp_record_info record_info(const run_args* a, const imp_data* d) {
+  imp_record_info info = {a->model, a->steps, a->every, imp_solver_name(d->solver), NULL};
+  /* info.ctrl: the control file, once run reads one */
+  return info;
+}
+
+/* --keep-partial on an interrupted run: the rows so far, marked incomplete
+   in the sidecar; 0, or CLI_EXIT_ERROR when even that failed. */
+static int keep_partial_recording(imp_recorder* rec, const char* path, long long done,
+                                  long long rows) {
+  char err[1024] = "";
+  if (imp_recorder_close_partial(rec, err, sizeof err) != 0) {
+    fprintf(stderr, "impetus run: interrupted after %lld steps; %s\n", done, err);
+    return CLI_EXIT_ERROR;
+  }
+  fprintf(stderr,
+          "impetus run: interrupted after %lld steps; kept %lld rows in %s, marked incomplete "
+          "in %s.json\n",
+          done, rows, path, path);
+  return 0;
+}
+
+/* After the summary: how many steps the contact solver ended short of its
+   tolerance (the engine warns at the first one only). */
+static void report_not_converged(const run_stats* s, long long done) {
+  if (s->not_converged > 0)
+    fprintf(stderr,
+            "impetus run: the contact solver stopped short of its tolerance in %lld of %lld "
+            "steps (steps_not_converged)\n",
+            s->not_converged, done);
+}
+
 /* Open the recording of --record (NULL when not asked; *failed on error). */
 static imp_recorder* open_recording(const run_args* a, const imp_model* m, int* failed) {
   *failed = 0;
@@ -322,10 +356,13 @@ static imp_recorder* open_recording(const run_args* a, const imp_model* m, int* 
 int cmd_run(int argc, char** argv) {
   run_args a;
   int load_options = cli_take_load_options(&argc, argv);
+  int quiet = cli_take_flag(&argc, argv, "--quiet");
+  int keep_partial = cli_take_flag(&argc, argv, "--keep-partial");
   int rc = parse_args(argc, argv, &a);
   a.load_options = load_options;
   if (rc < 0) return 0;
   if (rc > 0) return rc; /* the one-line message is printed */
+  if (keep_partial && !a.record) return cli_usage_error("--keep-partial needs --record FILE");
   /* from here on a signal stops the run, also while a large model loads */
   install_handlers();
 
@@ -343,6 +380,12 @@ int cmd_run(int argc, char** argv) {
     return rc ? rc : CLI_EXIT_ERROR;
   }
 
+  if (rec) {
+    imp_record_info info = record_info(&a, d);
+    imp_recorder_set_info(rec, &info);
+  }
+  cli_progress progress;
+  cli_progress_start(&progress, "impetus run", quiet, a.steps, d->time);
   int io_error = rec && imp_recorder_write(rec, m, d) != 0;
   long long rows = rec ? 1 : 0, done = 0;
   run_stats s = {0, 0, 0, 0, 0, 0.0, -1, 0};
@@ -358,6 +401,7 @@ int cmd_run(int argc, char** argv) {
       else
         rows++;
     }
+    cli_progress_step(&progress, i, d->time);
   }
   double wall = cli_now() - t0;
   free(vel);
@@ -366,6 +410,12 @@ int cmd_run(int argc, char** argv) {
   acknowledge_signal();
 
   int status = 0;
+  if (interrupted && !io_error && rec && keep_partial) {
+    int kept = keep_partial_recording(rec, a.record, done, rows);
+    imp_free_data(d);
+    imp_free_model(m);
+    return kept ? kept : 130;
+  }
   if (interrupted || io_error) {
     if (rec) imp_recorder_abort(rec);
     if (interrupted)
@@ -387,6 +437,7 @@ int cmd_run(int argc, char** argv) {
   }
 
   print_summary(m, d, &s, done, wall);
+  report_not_converged(&s, done);
   if (a.record && status == 0) {
     printf("record: %s\n", a.record);
     printf("rows: %lld\n", rows);

@@ -15,6 +15,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "record.h"
+#include "record_internal.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -48,6 +49,12 @@ struct imp_recorder {
   int nstat;             /* solver columns: NSOLVERCOL with IMP_RECORD_SOLVER, else 0 */
   int ncol;              /* 1 + nq + nv + nu + na + 7 nmocap + nsens + nstat */
   char** names;          /* ncol column names, in one allocation with their text */
+  char** desc;           /* ncol column descriptions, the same way (record_describe.c) */
+  /* imp_recorder_set_info, for the sidecar (NULL / -1: not told) */
+  char* info_model;
+  char* info_solver;
+  char* info_ctrl;
+  long long info_steps, info_every;
   double timestep;       /* m->opt.timestep at open, for the sidecar */
   long long rows;        /* rows written */
   int failed;            /* an I/O error happened: close removes the file */
@@ -155,6 +162,23 @@ static size_t column_name(const imp_recorder* r, const imp_model* m, int c, char
   return w > 0 ? (size_t)w : 0;
 }
 
+/* every column's description, in one allocation like the names; -1 when
+   out of memory */
+static int make_descriptions(imp_recorder* r, const imp_model* m) {
+  size_t text = 0;
+  for (int c = 0; c < r->ncol; c++) text += imp_record_describe(m, r->nstat, c, NULL, 0) + 1;
+  r->desc = malloc(sizeof(char*) * (size_t)r->ncol + text);
+  if (!r->desc) return -1;
+  char* p = (char*)(r->desc + r->ncol);
+  for (int c = 0; c < r->ncol; c++) {
+    size_t len = imp_record_describe(m, r->nstat, c, p, text);
+    r->desc[c] = p;
+    p += len + 1;
+    text -= len + 1;
+  }
+  return 0;
+}
+
 /* every column's name, in one allocation (the pointers, then the text);
    -1 when out of memory */
 static int make_names(imp_recorder* r, const imp_model* m) {
@@ -242,6 +266,10 @@ static void destroy(imp_recorder* r) {
   free(r->row);
   free(r->bytes);
   free(r->names);
+  free(r->desc);
+  free(r->info_model);
+  free(r->info_solver);
+  free(r->info_ctrl);
   free(r);
 }
 
@@ -279,11 +307,14 @@ imp_recorder* imp_recorder_open_flags(const char* path, const imp_model* m, int 
   r->nstat = flags & IMP_RECORD_SOLVER ? NSOLVERCOL : 0;
   r->ncol = 1 + m->nq + m->nv + m->nu + m->na + 7 * m->nmocap + r->nsens + r->nstat;
   r->timestep = m->opt.timestep;
+  r->info_steps = -1;
+  r->info_every = 0;
   r->path = concat(path, "");
   r->tmppath = concat(path, ".tmp");
   r->row = malloc(sizeof(double) * (size_t)r->ncol);
   r->bytes = malloc(8 * (size_t)r->ncol);
-  if (!r->path || !r->tmppath || !r->row || !r->bytes || make_names(r, m) != 0) {
+  if (!r->path || !r->tmppath || !r->row || !r->bytes || make_names(r, m) != 0 ||
+      make_descriptions(r, m) != 0) {
     destroy(r);
     set_err(err, errsz, "%s: out of memory", path);
     return NULL;
@@ -382,25 +413,75 @@ int imp_recorder_write(imp_recorder* r, const imp_model* m, const imp_data* d) {
   return 0;
 }
 
+int imp_recorder_set_info(imp_recorder* r, const imp_record_info* info) {
+  if (!r || !info) return -1;
+  char** fields[3] = {&r->info_model, &r->info_solver, &r->info_ctrl};
+  const char* values[3] = {info->model, info->solver, info->ctrl};
+  int rc = 0;
+  for (int i = 0; i < 3; i++) {
+    free(*fields[i]);
+    *fields[i] = values[i] ? concat(values[i], "") : NULL;
+    if (values[i] && !*fields[i]) rc = -1;
+  }
+  r->info_steps = info->steps >= 0 ? info->steps : -1;
+  r->info_every = info->every >= 1 ? info->every : 0;
+  return rc;
+}
+
+/* a JSON list of strings */
+static void json_list(FILE* f, char* const* s, int n) {
+  fputc('[', f);
+  for (int i = 0; i < n; i++) {
+    if (i) fprintf(f, ", ");
+    json_string(f, s[i]);
+  }
+  fputc(']', f);
+}
+
+/* s as a JSON string, or null */
+static void json_string_or_null(FILE* f, const char* s) {
+  if (s)
+    json_string(f, s);
+  else
+    fputs("null", f);
+}
+
 /* Write the JSON sidecar to tmp; returns 0 or -1. */
-static int write_sidecar(const imp_recorder* r, const char* tmp) {
+static int write_sidecar(const imp_recorder* r, const char* tmp, int complete) {
   FILE* f = fopen(tmp, "wb");
   if (!f) return -1;
-  fprintf(f, "{\"columns\": [");
-  for (int c = 0; c < r->ncol; c++) {
-    if (c) fprintf(f, ", ");
-    json_string(f, r->names[c]);
-  }
+  fprintf(f, "{\"columns\": ");
+  json_list(f, r->names, r->ncol);
+  fprintf(f, ", \"descriptions\": ");
+  json_list(f, r->desc, r->ncol);
   fprintf(f,
-          "], \"nq\": %d, \"nv\": %d, \"nu\": %d, \"na\": %d, \"nmocap\": %d, "
-          "\"nsensordata\": %d, \"timestep\": %.17g, \"rows\": %lld}\n",
-          r->nq, r->nv, r->nu, r->na, r->nmocap, r->nsens, r->timestep, r->rows);
+          ", \"nq\": %d, \"nv\": %d, \"nu\": %d, \"na\": %d, \"nmocap\": %d, "
+          "\"nsensordata\": %d, \"timestep\": %.17g, \"rows\": %lld, \"complete\": %s",
+          r->nq, r->nv, r->nu, r->na, r->nmocap, r->nsens, r->timestep, r->rows,
+          complete ? "true" : "false");
+  fprintf(f, ", \"model\": ");
+  json_string_or_null(f, r->info_model);
+  if (r->info_steps >= 0)
+    fprintf(f, ", \"steps\": %lld", r->info_steps);
+  else
+    fprintf(f, ", \"steps\": null");
+  if (r->info_every >= 1)
+    fprintf(f, ", \"every\": %lld", r->info_every);
+  else
+    fprintf(f, ", \"every\": null");
+  fprintf(f, ", \"solver\": ");
+  json_string_or_null(f, r->info_solver);
+  fprintf(f, ", \"ctrl\": ");
+  json_string_or_null(f, r->info_ctrl);
+  fprintf(f, "}\n");
   int ok = !ferror(f) && fflush(f) == 0 && fsync(fileno(f)) == 0;
   if (fclose(f) != 0) ok = 0;
   return ok ? 0 : -1;
 }
 
-int imp_recorder_close(imp_recorder* r, char* err, int errsz) {
+/* Finish the file and rename it and its sidecar into place (complete 0:
+   a recording cut short, which gets a sidecar whatever its format). */
+static int finish(imp_recorder* r, int complete, char* err, int errsz) {
   if (!r) {
     set_err(err, errsz, "recorder: NULL");
     return -1;
@@ -421,10 +502,10 @@ int imp_recorder_close(imp_recorder* r, char* err, int errsz) {
 
   char* json = NULL;
   char* jsontmp = NULL;
-  if (ok && r->format == REC_NPY) {
+  if (ok && (r->format == REC_NPY || !complete)) {
     json = concat(r->path, ".json");
     jsontmp = concat(r->path, ".json.tmp");
-    ok = json && jsontmp && write_sidecar(r, jsontmp) == 0;
+    ok = json && jsontmp && write_sidecar(r, jsontmp, complete) == 0;
   }
   if (ok) {
     what = "rename";
@@ -444,6 +525,14 @@ int imp_recorder_close(imp_recorder* r, char* err, int errsz) {
   free(jsontmp);
   destroy(r);
   return ok ? 0 : -1;
+}
+
+int imp_recorder_close(imp_recorder* r, char* err, int errsz) {
+  return finish(r, 1, err, errsz);
+}
+
+int imp_recorder_close_partial(imp_recorder* r, char* err, int errsz) {
+  return finish(r, 0, err, errsz);
 }
 
 void imp_recorder_abort(imp_recorder* r) {
