@@ -173,6 +173,8 @@ void imp_viewer_poll_file(imp_viewer* v, double now) {
 void imp_viewer_step(imp_viewer* v) {
   imp_viewer_perturb_apply(v->m, v->d, &v->pert);
   imp_step(v->m, v->d);
+  v->nsteps++;
+  v->not_converged += v->d->solver_exit != 0; /* imp_solver_exit: 0 is converged */
   if (v->rec && imp_recorder_write(v->rec, v->m, v->d) != 0) {
     imp_recorder_abort(v->rec);
     v->rec = NULL;
