@@ -32,6 +32,16 @@ int cmd_replay(int argc, char** argv);
 extern const char* const cli_usage_view;
 extern const char* const cli_usage_replay;
 
+/* Name the command being run (argv[1] of the program: "run", "view" ...)
+   for usage errors; main calls it once before it dispatches. */
+void cli_set_command(const char* name);
+
+/* A usage error, on one line of stderr: "impetus CMD: MESSAGE (see
+   `impetus help CMD`)" (printf-style fmt). Returns CLI_EXIT_USAGE. Every
+   bad-usage message of every command goes through it, so none prints the
+   whole usage text. */
+int cli_usage_error(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Print the usage of command name (NULL: the program) to stdout (to_stderr
    0) or stderr (1). Returns 0 when name is a known command, else -1. */
 int cli_usage(const char* name, int to_stderr);
@@ -58,9 +68,21 @@ int cli_parse_double(const char* opt, const char* s, int positive, double* out);
    the option from argv and returns the imp_load_option bits. */
 int cli_take_load_options(int* argc, char** argv);
 
+/* Remove every argv[i] (i > 0) equal to flag ("--quiet"); 1 when there
+   was one. Options a command takes besides its own parser's. */
+int cli_take_flag(int* argc, char** argv, const char* flag);
+
 /* Load a model with those options, printing the loader's error (returns
    NULL) or its warnings to stderr. */
 imp_model* cli_load(const char* path, int options);
+
+/* The keyframe of m called name, or "#I" for keyframe I (how `impetus
+   check` lists an unnamed one). When there is none, -1 after telling
+   stderr which keyframes the model at path has. */
+int cli_find_key(const imp_model* m, const char* path, const char* name);
+
+/* "impetus CMD" for messages: the command main named, or "impetus". */
+const char* cli_prefix(void);
 
 /* The model's name ("" when it has none). */
 const char* cli_model_name(const imp_model* m);

@@ -143,20 +143,15 @@ int cmd_bench(int argc, char** argv) {
     } else if ((k = cli_option(argc, argv, &i, "threads", &v)) != 0) {
       if (k < 0 || cli_parse_threads("bench", v, &threads)) return CLI_EXIT_USAGE;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-      fprintf(stderr, "impetus bench: unknown option '%s'\n", argv[i]);
-      cli_usage("bench", 1);
-      return CLI_EXIT_USAGE;
+      return cli_usage_error("unknown option '%s'", argv[i]);
     } else if (path) {
-      fprintf(stderr, "impetus bench: one model at a time ('%s' and '%s')\n", path, argv[i]);
-      return CLI_EXIT_USAGE;
+      return cli_usage_error("one model at a time ('%s' and '%s')", path, argv[i]);
     } else {
       path = argv[i];
     }
   }
   if (!path) {
-    fprintf(stderr, "impetus bench: no model given\n");
-    cli_usage("bench", 1);
-    return CLI_EXIT_USAGE;
+    return cli_usage_error("no model given");
   }
 
   imp_model* m = cli_load(path, load_options);

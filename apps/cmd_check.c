@@ -56,16 +56,16 @@ static void print_solver(const imp_data* d) {
 
 /* contacts at the initial state, solved by solver (NULL: the model's and no
    solver line); 0 or an exit status */
-static int check_contacts(const imp_model* m, const char* key, const char* solver) {
+static int check_contacts(const imp_model* m, const char* path, const char* key,
+                          const char* solver) {
   imp_data* d = imp_make_data(m);
   if (!d) {
     fprintf(stderr, "impetus check: out of memory\n");
     return CLI_EXIT_ERROR;
   }
   if (key) {
-    int k = imp_name2id(m, IMP_OBJ_KEY, key);
+    int k = cli_find_key(m, path, key);
     if (k < 0) {
-      fprintf(stderr, "impetus check: the model has no keyframe named '%s'\n", key);
       imp_free_data(d);
       return CLI_EXIT_ERROR;
     }
@@ -111,24 +111,18 @@ int cmd_check(int argc, char** argv) {
       continue;
     }
     if (argv[i][0] == '-' && argv[i][1] != '\0') {
-      fprintf(stderr, "impetus check: unknown option '%s'\n", argv[i]);
-      cli_usage("check", 1);
-      return CLI_EXIT_USAGE;
+      return cli_usage_error("unknown option '%s'", argv[i]);
     }
     if (path) {
-      fprintf(stderr, "impetus check: one model at a time ('%s' and '%s')\n", path, argv[i]);
-      return CLI_EXIT_USAGE;
+      return cli_usage_error("one model at a time ('%s' and '%s')", path, argv[i]);
     }
     path = argv[i];
   }
   if (!path) {
-    fprintf(stderr, "impetus check: no model given\n");
-    cli_usage("check", 1);
-    return CLI_EXIT_USAGE;
+    return cli_usage_error("no model given");
   }
   if ((key || solver) && !contacts) {
-    fprintf(stderr, "impetus check: --%s needs --contacts\n", key ? "key" : "solver");
-    return CLI_EXIT_USAGE;
+    return cli_usage_error("--%s needs --contacts", key ? "key" : "solver");
   }
 
   imp_model* m = cli_load(path, load_options);
@@ -151,7 +145,7 @@ int cmd_check(int argc, char** argv) {
   printf("timestep: %g\n", m->opt.timestep);
   printf("warnings: %d\n", m->nwarning);
   print_keys(m);
-  int rc = contacts ? check_contacts(m, key, solver) : 0;
+  int rc = contacts ? check_contacts(m, path, key, solver) : 0;
   imp_free_model(m);
   return rc;
 }

@@ -33,36 +33,33 @@ int cli_solvers_compare(int argc, char** argv) {
       if (k < 0) rc = CLI_EXIT_USAGE;
       else o.out = v;
     } else if ((k = cli_option(argc, argv, &i, "steps", &v)) != 0) {
-      if (k < 0 || cli_parse_ll("--steps", v, 1, &x)) rc = CLI_EXIT_USAGE;
+      if (k < 0 || cli_parse_ll("steps", v, 1, &x)) rc = CLI_EXIT_USAGE;
       else o.steps = (int)(x > 1000000 ? 1000000 : x);
     } else if ((k = cli_option(argc, argv, &i, "every", &v)) != 0) {
-      if (k < 0 || cli_parse_ll("--every", v, 1, &x)) rc = CLI_EXIT_USAGE;
+      if (k < 0 || cli_parse_ll("every", v, 1, &x)) rc = CLI_EXIT_USAGE;
       else o.every = (int)(x > 1000000 ? 1000000 : x);
     } else if ((k = cli_option(argc, argv, &i, "max-problems", &v)) != 0) {
-      if (k < 0 || cli_parse_ll("--max-problems", v, 1, &x)) rc = CLI_EXIT_USAGE;
+      if (k < 0 || cli_parse_ll("max-problems", v, 1, &x)) rc = CLI_EXIT_USAGE;
       else o.max_problems = (int)(x > 100000 ? 100000 : x);
     } else if ((k = cli_option(argc, argv, &i, "maxiter", &v)) != 0) {
-      if (k < 0 || cli_parse_ll("--maxiter", v, 1, &x)) rc = CLI_EXIT_USAGE;
+      if (k < 0 || cli_parse_ll("maxiter", v, 1, &x)) rc = CLI_EXIT_USAGE;
       else o.maxiter = (int)(x > 1000000 ? 1000000 : x);
     } else if ((k = cli_option(argc, argv, &i, "tol", &v)) != 0) {
-      if (k < 0 || cli_parse_double("--tol", v, 1, &o.tol)) rc = CLI_EXIT_USAGE;
+      if (k < 0 || cli_parse_double("tol", v, 1, &o.tol)) rc = CLI_EXIT_USAGE;
     } else if ((k = cli_option(argc, argv, &i, "fclib-out", &v)) != 0) {
       if (k < 0) rc = CLI_EXIT_USAGE;
       else if (!fclib_io_available()) {
-        fprintf(stderr, "impetus solvers: --fclib-out: this impetus was built without FCLIB "
-                        "support (install libfclib-dev and rebuild)\n");
-        rc = CLI_EXIT_USAGE;
+        rc = cli_usage_error("--fclib-out: this impetus was built without FCLIB support "
+                             "(install libfclib-dev and rebuild)");
       } else o.fclib_out = v;
     } else if (!strcmp(argv[i], "--no-siconos")) {
       o.no_siconos = 1;
     } else if (argv[i][0] == '-') {
-      fprintf(stderr, "impetus solvers: unknown option '%s'\n", argv[i]);
-      rc = CLI_EXIT_USAGE;
+      rc = cli_usage_error("unknown option '%s'", argv[i]);
     } else {
       scenes[o.nscenes++] = argv[i];
     }
   }
-  if (rc == CLI_EXIT_USAGE) fputs(cli_usage_solvers, stderr);
   if (rc == 0) {
     o.scenes = scenes;
     rc = solver_compare(&o);

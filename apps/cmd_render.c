@@ -11,25 +11,34 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "cli_interrupt.h"
+#include "cli_progress.h"
 #include "cmd.h"
 #include "render.h"
 
 const char* const cli_usage_render =
     "usage: impetus render MODEL.xml --steps N --out DIR|FILE.png [--every K]\n"
     "                      [--size WxH] [--camera NAME] [--key NAME] [--contacts]\n"
+    "                      [--quiet]\n"
     "\n"
     "Simulates N steps without a display and draws the state into PNG images.\n"
     "--out DIR writes DIR/frame_00000.png ... : the initial state and the state\n"
     "after every K-th step (default every step), 1 + floor(N / K) frames; DIR\n"
     "is made if missing. --out FILE.png writes one image, the state after N\n"
-    "steps. --size WxH (default the model's <global offwidth offheight>,\n"
+    "steps; any other image extension (.jpg ...) is refused. --size WxH (default the model's <global offwidth offheight>,\n"
     "640x480), --camera NAME a camera of the model (default the free camera\n"
     "MuJoCo's viewer starts with), --key NAME start from a keyframe,\n"
     "--contacts draw contact points and force arrows.\n"
     "OpenGL: EGL on Mesa's surfaceless platform, else a hidden GLFW window\n"
     "(IMP_GL=egl or IMP_GL=glfw picks one). Prints frames, backend,\n"
     "render_seconds and render_fps (drawing and reading pixels, not PNG\n"
-    "encoding). Each PNG is written to FILE.tmp and renamed when complete.\n";
+    "encoding). Each PNG is written to FILE.tmp and renamed when complete.\n"
+    "On a terminal a progress line goes to stderr every few seconds (steps,\n"
+    "simulated time, real-time factor, time left); --quiet turns it off.\n"
+    "SIGINT (Ctrl-C) or SIGTERM stops at the end of the frame or step in\n"
+    "progress and exits 130: every PNG written is complete and none is half\n"
+    "written (a frame still being written 2 s after the signal, or at a\n"
+    "second signal, is removed).\n";
 
 typedef struct render_args {
   const char* model;
@@ -40,13 +49,14 @@ typedef struct render_args {
   int width, height; /* 0: the model's */
   int contacts;
   int single; /* --out ends in .png */
+  int quiet;  /* --quiet: no progress lines */
 } render_args;
 
 /* "WxH" with both in 1..8192. */
 static int parse_size(const char* s, int* w, int* h) {
   char tail;
   if (sscanf(s, "%dx%d%c", w, h, &tail) != 2 || *w < 1 || *h < 1 || *w > 8192 || *h > 8192) {
-    fprintf(stderr, "impetus render: --size '%s' is not WxH (1 to 8192 each)\n", s);
+    cli_usage_error("--size '%s' is not WxH (1 to 8192 each)", s);
     return -1;
   }
   return 0;
@@ -55,6 +65,19 @@ static int parse_size(const char* s, int* w, int* h) {
 static int ends_with_png(const char* s) {
   size_t n = strlen(s);
   return n > 4 && strcasecmp(s + n - 4, ".png") == 0;
+}
+
+/* True when the last component of path ends in an image format's
+   extension other than .png: --out would make a directory of that name. */
+static int other_image_extension(const char* path) {
+  static const char* const ext[] = {".jpg", ".jpeg", ".gif", ".bmp", ".tga", ".tif", ".tiff",
+                                    ".webp", ".ppm", ".pgm", ".pnm", ".exr", ".hdr", ".avif"};
+  const char* dot = strrchr(path, '.');
+  const char* slash = strrchr(path, '/');
+  if (!dot || (slash && dot < slash)) return 0;
+  for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
+    if (strcasecmp(dot, ext[i]) == 0) return 1;
+  return 0;
 }
 
 /* One option at argv[*i]; 0 matched, 1 not an option of render, 2 bad usage. */
@@ -71,6 +94,7 @@ static int parse_option(int argc, char** argv, int* i, render_args* a) {
   if ((k = cli_option(argc, argv, i, "camera", &v)) != 0) return k < 0 ? 2 : (a->camera = v, 0);
   if ((k = cli_option(argc, argv, i, "key", &v)) != 0) return k < 0 ? 2 : (a->key = v, 0);
   if (strcmp(argv[*i], "--contacts") == 0) return a->contacts = 1, 0;
+  if (strcmp(argv[*i], "--quiet") == 0) return a->quiet = 1, 0;
   return 1;
 }
 
@@ -84,12 +108,10 @@ static int parse_args(int argc, char** argv, render_args* a) {
     if (k == 2) return CLI_EXIT_USAGE;
     if (k == 0) continue;
     if (argv[i][0] == '-' && argv[i][1] != '\0') {
-      fprintf(stderr, "impetus render: unknown option '%s'\n", argv[i]);
-      return CLI_EXIT_USAGE;
+      return cli_usage_error("unknown option '%s'", argv[i]);
     }
     if (a->model) {
-      fprintf(stderr, "impetus render: more than one model ('%s', '%s')\n", a->model, argv[i]);
-      return CLI_EXIT_USAGE;
+      return cli_usage_error("more than one model ('%s', '%s')", a->model, argv[i]);
     }
     a->model = argv[i];
   }
@@ -98,11 +120,12 @@ static int parse_args(int argc, char** argv, render_args* a) {
                         : !a->out      ? "--out DIR|FILE.png"
                                        : NULL;
   if (missing) {
-    fprintf(stderr, "impetus render: %s is needed\n\n", missing);
-    cli_usage("render", 1);
-    return CLI_EXIT_USAGE;
+    return cli_usage_error("%s is needed", missing);
   }
   a->single = ends_with_png(a->out);
+  if (!a->single && other_image_extension(a->out))
+    return cli_usage_error("--out %s: images are written as PNG only: name the file .png, or "
+                           "give a directory", a->out);
   return 0;
 }
 
@@ -127,11 +150,8 @@ static int setup(const imp_model* m, imp_data* d, render_args* a, imp_camera* ca
     cam->type = IMP_CAMERA_FIXED, cam->fixedcamid = id;
   }
   if (a->key) {
-    int id = imp_name2id(m, IMP_OBJ_KEY, a->key);
-    if (id < 0) {
-      fprintf(stderr, "impetus render: %s: no keyframe '%s'\n", a->model, a->key);
-      return -1;
-    }
+    int id = cli_find_key(m, a->model, a->key);
+    if (id < 0) return -1;
     imp_reset_data_keyframe(m, d, id);
   }
   if (!a->width) {
@@ -161,22 +181,37 @@ static int write_frame(render_ctx* c, const imp_model* m, const imp_data* d, con
   c->seconds += cli_now() - t0;
   c->frames++;
   char err[1200];
-  if (imp_image_write_png(path, c->rgb, a->width, a->height, err, sizeof err)) {
+  /* image.c writes path.tmp and renames it: removed if a signal forces an exit */
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  cli_interrupt_guard(tmp);
+  int rc = imp_image_write_png(path, c->rgb, a->width, a->height, err, sizeof err);
+  cli_interrupt_guard(NULL);
+  if (rc) {
     fprintf(stderr, "impetus render: %s\n", err);
     return -1;
   }
   return 0;
 }
 
-/* The run: frames every K steps into DIR, or the last state into FILE.png. */
-static int simulate(render_ctx* c, const imp_model* m, imp_data* d, const render_args* a) {
+/* The run: frames every K steps into DIR, or the last state into FILE.png.
+   A signal stops it between steps or frames (*steps_done: the steps taken). */
+static int simulate(render_ctx* c, const imp_model* m, imp_data* d, const render_args* a,
+                    long long* steps_done) {
   size_t n = strlen(a->out) + 32;
   char* path = malloc(n);
   if (!path) return fprintf(stderr, "impetus render: out of memory\n"), -1;
   int status = 0;
+  cli_progress progress;
+  cli_progress_start(&progress, "impetus render", a->quiet, a->steps, d->time);
   imp_forward(m, d);
-  for (long long s = 0; s <= a->steps && !status; s++) {
-    if (s > 0) imp_step(m, d);
+  *steps_done = 0;
+  for (long long s = 0; s <= a->steps && !status && !cli_interrupted(); s++) {
+    if (s > 0) {
+      imp_step(m, d);
+      *steps_done = s;
+      cli_progress_step(&progress, s, d->time);
+    }
     if (a->single) {
       if (s == a->steps) status = write_frame(c, m, d, a, a->out);
     } else if (s % a->every == 0) {
@@ -201,7 +236,17 @@ static int render_model(const imp_model* m, imp_data* d, render_args* a) {
   } else {
     imp_render_opt_default(&c.opt);
     if (a->contacts) c.opt.flags |= IMP_VIS_CONTACT_POINT | IMP_VIS_CONTACT_FORCE;
-    if (simulate(&c, m, d, a) == 0) {
+    long long done = 0;
+    int rc = simulate(&c, m, d, a, &done);
+    if (rc == 0 && cli_interrupted()) {
+      if (a->single)
+        fprintf(stderr, "impetus render: interrupted after %lld steps; nothing written to %s\n",
+                done, a->out);
+      else
+        fprintf(stderr, "impetus render: interrupted after %lld steps; %lld complete frames in %s\n",
+                done, c.frames, a->out);
+      status = 130;
+    } else if (rc == 0) {
       printf("frames: %lld\nsize: %dx%d\nbackend: %s\nrender_seconds: %.3f\nrender_fps: %.1f\n",
              c.frames, a->width, a->height, imp_offscreen_backend(c.o), c.seconds,
              c.seconds > 0 ? (double)c.frames / c.seconds : 0.0);
@@ -219,10 +264,13 @@ int cmd_render(int argc, char** argv) {
   render_args a;
   int st = parse_args(argc, argv, &a);
   if (st) return st < 0 ? 0 : st;
+  /* from here a signal stops the run between frames (cli_interrupt.h) */
+  cli_interrupt_install("impetus render");
   imp_model* m = cli_load(a.model, load_options);
   if (!m) return CLI_EXIT_ERROR;
   imp_data* d = imp_make_data(m);
   st = d ? render_model(m, d, &a) : CLI_EXIT_ERROR;
+  cli_interrupt_done();
   imp_free_data(d);
   imp_free_model(m);
   return st;

@@ -19,6 +19,10 @@ const char* const cli_usage_replay =
     "The trajectory must have the model's nq qpos, nv qvel and nu ctrl\n"
     "columns, and 7 mocap columns (pos, quat) per mocap body; mocap bodies\n"
     "move as recorded. --frames, --screenshot and --script as for `impetus view`.\n"
+    "A recording made with --record-solver shows each row's recorded contacts,\n"
+    "solver iterations and residual (marked \"recorded\"), not a new solve of\n"
+    "the recorded state; --frames then also prints row and recorded_ncon,\n"
+    "recorded_solver_iter and recorded_solver_residual of the last row.\n"
     "Exit 1 when the model or the trajectory does not load (file:line:\n"
     "message, no window); 2 on bad usage.\n";
 

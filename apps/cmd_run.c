@@ -21,6 +21,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "cli_progress.h"
 #include "cmd.h"
 #include "contact.h" /* IMP_EXIT_CONVERGED */
 #include "ctrl_file.h"
@@ -153,34 +154,27 @@ static int parse_args(int argc, char** argv, run_args* a) {
     } else if (strcmp(argv[i], "--record-solver") == 0) {
       a->record_solver = 1;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-      fprintf(stderr, "impetus run: unknown option '%s'\n", argv[i]);
-      return CLI_EXIT_USAGE;
+      return cli_usage_error("unknown option '%s'", argv[i]);
     } else if (a->model) {
-      fprintf(stderr, "impetus run: one model at a time ('%s' and '%s')\n", a->model, argv[i]);
-      return CLI_EXIT_USAGE;
+      return cli_usage_error("one model at a time ('%s' and '%s')", a->model, argv[i]);
     } else {
       a->model = argv[i];
     }
   }
   if (!a->model) {
-    fprintf(stderr, "impetus run: no model given\n");
-    return CLI_EXIT_USAGE;
+    return cli_usage_error("no model given");
   }
   if (a->steps < 0) {
-    fprintf(stderr, "impetus run: --steps N is required\n");
-    return CLI_EXIT_USAGE;
+    return cli_usage_error("--steps N is required");
   }
   if (a->record_solver && !a->record) {
-    fprintf(stderr, "impetus run: --record-solver needs --record FILE\n");
-    return CLI_EXIT_USAGE;
+    return cli_usage_error("--record-solver needs --record FILE");
   }
   if (a->record && !known_extension(a->record)) {
-    fprintf(stderr, "impetus run: --record %s: the file must end in .csv or .npy\n", a->record);
-    return CLI_EXIT_USAGE;
+    return cli_usage_error("--record %s: the file must end in .csv or .npy", a->record);
   }
   if (a->record && strlen(a->record) + sizeof ".tmp" > sizeof tmp_path) {
-    fprintf(stderr, "impetus run: --record: the path is too long\n");
-    return CLI_EXIT_USAGE;
+    return cli_usage_error("--record: the path is too long");
   }
   return 0;
 }
@@ -279,16 +273,6 @@ static void print_summary(const imp_model* m, const imp_data* d, const run_stats
     printf("root_height: %.9g\n", z);
 }
 
-/* The keyframe called name, or "#I" for keyframe I when none is called
-   that (how check lists an unnamed keyframe); -1 when there is none. */
-static int key_id(const imp_model* m, const char* name) {
-  int k = imp_name2id(m, IMP_OBJ_KEY, name);
-  if (k >= 0 || name[0] != '#') return k;
-  char* end = NULL;
-  long i = strtol(name + 1, &end, 10);
-  return name[1] && !*end && i >= 0 && i < m->nkey ? (int)i : -1;
-}
-
 /* Load the model, apply --dt and --key and --solver: the data to step, or
    NULL with *status set (messages printed). */
 static imp_data* prepare(const run_args* a, imp_model** mp, int* status) {
@@ -299,10 +283,7 @@ static imp_data* prepare(const run_args* a, imp_model** mp, int* status) {
      data exists, after which the model is treated as const. */
   if (a->dt > 0) m->opt.timestep = a->dt;
   int key = -1;
-  if (a->key && (key = key_id(m, a->key)) < 0) {
-    fprintf(stderr, "impetus run: %s: no keyframe named '%s'\n", a->model, a->key);
-    return NULL;
-  }
+  if (a->key && (key = cli_find_key(m, a->model, a->key)) < 0) return NULL;
   imp_data* d = imp_make_data(m);
   if (!d) {
     fprintf(stderr, "impetus run: out of memory making the data\n");
@@ -351,6 +332,38 @@ static ctrl_file* open_ctrl(const run_args* a, const imp_model* m, imp_data* d, 
   return c;
 }
 
+/* What the sidecar says produced the recording. */
+static imp_record_info record_info(const run_args* a, const imp_data* d) {
+  imp_record_info info = {a->model, a->steps, a->every, imp_solver_name(d->solver), a->ctrl};
+  return info;
+}
+
+/* --keep-partial on an interrupted run: the rows so far, marked incomplete
+   in the sidecar; 0, or CLI_EXIT_ERROR when even that failed. */
+static int keep_partial_recording(imp_recorder* rec, const char* path, long long done,
+                                  long long rows) {
+  char err[1024] = "";
+  if (imp_recorder_close_partial(rec, err, sizeof err) != 0) {
+    fprintf(stderr, "impetus run: interrupted after %lld steps; %s\n", done, err);
+    return CLI_EXIT_ERROR;
+  }
+  fprintf(stderr,
+          "impetus run: interrupted after %lld steps; kept %lld rows in %s, marked incomplete "
+          "in %s.json\n",
+          done, rows, path, path);
+  return 0;
+}
+
+/* After the summary: how many steps the contact solver ended short of its
+   tolerance (the engine warns at the first one only). */
+static void report_not_converged(const run_stats* s, long long done) {
+  if (s->not_converged > 0)
+    fprintf(stderr,
+            "impetus run: the contact solver stopped short of its tolerance in %lld of %lld "
+            "steps (steps_not_converged)\n",
+            s->not_converged, done);
+}
+
 /* Open the recording of --record (NULL when not asked; *failed on error). */
 static imp_recorder* open_recording(const run_args* a, const imp_model* m, int* failed) {
   *failed = 0;
@@ -365,12 +378,6 @@ static imp_recorder* open_recording(const run_args* a, const imp_model* m, int* 
     have_tmp = 0;
     fprintf(stderr, "impetus run: %s\n", err);
     *failed = 1;
-  } else if (a->ctrl && imp_recorder_note(rec, "ctrl", a->ctrl) != 0) {
-    imp_recorder_abort(rec);
-    have_tmp = 0;
-    fprintf(stderr, "impetus run: out of memory\n");
-    *failed = 1;
-    rec = NULL;
   }
   return rec;
 }
@@ -378,13 +385,13 @@ static imp_recorder* open_recording(const run_args* a, const imp_model* m, int* 
 int cmd_run(int argc, char** argv) {
   run_args a;
   int load_options = cli_take_load_options(&argc, argv);
+  int quiet = cli_take_flag(&argc, argv, "--quiet");
+  int keep_partial = cli_take_flag(&argc, argv, "--keep-partial");
   int rc = parse_args(argc, argv, &a);
   a.load_options = load_options;
   if (rc < 0) return 0;
-  if (rc > 0) {
-    cli_usage("run", 1);
-    return rc;
-  }
+  if (rc > 0) return rc; /* the one-line message is printed */
+  if (keep_partial && !a.record) return cli_usage_error("--keep-partial needs --record FILE");
   /* from here on a signal stops the run, also while a large model loads */
   install_handlers();
 
@@ -404,6 +411,12 @@ int cmd_run(int argc, char** argv) {
     return rc ? rc : CLI_EXIT_ERROR;
   }
 
+  if (rec) {
+    imp_record_info info = record_info(&a, d);
+    imp_recorder_set_info(rec, &info);
+  }
+  cli_progress progress;
+  cli_progress_start(&progress, "impetus run", quiet, a.steps, d->time);
   int io_error = rec && imp_recorder_write(rec, m, d) != 0;
   long long rows = rec ? 1 : 0, done = 0;
   run_stats s = {0, 0, 0, 0, 0, 0.0, -1, 0};
@@ -419,6 +432,7 @@ int cmd_run(int argc, char** argv) {
       else
         rows++;
     }
+    cli_progress_step(&progress, i, d->time);
   }
   double wall = cli_now() - t0;
   free(vel);
@@ -427,6 +441,12 @@ int cmd_run(int argc, char** argv) {
   acknowledge_signal();
 
   int status = 0;
+  if (interrupted && !io_error && rec && keep_partial) {
+    int kept = keep_partial_recording(rec, a.record, done, rows);
+    imp_free_data(d);
+    imp_free_model(m);
+    return kept ? kept : 130;
+  }
   if (interrupted || io_error) {
     if (rec) imp_recorder_abort(rec);
     if (interrupted)
@@ -449,6 +469,7 @@ int cmd_run(int argc, char** argv) {
   }
 
   print_summary(m, d, &s, done, wall);
+  report_not_converged(&s, done);
   if (a.record && status == 0) {
     printf("record: %s\n", a.record);
     printf("rows: %lld\n", rows);

@@ -79,9 +79,7 @@ int cmd_solvers(int argc, char** argv) {
       fputs(cli_usage_solvers, stdout);
       return 0;
     }
-    fprintf(stderr, "impetus solvers: unexpected argument '%s'\n", argv[i]);
-    fputs(cli_usage_solvers, stderr);
-    return CLI_EXIT_USAGE;
+    return cli_usage_error("unexpected argument '%s'", argv[i]);
   }
   /* one solver a line: the name (the first word, as --solver takes it),
      its description, and the registry's default (index 0) marked */

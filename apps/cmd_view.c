@@ -20,7 +20,10 @@ const char* const cli_usage_view =
     "lists the controls; the README has the table. --size WxH sets the window\n"
     "(default 1200x900). --frames N runs N frames (each 1/60 s of simulated\n"
     "real time), writes the last one to --screenshot FILE.png and exits: the\n"
-    "scripted mode tests use (under Xvfb), printing frames, size and fps.\n"
+    "scripted mode tests use (under Xvfb), printing frames, size, fps, steps\n"
+    "and steps_not_converged (steps whose contact solver stopped short of its\n"
+    "tolerance; on closing, stderr says how many when there were any).\n"
+    "Without a display: `xvfb-run -a impetus view ...`, or `impetus render`.\n"
     "--script 'F:ACTION;...' does at frame F what a user would: key NAME\n"
     "(ctrl+l, space, right, s, r, f1 ...), press BUTTON X Y, move X Y,\n"
     "release BUTTON, dclick BUTTON X Y (BUTTON: [ctrl+][shift+]left|right|\n"
@@ -39,7 +42,7 @@ const char* const cli_usage_view =
 static int parse_size(const char* s, int* w, int* h) {
   char tail;
   if (sscanf(s, "%dx%d%c", w, h, &tail) != 2 || *w < 16 || *h < 16 || *w > 8192 || *h > 8192) {
-    fprintf(stderr, "impetus: --size '%s' is not WxH (16 to 8192 each)\n", s);
+    cli_usage_error("--size '%s' is not WxH (16 to 8192 each)", s);
     return -1;
   }
   return 0;
@@ -62,7 +65,7 @@ static int parse_option(int argc, char** argv, int* i, cli_viewer_args* a) {
     if (k < 0) return -1;
     a->opt.nscript = imp_viewer_parse_script(v, events, 256, err, sizeof err);
     if (a->opt.nscript < 0) {
-      fprintf(stderr, "impetus: --%s\n", err);
+      cli_usage_error("--%s", err);
       return -1;
     }
     a->opt.script = events;
@@ -94,23 +97,18 @@ int cli_parse_viewer_args(int argc, char** argv, int npos, cli_viewer_args* a) {
     if (k < 0) return CLI_EXIT_USAGE;
     if (k > 0) continue;
     if (argv[i][0] == '-' && argv[i][1] != '\0') {
-      fprintf(stderr, "impetus %s: unknown option '%s'\n", cmd, argv[i]);
-      return CLI_EXIT_USAGE;
+      return cli_usage_error("unknown option '%s'", argv[i]);
     }
     if (got == npos) {
-      fprintf(stderr, "impetus %s: too many files ('%s')\n", cmd, argv[i]);
-      return CLI_EXIT_USAGE;
+      return cli_usage_error("too many files ('%s')", argv[i]);
     }
     a->pos[got++] = argv[i];
   }
   if (got < npos) {
-    fprintf(stderr, "impetus %s: %s\n\n", cmd, npos == 1 ? "no model given" : "needs TRAJ.csv and MODEL.xml");
-    cli_usage(cmd, 1);
-    return CLI_EXIT_USAGE;
+    return cli_usage_error("%s", npos == 1 ? "no model given" : "needs TRAJ.csv and MODEL.xml");
   }
   if (a->opt.screenshot && a->opt.frames <= 0) {
-    fprintf(stderr, "impetus %s: --screenshot needs --frames N\n", cmd);
-    return CLI_EXIT_USAGE;
+    return cli_usage_error("--screenshot needs --frames N");
   }
   return 0;
 }
@@ -123,8 +121,7 @@ int cmd_view(int argc, char** argv) {
   if (st) return st < 0 ? 0 : st;
   imp_model* m = cli_load(a.pos[0], load_options);
   if (!m) return CLI_EXIT_ERROR;
-  if (a.key && (a.opt.key = imp_name2id(m, IMP_OBJ_KEY, a.key)) < 0) {
-    fprintf(stderr, "impetus view: %s: no keyframe named '%s'\n", a.pos[0], a.key);
+  if (a.key && (a.opt.key = cli_find_key(m, a.pos[0], a.key)) < 0) {
     imp_free_model(m);
     return CLI_EXIT_ERROR;
   }

@@ -55,6 +55,7 @@ static const char* const usage_run =
     "usage: impetus run MODEL.xml --steps N [--dt H] [--key NAME]\n"
     "                   [--record FILE.csv|FILE.npy [--record-solver]] [--every K]\n"
     "                   [--solver NAME] [--threads T] [--ctrl FILE.csv|FILE.npy]\n"
+    "                   [--quiet] [--keep-partial]\n"
     "\n"
     "Simulate N steps (N >= 0) from the model's reference configuration, or\n"
     "from keyframe NAME (#I: keyframe number I). --dt overrides the model's\n"
@@ -82,7 +83,9 @@ static const char* const usage_run =
     "act_* (actuator activations), mocap_* (7 per mocap body) and sensor_*\n"
     "when the model has them. The "
     "format follows the extension: CSV with a header line, or NPY (float64,\n"
-    "shape (rows, columns)) with a FILE.npy.json sidecar naming the columns.\n"
+    "shape (rows, columns)) with a FILE.npy.json sidecar naming the columns,\n"
+    "saying what each holds (\"descriptions\": e.g. \"torso free joint, qw\")\n"
+    "and recording the model path, steps, every, solver and \"complete\".\n"
     "Rows go to FILE.tmp, which becomes FILE only when the run completes: a\n"
     "recording is complete or absent (also on Ctrl-C, which exits 130).\n"
     "--record-solver adds the columns ncon, nefc, solver_iter and\n"
@@ -109,6 +112,14 @@ static const char* const usage_run =
     "If the state goes non-finite the engine resets it and counts it;\n"
     "the run goes on, the file is written completely, a warning is printed and\n"
     "the exit status is 3.\n"
+    "When the contact solver stopped short of its tolerance in some steps (the\n"
+    "engine warns at the first), a line on stderr after the summary says in\n"
+    "how many.\n"
+    "On a terminal a progress line goes to stderr every few seconds (steps,\n"
+    "simulated time, real-time factor, time left); --quiet turns it off.\n"
+    "--keep-partial (with --record): on SIGINT or SIGTERM keep the rows\n"
+    "written so far instead, with the sidecar FILE.json (written for a CSV too)\n"
+    "saying \"complete\": false; the exit status is still 130.\n"
     "SIGINT (Ctrl-C) or SIGTERM stops the run at the end of the step, discards\n"
     "the recording and exits 130; a step that has not ended 2 s after the\n"
     "signal (or a second signal) ends the process at once, with the same\n"
@@ -190,6 +201,7 @@ int main(int argc, char** argv) {
     printf("impetus %s\n", IMP_VERSION_STRING);
     return 0;
   }
+  cli_set_command(cmd);
   if (strcmp(cmd, "check") == 0) return cmd_check(argc - 1, argv + 1);
   if (strcmp(cmd, "run") == 0) return cmd_run(argc - 1, argv + 1);
   if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 1, argv + 1);

@@ -11,5 +11,6 @@ int main(int argc, char** argv) {
     fputs(cli_usage_solvers, stderr);
     return CLI_EXIT_USAGE;
   }
+  cli_set_command("solvers");
   return cmd_solvers(argc, argv);
 }

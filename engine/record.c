@@ -15,6 +15,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "record.h"
+#include "record_internal.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -48,15 +49,18 @@ struct imp_recorder {
   int nstat;             /* solver columns: NSOLVERCOL with IMP_RECORD_SOLVER, else 0 */
   int ncol;              /* 1 + nq + nv + nu + na + 7 nmocap + nsens + nstat */
   char** names;          /* ncol column names, in one allocation with their text */
+  char** desc;           /* ncol column descriptions, the same way (record_describe.c) */
+  /* imp_recorder_set_info, for the sidecar (NULL / -1: not told) */
+  char* info_model;
+  char* info_solver;
+  char* info_ctrl;
+  long long info_steps, info_every;
   double timestep;       /* m->opt.timestep at open, for the sidecar */
   long long rows;        /* rows written */
   int failed;            /* an I/O error happened: close removes the file */
   int header_len;        /* NPY: total header bytes, a multiple of 64 */
   double* row;           /* ncol: the row being written */
   unsigned char* bytes;  /* NPY: 8 * ncol little-endian bytes of a row */
-  int nnote;             /* imp_recorder_note: extra sidecar entries */
-  char* note_key[IMP_RECORD_MAXNOTE];
-  char* note_value[IMP_RECORD_MAXNOTE];
 };
 
 /* snprintf into err when there is room for a message */
@@ -158,6 +162,23 @@ static size_t column_name(const imp_recorder* r, const imp_model* m, int c, char
   return w > 0 ? (size_t)w : 0;
 }
 
+/* every column's description, in one allocation like the names; -1 when
+   out of memory */
+static int make_descriptions(imp_recorder* r, const imp_model* m) {
+  size_t text = 0;
+  for (int c = 0; c < r->ncol; c++) text += imp_record_describe(m, r->nstat, c, NULL, 0) + 1;
+  r->desc = malloc(sizeof(char*) * (size_t)r->ncol + text);
+  if (!r->desc) return -1;
+  char* p = (char*)(r->desc + r->ncol);
+  for (int c = 0; c < r->ncol; c++) {
+    size_t len = imp_record_describe(m, r->nstat, c, p, text);
+    r->desc[c] = p;
+    p += len + 1;
+    text -= len + 1;
+  }
+  return 0;
+}
+
 /* every column's name, in one allocation (the pointers, then the text);
    -1 when out of memory */
 static int make_names(imp_recorder* r, const imp_model* m) {
@@ -245,25 +266,11 @@ static void destroy(imp_recorder* r) {
   free(r->row);
   free(r->bytes);
   free(r->names);
-  for (int i = 0; i < r->nnote; i++) {
-    free(r->note_key[i]);
-    free(r->note_value[i]);
-  }
+  free(r->desc);
+  free(r->info_model);
+  free(r->info_solver);
+  free(r->info_ctrl);
   free(r);
-}
-
-int imp_recorder_note(imp_recorder* r, const char* key, const char* value) {
-  if (!r || !key || !value || r->nnote >= IMP_RECORD_MAXNOTE) return -1;
-  char* k = concat(key, "");
-  char* v = concat(value, "");
-  if (!k || !v) {
-    free(k);
-    free(v);
-    return -1;
-  }
-  r->note_key[r->nnote] = k;
-  r->note_value[r->nnote++] = v;
-  return 0;
 }
 
 imp_recorder* imp_recorder_open(const char* path, const imp_model* m, char* err, int errsz) {
@@ -300,11 +307,14 @@ imp_recorder* imp_recorder_open_flags(const char* path, const imp_model* m, int 
   r->nstat = flags & IMP_RECORD_SOLVER ? NSOLVERCOL : 0;
   r->ncol = 1 + m->nq + m->nv + m->nu + m->na + 7 * m->nmocap + r->nsens + r->nstat;
   r->timestep = m->opt.timestep;
+  r->info_steps = -1;
+  r->info_every = 0;
   r->path = concat(path, "");
   r->tmppath = concat(path, ".tmp");
   r->row = malloc(sizeof(double) * (size_t)r->ncol);
   r->bytes = malloc(8 * (size_t)r->ncol);
-  if (!r->path || !r->tmppath || !r->row || !r->bytes || make_names(r, m) != 0) {
+  if (!r->path || !r->tmppath || !r->row || !r->bytes || make_names(r, m) != 0 ||
+      make_descriptions(r, m) != 0) {
     destroy(r);
     set_err(err, errsz, "%s: out of memory", path);
     return NULL;
@@ -312,7 +322,8 @@ imp_recorder* imp_recorder_open_flags(const char* path, const imp_model* m, int 
 
   r->f = fopen(r->tmppath, "wb");
   if (!r->f) {
-    set_err(err, errsz, "%s: cannot create: %s", r->tmppath, strerror(errno));
+    /* the user's path: the temporary name beside it is ours, not theirs */
+    set_err(err, errsz, "%s: cannot create: %s", r->path, strerror(errno));
     destroy(r);
     return NULL;
   }
@@ -334,7 +345,7 @@ imp_recorder* imp_recorder_open_flags(const char* path, const imp_model* m, int 
     }
   }
   if (rc != 0) {
-    set_err(err, errsz, "%s: cannot write: %s", r->tmppath, strerror(errno));
+    set_err(err, errsz, "%s: cannot write: %s", r->path, strerror(errno));
     fclose(r->f);
     remove(r->tmppath);
     destroy(r);
@@ -402,32 +413,75 @@ int imp_recorder_write(imp_recorder* r, const imp_model* m, const imp_data* d) {
   return 0;
 }
 
+int imp_recorder_set_info(imp_recorder* r, const imp_record_info* info) {
+  if (!r || !info) return -1;
+  char** fields[3] = {&r->info_model, &r->info_solver, &r->info_ctrl};
+  const char* values[3] = {info->model, info->solver, info->ctrl};
+  int rc = 0;
+  for (int i = 0; i < 3; i++) {
+    free(*fields[i]);
+    *fields[i] = values[i] ? concat(values[i], "") : NULL;
+    if (values[i] && !*fields[i]) rc = -1;
+  }
+  r->info_steps = info->steps >= 0 ? info->steps : -1;
+  r->info_every = info->every >= 1 ? info->every : 0;
+  return rc;
+}
+
+/* a JSON list of strings */
+static void json_list(FILE* f, char* const* s, int n) {
+  fputc('[', f);
+  for (int i = 0; i < n; i++) {
+    if (i) fprintf(f, ", ");
+    json_string(f, s[i]);
+  }
+  fputc(']', f);
+}
+
+/* s as a JSON string, or null */
+static void json_string_or_null(FILE* f, const char* s) {
+  if (s)
+    json_string(f, s);
+  else
+    fputs("null", f);
+}
+
 /* Write the JSON sidecar to tmp; returns 0 or -1. */
-static int write_sidecar(const imp_recorder* r, const char* tmp) {
+static int write_sidecar(const imp_recorder* r, const char* tmp, int complete) {
   FILE* f = fopen(tmp, "wb");
   if (!f) return -1;
-  fprintf(f, "{\"columns\": [");
-  for (int c = 0; c < r->ncol; c++) {
-    if (c) fprintf(f, ", ");
-    json_string(f, r->names[c]);
-  }
+  fprintf(f, "{\"columns\": ");
+  json_list(f, r->names, r->ncol);
+  fprintf(f, ", \"descriptions\": ");
+  json_list(f, r->desc, r->ncol);
   fprintf(f,
-          "], \"nq\": %d, \"nv\": %d, \"nu\": %d, \"na\": %d, \"nmocap\": %d, "
-          "\"nsensordata\": %d, \"timestep\": %.17g, \"rows\": %lld",
-          r->nq, r->nv, r->nu, r->na, r->nmocap, r->nsens, r->timestep, r->rows);
-  for (int i = 0; i < r->nnote; i++) {
-    fprintf(f, ", ");
-    json_string(f, r->note_key[i]);
-    fprintf(f, ": ");
-    json_string(f, r->note_value[i]);
-  }
+          ", \"nq\": %d, \"nv\": %d, \"nu\": %d, \"na\": %d, \"nmocap\": %d, "
+          "\"nsensordata\": %d, \"timestep\": %.17g, \"rows\": %lld, \"complete\": %s",
+          r->nq, r->nv, r->nu, r->na, r->nmocap, r->nsens, r->timestep, r->rows,
+          complete ? "true" : "false");
+  fprintf(f, ", \"model\": ");
+  json_string_or_null(f, r->info_model);
+  if (r->info_steps >= 0)
+    fprintf(f, ", \"steps\": %lld", r->info_steps);
+  else
+    fprintf(f, ", \"steps\": null");
+  if (r->info_every >= 1)
+    fprintf(f, ", \"every\": %lld", r->info_every);
+  else
+    fprintf(f, ", \"every\": null");
+  fprintf(f, ", \"solver\": ");
+  json_string_or_null(f, r->info_solver);
+  fprintf(f, ", \"ctrl\": ");
+  json_string_or_null(f, r->info_ctrl);
   fprintf(f, "}\n");
   int ok = !ferror(f) && fflush(f) == 0 && fsync(fileno(f)) == 0;
   if (fclose(f) != 0) ok = 0;
   return ok ? 0 : -1;
 }
 
-int imp_recorder_close(imp_recorder* r, char* err, int errsz) {
+/* Finish the file and rename it and its sidecar into place (complete 0:
+   a recording cut short, which gets a sidecar whatever its format). */
+static int finish(imp_recorder* r, int complete, char* err, int errsz) {
   if (!r) {
     set_err(err, errsz, "recorder: NULL");
     return -1;
@@ -448,10 +502,10 @@ int imp_recorder_close(imp_recorder* r, char* err, int errsz) {
 
   char* json = NULL;
   char* jsontmp = NULL;
-  if (ok && (r->format == REC_NPY || r->nnote > 0)) {
+  if (ok && (r->format == REC_NPY || !complete || r->info_ctrl)) {
     json = concat(r->path, ".json");
     jsontmp = concat(r->path, ".json.tmp");
-    ok = json && jsontmp && write_sidecar(r, jsontmp) == 0;
+    ok = json && jsontmp && write_sidecar(r, jsontmp, complete) == 0;
   }
   if (ok) {
     what = "rename";
@@ -471,6 +525,14 @@ int imp_recorder_close(imp_recorder* r, char* err, int errsz) {
   free(jsontmp);
   destroy(r);
   return ok ? 0 : -1;
+}
+
+int imp_recorder_close(imp_recorder* r, char* err, int errsz) {
+  return finish(r, 1, err, errsz);
+}
+
+int imp_recorder_close_partial(imp_recorder* r, char* err, int errsz) {
+  return finish(r, 0, err, errsz);
 }
 
 void imp_recorder_abort(imp_recorder* r) {

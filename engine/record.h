@@ -17,9 +17,17 @@
    relative common residual, contact.h); a data that has not stepped since
    its reset (d->nstep == 0, e.g. the initial state) records zeros there.
    NPY: little-endian float64, shape (rows, columns), C order; a sidecar
-   "<path>.json" names the columns and gives nq, nv, nu, na, nmocap,
-   nsensordata and timestep, and the notes of imp_recorder_note (a CSV
-   recording with notes gets the sidecar too). */
+   "<path>.json" names the columns ("columns"), says in words what each
+   holds ("descriptions", e.g. "torso free joint, qw" for qpos_3: the joint,
+   actuator, mocap body or sensor and which of its values), and gives nq,
+   nv, nu, na, nmocap, nsensordata, timestep, rows, "complete" (true unless
+   imp_recorder_close_partial wrote it) and what imp_recorder_set_info
+   told (model, steps, every, solver, ctrl; null when not told).
+   imp_recorder_close_partial keeps a recording that was cut short: the
+   rows so far, with the sidecar (a CSV gets one too, "<path>.json")
+   saying "complete": false. A CSV recording of a run driven by a control
+   file (info ctrl) gets the sidecar too: it is the only place that names
+   the file. */
 #ifndef IMPETUS_RECORD_H
 #define IMPETUS_RECORD_H
 
@@ -39,15 +47,27 @@ imp_recorder* imp_recorder_open(const char* path, const imp_model* m, char* err,
    Unknown flag bits are an error (NULL, message in err). */
 imp_recorder* imp_recorder_open_flags(const char* path, const imp_model* m, int flags, char* err,
                                       int errsz);
+/* What produced the recording, for the sidecar. */
+typedef struct imp_record_info {
+  const char* model;  /* the model file as the user gave it; NULL: not said */
+  long long steps;    /* steps asked for; < 0: not said */
+  long long every;    /* a row every this many steps; < 1: not said */
+  const char* solver; /* the contact solver; NULL: not said */
+  const char* ctrl;   /* the control file the run read; NULL: none */
+} imp_record_info;
+
+/* Keep info (the strings are copied) for the sidecar; 0, or -1 when out of
+   memory (the recording goes on without it). */
+int imp_recorder_set_info(imp_recorder* r, const imp_record_info* info);
+
 /* Append one row with the current state of d. Returns 0, or -1 on an I/O error. */
 int imp_recorder_write(imp_recorder* r, const imp_model* m, const imp_data* d);
-/* Add "key": "value" to the JSON sidecar (up to IMP_RECORD_MAXNOTE, keys
-   of their own: e.g. "ctrl", the control file of impetus run --ctrl). A
-   CSV recording with notes gets the sidecar too. Returns 0, or -1. */
-#define IMP_RECORD_MAXNOTE 8
-int imp_recorder_note(imp_recorder* r, const char* key, const char* value);
 /* Finish the file and move it to its final name. Returns 0, or -1 (nothing left at path). */
 int imp_recorder_close(imp_recorder* r, char* err, int errsz);
+/* Keep the rows written so far of a recording cut short: finish it like
+   imp_recorder_close, its sidecar (also written for a CSV) saying
+   "complete": false. Returns 0, or -1 (nothing left at path). */
+int imp_recorder_close_partial(imp_recorder* r, char* err, int errsz);
 /* Discard the recording: remove the temporary file, write nothing at path. */
 void imp_recorder_abort(imp_recorder* r);
 

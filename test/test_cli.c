@@ -1105,6 +1105,229 @@ START_TEST(solvers_compare_writes_csv_and_png) {
 }
 END_TEST
 
+/* ---- the CLI tells the truth (issue 14) ---- */
+
+/* Bad usage of every command is one line on stderr naming the error and
+   where the options are, never the whole usage text, and exit 2. */
+START_TEST(bad_usage_is_one_line_for_every_command) {
+  static const struct {
+    const char* cmd;  /* the command, as `impetus help CMD` names it */
+    const char* args; /* arguments after it */
+    const char* what; /* the error the line names */
+  } cases[] = {
+      {"run", "'" PENDULUM "' --steps 1 --bogus", "unknown option '--bogus'"},
+      {"run", "'" PENDULUM "'", "--steps N is required"},
+      {"run", "'" PENDULUM "' --steps x", "not an integer: 'x'"},
+      {"run", "'" PENDULUM "' --steps", "--steps needs a value"},
+      {"run", "", "no model given"},
+      {"check", "'" PENDULUM "' --bogus", "unknown option '--bogus'"},
+      {"check", "", "no model given"},
+      {"bench", "'" PENDULUM "' --bogus", "unknown option '--bogus'"},
+      {"bench", "'" PENDULUM "' --threads 65", "at most 64"},
+      {"solvers", "--bogus", "'--bogus'"},
+      {"solvers", "--compare --steps 0", "--steps must be at least 1"},
+      {"render", "'" PENDULUM "' --bogus", "unknown option '--bogus'"},
+      {"render", "'" PENDULUM "' --steps 1", "--out DIR|FILE.png is needed"},
+      {"view", "'" PENDULUM "' --bogus", "unknown option '--bogus'"},
+      {"view", "", "no model given"},
+      {"replay", "t.csv '" PENDULUM "' --bogus", "unknown option '--bogus'"},
+      {"replay", "t.csv", "needs TRAJ.csv and MODEL.xml"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char args[4400], hint[64];
+    snprintf(args, sizeof args, "%s %s", cases[i].cmd, cases[i].args);
+    snprintf(hint, sizeof hint, "(see `impetus help %s`)\n", cases[i].cmd);
+    ck_assert_msg(impetus(args) == 2, "impetus %s: exit not 2", args);
+    const char* err = text_of(err_path);
+    ck_assert_msg(count_lines(err_path) == 1, "impetus %s: not one line:\n%s", args, err);
+    ck_assert_msg(strstr(err, cases[i].what) != NULL, "impetus %s: '%s' not named:\n%s", args,
+                  cases[i].what, err);
+    ck_assert_msg(strstr(err, hint) != NULL, "impetus %s: no hint '%s':\n%s", args, hint, err);
+    ck_assert_msg(strstr(err, "usage:") == NULL, "impetus %s: printed the usage:\n%s", args, err);
+    ck_assert_str_eq(text_of(out_path), "");
+  }
+}
+END_TEST
+
+/* A missing model is "No such file" with the path as typed, for every
+   command that loads one; a recording that cannot be created names the
+   user's path, not the temporary file beside it; an unknown keyframe lists
+   the keyframes the model has. */
+START_TEST(errors_name_what_the_user_typed) {
+  static const char* const loads[] = {"check", "run --steps 1", "bench --steps 1",
+                                      "render --steps 1 --out x.png", "view"};
+  for (size_t i = 0; i < sizeof loads / sizeof loads[0]; i++) {
+    char args[256];
+    snprintf(args, sizeof args, "%s no/such_model.xml", loads[i]);
+    ck_assert_msg(impetus(args) == 1, "impetus %s: exit not 1", args);
+    const char* err = text_of(err_path);
+    ck_assert_msg(strstr(err, "no/such_model.xml: No such file") != NULL, "impetus %s:\n%s",
+                  args, err);
+    ck_assert_int_eq(count_lines(err_path), 1);
+  }
+
+  ck_assert_int_eq(impetus("run '" PENDULUM "' --steps 1 --record no_dir/out.csv"), 1);
+  const char* err = text_of(err_path);
+  ck_assert_msg(strstr(err, "no_dir/out.csv: cannot create: No such file") != NULL, "%s", err);
+  ck_assert_msg(strstr(err, ".tmp") == NULL, "names the temporary file: %s", err);
+
+  /* three keyframes, the second unnamed: listed as #1, as check lists it */
+  const char* keys = in_dir("keys.xml");
+  FILE* f = fopen(keys, "w");
+  ck_assert(f != NULL);
+  fputs("<mujoco><worldbody><body><joint type=\"hinge\"/><geom size=\"0.1\"/></body>"
+        "</worldbody><keyframe><key name=\"up\" qpos=\"1\"/><key qpos=\"2\"/>"
+        "<key name=\"down\" qpos=\"3\"/></keyframe></mujoco>\n", f);
+  ck_assert_int_eq(fclose(f), 0);
+  static const char* const keyed[] = {"run --steps 1", "check --contacts", "view",
+                                      "render --steps 1 --out k.png"};
+  for (size_t i = 0; i < sizeof keyed / sizeof keyed[0]; i++) {
+    char args[4400];
+    snprintf(args, sizeof args, "%s '%s' --key nokey", keyed[i], keys);
+    ck_assert_msg(impetus(args) == 1, "impetus %s: exit not 1", args);
+    err = text_of(err_path);
+    ck_assert_msg(strstr(err, "no keyframe named 'nokey'; the model has 3: up, #1, down\n"),
+                  "impetus %s:\n%s", args, err);
+  }
+  ck_assert_int_eq(impetus("run '" IMP_MODELS_DIR "/incline.xml' --steps 1 --key k"), 1);
+  ck_assert_msg(strstr(text_of(err_path), "no keyframe named 'k'; the model has no keyframes\n"),
+                "%s", text_of(err_path));
+}
+END_TEST
+
+/* Progress lines of run on stderr: forced by IMPETUS_PROGRESS=0 (a line
+   after every step), none when stderr is not a terminal and nothing forces
+   them, none with --quiet. The summary on stdout is the same in all three. */
+START_TEST(run_progress_lines) {
+  ck_assert_int_eq(run_prog("/usr/bin/env", "IMPETUS_PROGRESS=0 '" IMPETUS_BIN "' run '" PENDULUM
+                                            "' --steps 5"),
+                   0);
+  const char* err = text_of(err_path);
+  ck_assert_msg(strstr(err, "impetus run: 1/5 steps (20%), t = 0.001 s, ") != NULL, "%s", err);
+  ck_assert_msg(strstr(err, "impetus run: 5/5 steps (100%), t = 0.005 s, ") != NULL, "%s", err);
+  ck_assert_msg(strstr(err, " x real time, ETA ") != NULL, "%s", err);
+  ck_assert_int_eq(count_lines(err_path), 5);
+  ck_assert(strstr(text_of(out_path), "steps: 5\n") != NULL);
+  ck_assert_int_eq(run_prog("/usr/bin/env", "IMPETUS_PROGRESS=0 '" IMPETUS_BIN "' run '" PENDULUM
+                                            "' --steps 5 --quiet"),
+                   0);
+  ck_assert_str_eq(text_of(err_path), "");
+  ck_assert(strstr(text_of(out_path), "steps: 5\n") != NULL);
+  ck_assert_int_eq(run_prog("/usr/bin/env", "-u IMPETUS_PROGRESS '" IMPETUS_BIN "' run '" PENDULUM
+                                            "' --steps 5"),
+                   0);
+  ck_assert_str_eq(text_of(err_path), "");
+}
+END_TEST
+
+/* The engine warns at the first step its contact solver ends short of the
+   tolerance; run says at the end in how many steps it did, the same count
+   as the summary's steps_not_converged. */
+START_TEST(run_reports_every_unconverged_step) {
+  ck_assert_int_eq(impetus("run '" IMP_MODELS_DIR "/box_pile.xml' --steps 300"), 0);
+  double n = key_number(text_of(out_path), "steps_not_converged");
+  ck_assert_msg(n > 0, "box_pile converged everywhere: the test needs a model that does not");
+  char want[200];
+  snprintf(want, sizeof want,
+           "impetus run: the contact solver stopped short of its tolerance in %.0f of 300 steps",
+           n);
+  ck_assert_msg(strstr(text_of(err_path), want) != NULL, "want '%s' in:\n%s", want,
+                text_of(err_path));
+  /* a run where every step converges says nothing of the kind */
+  ck_assert_int_eq(impetus("run '" PENDULUM "' --steps 10"), 0);
+  ck_assert_msg(strstr(text_of(err_path), "stopped short") == NULL, "%s", text_of(err_path));
+}
+END_TEST
+
+/* The NPY sidecar names what each column holds and what made the file. */
+START_TEST(sidecar_describes_columns_and_run) {
+  const char* rec = in_dir("desc.npy");
+  char args[4400], json[4400];
+  snprintf(args, sizeof args,
+           "run '" IMP_MODELS_DIR "/sensors.xml' --steps 6 --every 2 --solver pgs --record '%s'",
+           rec);
+  ck_assert_int_eq(impetus(args), 0);
+  snprintf(json, sizeof json, "%s.json", rec);
+  const char* side = text_of(json);
+  const char* want[] = {
+      "\"descriptions\": [\"simulated time\", \"yaw hinge joint, angle\"",
+      "\"wrist ball joint, qw\", \"wrist ball joint, qx\"",
+      "\"extend slide joint, velocity\", \"wrist ball joint, wx\"",
+      "\"actuator yaw_servo, control\"",
+      "\"sensor wrist_quat, value 0 of 4\"",
+      "\"complete\": true",
+      "\"model\": \"" IMP_MODELS_DIR "/sensors.xml\"",
+      "\"steps\": 6, \"every\": 2, \"solver\": \"pgs\", \"ctrl\": null",
+      "\"rows\": 4,"};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    ck_assert_msg(strstr(side, want[i]) != NULL, "want %s in:\n%s", want[i], side);
+
+  /* a free joint: position, then the quaternion, w first */
+  rec = in_dir("free.npy");
+  snprintf(args, sizeof args, "run '%s' --steps 1 --record '%s'", write_ball_on_plane(), rec);
+  ck_assert_int_eq(impetus(args), 0);
+  snprintf(json, sizeof json, "%s.json", rec);
+  side = text_of(json);
+  ck_assert_msg(strstr(side, "\"simulated time\", \"free joint #0, x\", \"free joint #0, y\", "
+                             "\"free joint #0, z\", \"free joint #0, qw\"") != NULL,
+                "%s", side);
+}
+END_TEST
+
+/* --keep-partial: Ctrl-C keeps the rows so far, the sidecar (a CSV gets one
+   too) saying "complete": false; without it the run still writes nothing. */
+START_TEST(run_keep_partial) {
+  ck_assert_int_eq(impetus("run '" PENDULUM "' --steps 1 --keep-partial"), 2);
+  ck_assert_msg(strstr(text_of(err_path), "--keep-partial needs --record"), "%s",
+                text_of(err_path));
+  const char* const names[] = {"partial.csv", "partial.npy"};
+  for (int k = 0; k < 2; k++) {
+    const char* rec = in_dir(names[k]);
+    char tmp[4400], json[4400];
+    snprintf(tmp, sizeof tmp, "%s.tmp", rec);
+    snprintf(json, sizeof json, "%s.json", rec);
+    pid_t pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+      if (!freopen(out_path, "w", stdout) || !freopen(err_path, "w", stderr)) _exit(127);
+      execl(IMPETUS_BIN, IMPETUS_BIN, "run", PENDULUM, "--steps", "1000000000", "--every", "7",
+            "--record", rec, "--keep-partial", (char*)NULL);
+      _exit(127);
+    }
+    wait_for_file(tmp, pid);
+    sleep_s(0.3);
+    kill(pid, SIGINT);
+    double took = 0;
+    ck_assert_int_eq(wait_exit(pid, 30, &took), 130);
+    char err[4096]; /* text_of's buffer is reused for the sidecar */
+    snprintf(err, sizeof err, "%s", text_of(err_path));
+    ck_assert_msg(strstr(err, "interrupted after ") && strstr(err, "rows in ") &&
+                      strstr(err, "marked incomplete"),
+                  "%s", err);
+    ck_assert_msg(exists(rec) && !exists(tmp), "%s", err);
+    const char* side = text_of(json);
+    ck_assert_msg(strstr(side, "\"complete\": false") != NULL, "%s", side);
+    ck_assert_msg(strstr(side, "\"every\": 7") != NULL, "%s", side);
+    /* as many rows as the message and the sidecar say, a whole number of them */
+    long long said = 0;
+    const char* r = strstr(side, "\"rows\": ");
+    ck_assert(r && sscanf(r, "\"rows\": %lld", &said) == 1 && said >= 2);
+    long long kept = 0;
+    const char* k_at = strstr(err, "kept ");
+    ck_assert(k_at && sscanf(k_at, "kept %lld rows", &kept) == 1);
+    ck_assert_int_eq(kept, said);
+    if (k == 0) {
+      ck_assert_int_eq(count_lines(rec), 1 + said); /* the header, then the rows */
+    } else {
+      struct stat st;
+      ck_assert_int_eq(stat(rec, &st), 0);
+      /* pendulum: time, qpos, qvel = 3 columns, 8 bytes each, after a 128-byte header */
+      ck_assert_int_eq((long long)st.st_size, 128 + 3 * 8 * said);
+    }
+  }
+}
+END_TEST
+
 START_TEST(example_runs) {
   ck_assert_msg(run_prog(EXAMPLE_BIN, "'" PENDULUM "'") == 0, "%s", text_of(err_path));
   ck_assert_msg(strstr(text_of(out_path), "time 1") != NULL, "%s", text_of(out_path));
@@ -1123,6 +1346,12 @@ static Suite* cli_suite(void) {
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, usage_and_help);
+  tcase_add_test(tc, bad_usage_is_one_line_for_every_command);
+  tcase_add_test(tc, errors_name_what_the_user_typed);
+  tcase_add_test(tc, run_progress_lines);
+  tcase_add_test(tc, run_reports_every_unconverged_step);
+  tcase_add_test(tc, sidecar_describes_columns_and_run);
+  tcase_add_test(tc, run_keep_partial);
   tcase_add_test(tc, check_pendulum);
   tcase_add_test(tc, check_contacts);
   tcase_add_test(tc, check_missing_file);

@@ -306,6 +306,86 @@ START_TEST(bad_usage_exits_2) {
 }
 END_TEST
 
+/* Without a display, view says how to run headless: a virtual display
+   (xvfb-run) or impetus render. */
+START_TEST(no_display_says_how_to_run_headless) {
+  char out[1200], err[1200], cmd[4096], text[4096];
+  tmp(out, sizeof out, "nodisp.out");
+  tmp(err, sizeof err, "nodisp.err");
+  snprintf(cmd, sizeof cmd, "env -u DISPLAY -u WAYLAND_DISPLAY '%s' view '%s/pendulum.xml'",
+           IMPETUS_BIN, IMP_MODELS_DIR);
+  ck_assert_int_eq(run(cmd, out, err), 1);
+  slurp(err, text, sizeof text);
+  ck_assert_msg(strstr(text, "no display") != NULL, "%s", text);
+  ck_assert_msg(strstr(text, "xvfb-run -a impetus view") != NULL, "%s", text);
+  ck_assert_msg(strstr(text, "impetus render MODEL.xml --steps N --out DIR") != NULL, "%s", text);
+}
+END_TEST
+
+/* The last field of the last line of a CSV file, and the 4th from last. */
+static void last_row_solver(const char* csv, double* ncon, double* iter, double* residual) {
+  static char buf[1 << 20];
+  FILE* f = fopen(csv, "r");
+  ck_assert(f != NULL);
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  while (n > 0 && buf[n - 1] == '\n') buf[--n] = '\0';
+  char* line = strrchr(buf, '\n');
+  ck_assert(line != NULL);
+  double v[4096];
+  int k = 0;
+  for (char* p = line + 1; k < 4096;) {
+    v[k++] = strtod(p, &p);
+    if (*p != ',') break;
+    p++;
+  }
+  ck_assert_int_ge(k, 5);
+  *ncon = v[k - 4], *iter = v[k - 2], *residual = v[k - 1];
+}
+
+/* Replay of a recording made with --record-solver shows what was recorded
+   (contacts, iterations, residual of the step), not a re-solve of the
+   recorded state; view counts the steps whose solver fell short. */
+START_TEST(replay_shows_the_recorded_solver_figures) {
+  SKIP_WITHOUT_DISPLAY(prefix);
+  char csv[1200], out[1200], err[1200], cmd[4096], text[8192];
+  tmp(csv, sizeof csv, "solver.csv");
+  tmp(out, sizeof out, "solver.out");
+  tmp(err, sizeof err, "solver.err");
+  /* 60 steps of 5 ms: 0.3 s, less than 40 frames of 1/60 s play */
+  snprintf(cmd, sizeof cmd, "'%s' run '%s/box_pile.xml' --steps 60 --record '%s' --record-solver",
+           IMPETUS_BIN, IMP_MODELS_DIR, csv);
+  ck_assert_int_eq(run(cmd, out, err), 0);
+  double ncon, iter, residual;
+  last_row_solver(csv, &ncon, &iter, &residual);
+  ck_assert_msg(ncon > 0 && iter > 0, "box_pile has contacts at its 60th step");
+  snprintf(cmd, sizeof cmd, "%s'%s' replay '%s' '%s/box_pile.xml' --frames 40 --size 160x120",
+           prefix, IMPETUS_BIN, csv, IMP_MODELS_DIR);
+  ck_assert_int_eq(run(cmd, out, err), 0);
+  slurp(out, text, sizeof text);
+  char want[512];
+  snprintf(want, sizeof want,
+           "row: 60\nrecorded_ncon: %.0f\nrecorded_solver_iter: %.0f\n"
+           "recorded_solver_residual: %.17g\n",
+           ncon, iter, residual);
+  ck_assert_msg(strstr(text, want) != NULL, "want\n%s\nin\n%s", want, text);
+
+  snprintf(cmd, sizeof cmd, "%s'%s' view '%s/box_pile.xml' --frames 40 --size 160x120", prefix,
+           IMPETUS_BIN, IMP_MODELS_DIR);
+  ck_assert_int_eq(run(cmd, out, err), 0);
+  slurp(out, text, sizeof text);
+  const char* nc = strstr(text, "steps_not_converged: ");
+  ck_assert_msg(strstr(text, "\nsteps: ") && nc, "%s", text);
+  long long k = atoll(nc + strlen("steps_not_converged: "));
+  slurp(err, text, sizeof text);
+  if (k > 0) {
+    snprintf(want, sizeof want, "impetus view: the contact solver stopped short of its tolerance in %lld of ", k);
+    ck_assert_msg(strstr(text, want) != NULL, "want %s in %s", want, text);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("viewer_cli");
   TCase* tc = tcase_create("viewer_cli");
@@ -319,6 +399,8 @@ int main(void) {
   tcase_add_test(tc, replay_keys_step_and_jump);
   tcase_add_test(tc, a_bad_model_is_an_error_before_any_window);
   tcase_add_test(tc, bad_usage_exits_2);
+  tcase_add_test(tc, no_display_says_how_to_run_headless);
+  tcase_add_test(tc, replay_shows_the_recorded_solver_figures);
   suite_add_tcase(s, tc);
   return imp_test_run_suite(s);
 }

@@ -51,6 +51,17 @@ START_TEST(info_shows_the_contact_stage_of_the_last_step) {
   ck_assert(has_row(&p, "Speed", "20% (achieved 19.8%)"));
   ck_assert(has_row(&p, "FPS", "60"));
   ck_assert(has_row(&p, "Camera", "free"));
+  /* a replay with recorded solver columns shows those, not d's re-solve */
+  const double recorded[4] = {d->ncon + 7, 99, d->solver_iter + 123, 4.5e-3};
+  st.recorded_solver = recorded;
+  imp_viewer_info_panel(&p, m, d, &ui, &cam, &st);
+  snprintf(want, sizeof want, "%d (recorded)", d->ncon + 7);
+  ck_assert_msg(has_row(&p, "Contacts", want), "%s", p.right);
+  snprintf(want, sizeof want, "%d (recorded)", d->solver_iter + 123);
+  ck_assert_msg(has_row(&p, "Iterations", want), "%s", p.right);
+  ck_assert_msg(has_row(&p, "Residual", "4.50e-03 (recorded)"), "%s", p.right);
+  ck_assert_int_eq(lines(p.left), lines(p.right));
+  st.recorded_solver = NULL;
   ui.running = 0; /* paused: no achieved speed to speak of */
   imp_viewer_info_panel(&p, m, d, &ui, &cam, &st);
   ck_assert(has_row(&p, "Time", "(paused)") && !strstr(p.right, "achieved"));

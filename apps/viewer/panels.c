@@ -91,11 +91,18 @@ void imp_viewer_info_panel(imp_viewer_panel* p, const imp_model* m, const imp_da
     row(p, "Speed", "%g%%", 100.0 * imp_viewer_speed(ui->speed));
   row(p, "FPS", "%.0f", st->fps);
   if (st->replay_nrow > 0) row(p, "Row", "%d / %d", st->replay_row + 1, st->replay_nrow);
-  row(p, "Contacts", "%d", d->ncon);
-  const char* solver = imp_solver_name(d->solver);
-  row(p, "Solver", "%s", solver ? solver : "?");
-  row(p, "Iterations", "%d", d->solver_iter);
-  row(p, "Residual", "%.2e", d->solver_residual);
+  const double* rec = st->recorded_solver;
+  if (rec) { /* what the recorded step did, not what a solve of its end state would */
+    row(p, "Contacts", "%.0f (recorded)", rec[0]);
+    row(p, "Iterations", "%.0f (recorded)", rec[2]);
+    row(p, "Residual", "%.2e (recorded)", rec[3]);
+  } else {
+    row(p, "Contacts", "%d", d->ncon);
+    const char* solver = imp_solver_name(d->solver);
+    row(p, "Solver", "%s", solver ? solver : "?");
+    row(p, "Iterations", "%d", d->solver_iter);
+    row(p, "Residual", "%.2e", d->solver_residual);
+  }
   camera_text(m, cam, text, sizeof text);
   row(p, "Camera", "%s", text);
   if (ui->key >= 0) {

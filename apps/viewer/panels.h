@@ -19,6 +19,10 @@ typedef struct imp_viewer_status {
   double fps, rtf;           /* measured (pacing.h) */
   const char* recording;     /* the file being recorded, NULL when not */
   int replay_row, replay_nrow; /* replay: the row shown and the rows (nrow 0: simulating) */
+  /* replay of a recording with solver columns: the row's recorded ncon,
+     nefc, solver_iter, solver_residual, shown instead of a re-solve of the
+     recorded state; NULL otherwise */
+  const double* recorded_solver;
 } imp_viewer_status;
 
 /* A two-column panel's text. */

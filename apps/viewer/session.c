@@ -181,6 +181,8 @@ void imp_viewer_poll_file(imp_viewer* v, double now) {
 void imp_viewer_step(imp_viewer* v) {
   imp_viewer_perturb_apply(v->m, v->d, &v->pert);
   imp_step(v->m, v->d);
+  v->nsteps++;
+  v->not_converged += v->d->solver_exit != 0; /* imp_solver_exit: 0 is converged */
   if (v->rec && imp_recorder_write(v->rec, v->m, v->d) != 0) {
     imp_recorder_abort(v->rec);
     v->rec = NULL;
@@ -216,8 +218,10 @@ static void toggle_recording(imp_viewer* v) {
   stamped_path(v, ".csv", v->rec_path, sizeof v->rec_path);
   v->rec = imp_recorder_open(v->rec_path, v->m, err, sizeof err);
   if (!v->rec) { imp_viewer_say(v, 1, "cannot record: %s", err); return; }
-  if (v->d->control_fn == ctrl_file_control && v->o->ctrl)
-    imp_recorder_note(v->rec, "ctrl", ctrl_file_path(v->o->ctrl));
+  int driven = v->d->control_fn == ctrl_file_control && v->o->ctrl;
+  imp_record_info info = {v->path, -1, 1, imp_solver_name(v->d->solver),
+                          driven ? ctrl_file_path(v->o->ctrl) : NULL};
+  imp_recorder_set_info(v->rec, &info); /* out of memory: recorded without it */
   if (imp_recorder_write(v->rec, v->m, v->d) != 0) { /* the first row: the state now */
     imp_recorder_abort(v->rec);
     v->rec = NULL;

@@ -240,6 +240,13 @@ double imp_trajectory_time(const imp_trajectory* t, int i) {
   return t->data[(size_t)i * t->ncol];
 }
 
+int imp_trajectory_solver(const imp_trajectory* t, int i, double out[4]) {
+  if (!t->solver_cols) return 0;
+  /* the solver columns come last (engine/record.h) */
+  memcpy(out, t->data + (size_t)i * t->ncol + t->ncol - 4, 4 * sizeof(double));
+  return 1;
+}
+
 /* The playback clock of row i (make_clock). */
 double imp_trajectory_clock(const imp_trajectory* t, int i) {
   return t->clock[i];

@@ -41,6 +41,11 @@ double imp_trajectory_clock(const imp_trajectory* t, int i);
 /* The row (0..nrow-1) at or just before a playback clock: binary search. */
 int imp_trajectory_row_at(const imp_trajectory* t, double clock);
 
+/* The contact stage's figures recorded in row i (--record-solver): ncon,
+   nefc, solver_iter, solver_residual into out[4]; 1, or 0 when the
+   trajectory has no solver columns. */
+int imp_trajectory_solver(const imp_trajectory* t, int i, double out[4]);
+
 /* Put row i into d: time, qpos, qvel, ctrl, act when recorded, mocap_pos/quat;
    then imp_forward so every
    derived quantity (frames, contacts) matches the recorded state. */

@@ -55,6 +55,9 @@ typedef struct imp_viewer {
   int next_event;        /* the next scripted event to play */
   char drop[4096];
   int quit;
+  /* steps simulated this session, and of those the steps whose contact
+     solver stopped short of its tolerance (the engine warns at the first) */
+  long long nsteps, not_converged;
 } imp_viewer;
 
 /* ---- session.c ---- */

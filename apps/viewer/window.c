@@ -187,8 +187,20 @@ static void on_drop(GLFWwindow* w, int count, const char** paths) {
 
 /* An OpenGL 3.3 core window, 4x multisampled, its context current. */
 static GLFWwindow* open_window(const imp_viewer_opt* o) {
+  const char* cmd = o->traj ? "replay" : "view";
   if (!glfwInit()) {
-    fprintf(stderr, "impetus: cannot open a window: no display (is DISPLAY set?)\n");
+    const char* disp = getenv("DISPLAY");
+    const char* wl = getenv("WAYLAND_DISPLAY");
+    if ((disp && disp[0]) || (wl && wl[0]))
+      fprintf(stderr, "impetus %s: cannot open a window on the display '%s'\n", cmd,
+              disp && disp[0] ? disp : wl);
+    else
+      fprintf(stderr, "impetus %s: cannot open a window: no display (DISPLAY is not set)\n", cmd);
+    fprintf(stderr,
+            "impetus %s: to run without a screen use a virtual one, `xvfb-run -a impetus %s ...` "
+            "(Debian package xvfb), or draw PNGs headless with `impetus render MODEL.xml --steps "
+            "N --out DIR`\n",
+            cmd, cmd);
     return NULL;
   }
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
@@ -292,8 +304,11 @@ static void draw_panels(imp_viewer* v, int h) {
   static imp_viewer_panel p;
   double lh = imp_render_line_height(v->r);
   int help_lines = 0;
+  double recorded[4];
+  int has_recorded = v->o->traj && imp_trajectory_solver(v->o->traj, v->row, recorded);
   imp_viewer_status st = {v->meter.fps, v->meter.rtf, v->rec ? v->rec_path : NULL,
-                          v->o->traj ? v->row : 0, v->o->traj ? v->o->traj->nrow : 0};
+                          v->o->traj ? v->row : 0, v->o->traj ? v->o->traj->nrow : 0,
+                          has_recorded ? recorded : NULL};
   if (v->ui.panels && v->ui.help) {
     imp_viewer_help_panel(&p, v->o->traj != NULL);
     imp_render_overlay(v->r, IMP_CORNER_TOPLEFT, p.left, p.right);
@@ -394,6 +409,13 @@ static int finish_script(imp_viewer* v, long long frames, double seconds) {
   const char* sel = v->selected > 0 ? imp_id2name(v->m, IMP_OBJ_BODY, v->selected) : NULL;
   printf("selected: %s\n", sel && sel[0] ? sel : v->selected > 0 ? "(unnamed)" : "none");
   if (v->o->screenshot && !st) printf("screenshot: %s\n", v->o->screenshot);
+  if (!v->o->traj)
+    printf("steps: %lld\nsteps_not_converged: %lld\n", v->nsteps, v->not_converged);
+  double rec[4];
+  if (v->o->traj) printf("row: %d\n", v->row);
+  if (v->o->traj && imp_trajectory_solver(v->o->traj, v->row, rec))
+    printf("recorded_ncon: %.0f\nrecorded_solver_iter: %.0f\nrecorded_solver_residual: %.17g\n",
+           rec[0], rec[2], rec[3]);
   return st;
 }
 
@@ -422,6 +444,11 @@ int imp_viewer_run(imp_model* m, const imp_viewer_opt* o) {
       n++;
     }
     status = o->frames > 0 ? finish_script(&v, n, glfwGetTime() - start) : 0;
+    if (v.not_converged > 0)
+      fprintf(stderr,
+              "impetus view: the contact solver stopped short of its tolerance in %lld of %lld "
+              "steps\n",
+              v.not_converged, v.nsteps);
     imp_viewer_unload(&v);
   }
   glfwDestroyWindow(v.win);

@@ -1,0 +1,76 @@
+/* SIGINT/SIGTERM between units of work (see cli_interrupt.h). */
+#define _POSIX_C_SOURCE 200809L
+
+#include "cli_interrupt.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* set by the first signal: stop at the next boundary */
+static volatile sig_atomic_t interrupted = 0;
+/* set once the command stops by itself */
+static volatile sig_atomic_t done = 0;
+/* the file to remove on a forced exit; guarded by have_guard so the handler
+   never reads it half-copied */
+static char guard[4096];
+static volatile sig_atomic_t have_guard = 0;
+/* the forced exit's message */
+static char message[160];
+static volatile sig_atomic_t message_len = 0;
+
+/* Remove the file in progress and exit 130 (async-signal-safe calls only). */
+static void exit_now(void) {
+  if (have_guard) unlink(guard);
+  ssize_t w = write(STDERR_FILENO, message, (size_t)message_len);
+  (void)w;
+  _exit(130);
+}
+
+/* SIGINT/SIGTERM: ask the command to stop; a second signal means now. */
+static void on_signal(int sig) {
+  (void)sig;
+  if (interrupted && !done) exit_now();
+  interrupted = 1;
+  alarm(CLI_INTERRUPT_GRACE);
+}
+
+/* SIGALRM after a signal: the work in progress did not end in time. */
+static void on_alarm(int sig) {
+  (void)sig;
+  if (interrupted && !done) exit_now();
+}
+
+void cli_interrupt_install(const char* what) {
+  int n = snprintf(message, sizeof message,
+                   "%s: interrupted in the middle of work that did not end; stopped at once\n",
+                   what);
+  message_len = n < 0 ? 0 : n >= (int)sizeof message ? (int)sizeof message - 1 : n;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sigemptyset(&sa.sa_mask);
+  /* one handler at a time: the alarm cannot interrupt the signal handler */
+  sigaddset(&sa.sa_mask, SIGINT);
+  sigaddset(&sa.sa_mask, SIGTERM);
+  sigaddset(&sa.sa_mask, SIGALRM);
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sa.sa_handler = on_alarm;
+  sigaction(SIGALRM, &sa, NULL);
+}
+
+int cli_interrupted(void) { return interrupted != 0; }
+
+void cli_interrupt_guard(const char* path) {
+  have_guard = 0;
+  if (!path) return;
+  snprintf(guard, sizeof guard, "%s", path);
+  have_guard = 1;
+}
+
+void cli_interrupt_done(void) {
+  done = 1;
+  alarm(0);
+}
