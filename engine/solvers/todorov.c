@@ -262,7 +262,6 @@ static size_t carve(tod* s, int n, int nb, void* work) {
   TAKE(s->reg, nb);
   TAKE(s->perm, n);
   TAKE(s->dcol, n);
-  TAKE(s->gcol, n);
   TAKE(s->colblk, n);
   TAKE(s->zcol, nb);
   TAKE(s->cross, 3 * (size_t)nb + 2);

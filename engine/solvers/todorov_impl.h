@@ -81,11 +81,12 @@ typedef struct tod {
   double *xl, *fl, *rl;      /* sub-segment left end */
   double *xr, *fr, *rr;      /* sub-segment right end */
   double *w, *y, *g, *u, *tmp, *gr, *xi;
-  double *J, *H, *Hr, *HB;   /* n x n, n x n, m x m, n x m */
-  double* Jd;                /* n x (n + 6): J's columns of nonzero F, packed */
-  int *dcol, *zcol;          /* n: the packed columns; nb: 1 when F = 0, -1 when F = -I */
-  int *gcol, *colblk;        /* n: the packed columns in order; the block of each row */
-  double* S;                 /* n x n: stick_products' cache */
+  double *J, *H, *Hr, *HB;   /* n x n scratch (C of the Hessian, the sticking
+                                point's work), n x n, m x m, n x m */
+  double* Jd;                /* n x (n + 6): scratch (T of the Hessian, P's rows) */
+  int *dcol, *zcol;          /* n: the sticking columns; nb: 1 when F = 0, -1 when F = -I */
+  int* colblk;               /* n: the block of each row */
+  double* S;                 /* n x n: P = A D^2 A, stick_products' cache */
   int S_ok;                  /* S holds the products for the current D */
   double *F, *B;             /* nb x 36: chosen Jacobian of f, tangent basis */
   int *ncol, *coladr, *active, *reg, *perm;

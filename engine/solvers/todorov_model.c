@@ -406,11 +406,10 @@ static void tile_4x4(const double* P, int ldp, const double* Q, int ldq, int row
   }
 }
 
-/* S = Js'Js for the J of every block sticking (F = -I, as equalities always
-   are): such a column of J, D_i (0 - (A_ic - [i = c]) - [i = c]), depends on
-   A and D alone, so its products with the other such columns are the same
-   in every iteration of a solve; computed once (when D is set) in the order
-   imp_tod_build_gauss_newton would use, and copied from there on. */
+/* S = P = A D^2 A, the Gauss-Newton products of two sticking columns (F =
+   -I, as equalities always are, makes J's column -D A_c: see
+   imp_tod_build_gauss_newton). It depends on A and D alone, so it is computed
+   once per solve and again when D or A changes (S_ok). */
 static void stick_products(tod* s) {
   const imp_cproblem* p = s->p;
   int n = s->n, np = (n + 3) & ~3;
@@ -434,105 +433,109 @@ static void stick_products(tod* s) {
   s->S_ok = 1;
 }
 
-/* J = (A - I) F - I scaled by D, g = J'D^2 r, H = J'D^2 J; returns max diag H.
-   Every entry is the same sum in the same order as the plain row-by-row
-   accumulation H += J_i' J_i (i = 0..n-1), so the iterates do not depend on
-   how it is organized; what is organized is the work:
-    - a column of a zero-F block (a breaking contact: F = 0 in eq. 18) is
-      J_iu = -D_u [i = u], so its row and column of H are the single products
-      H_uc = J_uu J_uc, n per column instead of n^2;
-    - products of two columns of F = -I blocks (sticking, equalities) come
-      from the solve's cache (stick_products);
-    - the remaining products, with a column of a slipping or blended block,
-      are accumulated from the packed columns (Jd) in 4 x 4 tiles held in
-      registers, the sum over rows i running in increasing order as before.
-      Adding a zero product leaves a sum unchanged, so the plain loop's
-      skipping of J_ia = 0 needs no counterpart. */
+/* G = F + I of block k, entry (j, c) */
+static inline double block_g(const double* F, int dim, int j, int c) {
+  return F[j * dim + c] + (j == c);
+}
+
+/* Column j of T = A D^2 G and of C = P F - T (Tj, Cj: n each), for a
+   column j of a block that does not stick (zcol != -1); P = A D^2 A (s->S),
+   G = F + I. A is symmetric (the Delassus matrix), so its column b is its
+   row b; so is P. */
+static void product_column(const tod* s, int k, int c, double* Cj, double* Tj) {
+  const imp_cproblem* p = s->p;
+  int n = s->n, dim = p->blk_dim[k], adr = p->blk_adr[k];
+  const double* F = s->F + 36 * k;
+  imp_zero(Cj, n);
+  imp_zero(Tj, n);
+  for (int b = 0; b < dim; b++) {
+    const double *Pb = s->S + (size_t)(adr + b) * n, *Ab = p->A + (size_t)(adr + b) * n;
+    double fb = F[b * dim + c], tb = s->D[adr + b] * s->D[adr + b] * block_g(F, dim, b, c);
+    if (fb != 0) imp_add_scl(Cj, Pb, fb, n);
+    if (tb != 0) imp_add_scl(Tj, Ab, tb, n);
+  }
+  imp_add_scl(Cj, Tj, -1, n);
+}
+
+/* sum over a in block k of F_{a,c} v_a: entry c of block k of F'v */
+static inline double block_ft(const tod* s, int k, int c, const double* v) {
+  const imp_cproblem* p = s->p;
+  int dim = p->blk_dim[k], adr = p->blk_adr[k];
+  if (s->zcol[k] == -1) return -v[adr + c];
+  if (s->zcol[k] == 1) return 0;
+  const double* F = s->F + 36 * k;
+  double sum = 0;
+  for (int a = 0; a < dim; a++) sum += F[a * dim + c] * v[adr + a];
+  return sum;
+}
+
+/* The Gauss-Newton model (eqs. 20-21) without forming J: with w = D^2 r
+   and y = (A - I) w as iterate left them, J = D((A - I) F - I) = D(A F - G),
+   G = F + I, so
+     g = J'D r = F'(A w) - G'w = F'y - w (per block),
+     H = J'J = F'PF - F'T - T'F + G'D^2 G = F'C - T'F + G'D^2 G,
+   with P = A D^2 A, T = A D^2 G, C = PF - T. A sticking block (F = -I, G =
+   0) has J's columns -D A_c, so two of them give P_ij, the solve's cache
+   (stick_products), and T vanishes in its columns; the rest is one column
+   of C and T per column of a block that does not stick: an iteration costs
+   O(n) per such column instead of the O(n^2) of J'J, and the sticking
+   columns carry none of the cancellation (A - I) F - I would when A is
+   small against I. Only the lower triangle of the non-sticking part is
+   computed and mirrored: H is symmetric to the bit. C and T use s->J and
+   s->Jd as scratch. Returns max diag H. */
 double imp_tod_build_gauss_newton(tod* s) {
   const imp_cproblem* p = s->p;
-  int n = s->n;
-  double* J = s->J;
-  int* dense = s->dcol;
-  int nd = 0;
+  int n = s->n, nst = 0;
+  int* stick = s->dcol; /* the sticking columns */
   for (int k = 0; k < s->nb; k++) {
-    int zero = block_is_zero(s, k);
-    s->zcol[k] = zero;
-    if (zero != 1)
-      for (int j = 0; j < p->blk_dim[k]; j++) dense[nd++] = p->blk_adr[k] + j;
-  }
-  for (int i = 0; i < n; i++) {
-    const double* Ai = p->A + (size_t)i * n;
-    double* Ji = J + (size_t)i * n;
-    for (int k = 0; k < s->nb; k++) {
-      int dim = p->blk_dim[k], adr = p->blk_adr[k];
-      const double* F = s->F + 36 * k;
-      if (s->zcol[k] == 1) { /* the sum below is +0 for F = 0 */
-        imp_zero(Ji + adr, dim);
-        continue;
-      }
-      if (s->zcol[k] < 0) { /* F = -I: the sum below is 0 - (A_ic - [i = c]) */
-        for (int c = 0; c < dim; c++) Ji[adr + c] = 0.0 - (Ai[adr + c] - (i == adr + c));
-        continue;
-      }
-      for (int c = 0; c < dim; c++) {
-        double sum = 0;
-        for (int j = 0; j < dim; j++) sum += (Ai[adr + j] - (i == adr + j)) * F[j * dim + c];
-        Ji[adr + c] = sum;
-      }
-    }
-    Ji[i] -= 1;
-    imp_scl(Ji, Ji, s->D[i], n);
-  }
-  for (int a = 0; a < n; a++) s->g[a] = 0;
-  for (int i = 0; i < n; i++) imp_add_scl(s->g, J + (size_t)i * n, s->D[i] * s->r[i], n);
-  /* zero-F columns u: the only nonzero of column u is J_uu; 0.0 + keeps the
-     +0 of the plain sum where J_uc = 0 */
-  double* H = s->H;
-  for (int k = 0; k < s->nb; k++) {
-    if (s->zcol[k] != 1) continue;
-    for (int j = 0; j < p->blk_dim[k]; j++) {
-      int u = p->blk_adr[k] + j;
-      const double* Ju = J + (size_t)u * n;
-      for (int c = 0; c < n; c++) H[(size_t)u * n + c] = H[(size_t)c * n + u] = 0.0 + Ju[u] * Ju[c];
-    }
+    s->zcol[k] = block_is_zero(s, k);
+    if (s->zcol[k] == -1)
+      for (int c = 0; c < p->blk_dim[k]; c++) stick[nst++] = p->blk_adr[k] + c;
   }
   if (!s->S_ok) stick_products(s);
-  int* ord = s->gcol; /* the F = -I columns (nst), then the others (ng) */
-  int nst = 0, ng = 0;
-  for (int q = 0; q < nd; q++)
-    if (s->zcol[s->colblk[dense[q]]] == -1) ord[nst++] = dense[q];
-  for (int q = 0; q < nd; q++)
-    if (s->zcol[s->colblk[dense[q]]] != -1) ord[nst + ng++] = dense[q];
-  for (int q = 0; q < nst; q++) {
-    const double* Sa = s->S + (size_t)ord[q] * n;
-    double* Ha = H + (size_t)ord[q] * n;
-    for (int t = 0; t < nst; t++) Ha[ord[t]] = Sa[ord[t]];
-  }
-  if (ng > 0) {
-    /* Jd: the sticking columns in [0, nsp), the others in [nsp, ld), each
-       group padded to a multiple of 4 by zero columns; each pair once */
-    int nsp = (nst + 3) & ~3, ld = nsp + ((ng + 3) & ~3);
-    double* Jd = s->Jd;
-    for (int i = 0; i < n; i++) {
-      const double* Ji = J + (size_t)i * n;
-      double* row = Jd + (size_t)i * ld;
-      for (int q = 0; q < ld; q++) row[q] = 0;
-      for (int q = 0; q < nst; q++) row[q] = Ji[ord[q]];
-      for (int q = 0; q < ng; q++) row[nsp + q] = Ji[ord[nst + q]];
+  for (int k = 0; k < s->nb; k++)
+    for (int c = 0; c < p->blk_dim[k]; c++) {
+      int j = p->blk_adr[k] + c;
+      s->g[j] = block_ft(s, k, c, s->y) - s->w[j];
     }
-    for (int qa = nsp; qa < ld; qa += 4)
-      for (int qb = 0; qb < ld; qb += 4) {
-        if (qb >= nsp && qb < qa) continue; /* done as (qb, qa) */
-        double acc[4][4];
-        tile_4x4(Jd + qa, ld, Jd + qb, ld, n, acc);
-        for (int r = 0; r < 4 && qa + r - nsp < ng; r++)
-          for (int c = 0; c < 4; c++) {
-            int pb = qb + c;
-            if (pb < nsp ? pb >= nst : pb - nsp >= ng) continue;
-            int a = ord[nst + qa + r - nsp], b = pb < nsp ? ord[pb] : ord[nst + pb - nsp];
-            H[(size_t)a * n + b] = H[(size_t)b * n + a] = acc[r][c];
+  double *H = s->H, *Ct = s->J, *Tt = s->Jd;
+  for (int q = 0; q < nst; q++) {
+    const double* Si = s->S + (size_t)stick[q] * n;
+    double* Hi = H + (size_t)stick[q] * n;
+    for (int t = 0; t < nst; t++) Hi[stick[t]] = Si[stick[t]];
+  }
+  for (int kj = 0; kj < s->nb; kj++) {
+    if (s->zcol[kj] == -1) continue;
+    int dj = p->blk_dim[kj], aj = p->blk_adr[kj];
+    for (int cj = 0; cj < dj; cj++) product_column(s, kj, cj, Ct + (size_t)(aj + cj) * n, Tt + (size_t)(aj + cj) * n);
+  }
+  for (int kj = 0; kj < s->nb; kj++) {
+    if (s->zcol[kj] == -1) continue;
+    int dj = p->blk_dim[kj], aj = p->blk_adr[kj];
+    const double* Fj = s->F + 36 * kj;
+    for (int cj = 0; cj < dj; cj++) {
+      int j = aj + cj;
+      const double* Cj = Ct + (size_t)j * n;
+      for (int ki = 0; ki < s->nb; ki++) {
+        int di = p->blk_dim[ki], ai = p->blk_adr[ki], moving = s->zcol[ki] != -1;
+        if (moving && ki < kj) continue; /* done as (j, i) */
+        for (int ci = 0; ci < di; ci++) {
+          int i = ai + ci;
+          if (moving && i < j) continue;
+          double h = block_ft(s, ki, ci, Cj);
+          if (moving) { /* (T'F)_ij: T vanishes in sticking columns i */
+            const double* Ti = Tt + (size_t)i * n + aj;
+            double tf = 0;
+            for (int b = 0; b < dj; b++) tf += Ti[b] * Fj[b * dj + cj];
+            h -= tf;
           }
+          if (ki == kj)
+            for (int b = 0; b < di; b++)
+              h += block_g(Fj, di, b, ci) * s->D[ai + b] * s->D[ai + b] * block_g(Fj, di, b, cj);
+          H[(size_t)i * n + j] = H[(size_t)j * n + i] = h;
+        }
       }
+    }
   }
   double hmax = 0;
   for (int a = 0; a < n; a++) hmax = fmax(hmax, H[(size_t)a * n + a]);
