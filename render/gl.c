@@ -23,6 +23,7 @@ void imp_render_opt_default(imp_render_opt* opt) {
   opt->flags = IMP_VIS_SHADOW | IMP_VIS_SKYBOX | IMP_VIS_PERTURB;
   opt->selected_body = -1;
   opt->alpha = 0.5f;
+  opt->multisample = 1;
 }
 
 /* ---- resources made once ---- */

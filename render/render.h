@@ -41,10 +41,13 @@ typedef struct imp_render_opt {
   float alpha;        /* IMP_VIS_TRANSPARENT: geom opacity */
   int sites;          /* 1: draw sites of sitegroup */
   imp_perturb perturb;
+  int multisample;    /* 1: smooth edges when the framebuffer has samples (GL_MULTISAMPLE);
+                         0 rasterizes one sample a pixel, cheaper on software GL */
 } imp_render_opt;
 
 /* MuJoCo's viewer defaults: geom and site groups 0-2, shadows, skybox,
-   the perturbation spring; no contacts, frames or joints; nothing selected. */
+   the perturbation spring, multisampling on; no contacts, frames or joints;
+   nothing selected. */
 void imp_render_opt_default(imp_render_opt* opt);
 
 /* ---- the renderer ---- */
@@ -117,6 +120,13 @@ typedef struct imp_offscreen imp_offscreen;
 /* A GL 3.3 core context made current, with a width x height framebuffer
    (4x multisampled, resolved on read). NULL with a message on failure. */
 imp_offscreen* imp_offscreen_make(int width, int height, int backend, char* err, int errsz);
+/* The same with samples per pixel for the framebuffer: 0 (or 1) draws
+   single-sampled, the cheapest on software GL; more than the GL's
+   GL_MAX_SAMPLES is lowered to it. */
+imp_offscreen* imp_offscreen_make_samples(int width, int height, int backend, int samples,
+                                          char* err, int errsz);
+/* The samples per pixel of o's framebuffer (0: single-sampled). */
+int imp_offscreen_samples(const imp_offscreen* o);
 void imp_offscreen_free(imp_offscreen* o);
 /* Make o's context current and bind its framebuffer for drawing. */
 void imp_offscreen_bind(imp_offscreen* o);

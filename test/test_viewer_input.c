@@ -37,6 +37,8 @@ START_TEST(keys_map_to_the_documented_actions) {
       {GLFW_KEY_T, 0, IMP_ACT_VIS, IMP_VIS_TRANSPARENT},
       {GLFW_KEY_J, 0, IMP_ACT_VIS, IMP_VIS_JOINT},
       {GLFW_KEY_M, 0, IMP_ACT_VIS, IMP_VIS_COM},
+      {GLFW_KEY_H, 0, IMP_ACT_VIS, IMP_VIS_SHADOW},
+      {GLFW_KEY_A, 0, IMP_ACT_MULTISAMPLE, 0},
       {GLFW_KEY_P, GLFW_MOD_CONTROL, IMP_ACT_SCREENSHOT, 0},
       {GLFW_KEY_PAGE_DOWN, 0, IMP_ACT_KEY_NEXT, 0},
       {GLFW_KEY_PAGE_UP, 0, IMP_ACT_KEY_PREV, 0},
@@ -144,6 +146,15 @@ START_TEST(groups_and_overlays_toggle) {
   ck_assert_uint_eq(ui.flags, IMP_VIS_CONTACT_POINT | IMP_VIS_CONTACT_FORCE);
   imp_viewer_apply(&ui, &cam, 0, key(GLFW_KEY_C, 0));
   ck_assert_uint_eq(ui.flags, IMP_VIS_CONTACT_FORCE);
+  /* H: shadows, A: multisampling, each back on at the second press */
+  imp_viewer_apply(&ui, &cam, 0, key(GLFW_KEY_H, 0));
+  ck_assert_uint_eq(ui.flags, IMP_VIS_CONTACT_FORCE | IMP_VIS_SHADOW);
+  ck_assert_int_eq(ui.multisample, 1);
+  imp_viewer_apply(&ui, &cam, 0, key(GLFW_KEY_A, 0));
+  ck_assert_int_eq(ui.multisample, 0);
+  imp_viewer_apply(&ui, &cam, 0, key(GLFW_KEY_A, 0));
+  imp_viewer_apply(&ui, &cam, 0, key(GLFW_KEY_H, 0));
+  ck_assert(ui.multisample == 1 && ui.flags == IMP_VIS_CONTACT_FORCE);
   /* panels: tab hides all, F1 / F2 their own */
   ck_assert(ui.panels && ui.info && !ui.help && ui.running);
   imp_viewer_apply(&ui, &cam, 0, key(GLFW_KEY_TAB, 0));

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "panels.h"
+#include "scene.h"
 
 /* Append formatted text to buf (size n), cutting it when full. */
 static void append(char* buf, size_t n, const char* fmt, ...) {
@@ -56,6 +57,7 @@ void imp_viewer_help_panel(imp_viewer_panel* p, int replay) {
   row(p, "0 - 5", "geom groups");
   row(p, "C F E J M", "contacts, forces, frames, joints, com");
   row(p, "W T", "wireframe, transparency");
+  row(p, "H A", "shadows, multisampling (faster off)");
   row(p, "Ctrl+L | Ctrl+P", "reload | screenshot");
   row(p, "Left / right drag", "orbit / pan (Shift: horizontal)");
   row(p, "Scroll | middle drag", "zoom");
@@ -103,6 +105,10 @@ void imp_viewer_info_panel(imp_viewer_panel* p, const imp_model* m, const imp_da
     row(p, "Keyframe", "%s (%d/%d)", key && key[0] ? key : "unnamed", ui->key + 1, m->nkey);
   }
   if (st->recording) row(p, "Recording", "%s", st->recording);
+  /* what the frame rate pays for: shadows (H) and the window's samples (A) */
+  char samples[32] = "one sample";
+  if (st->msaa > 0 && ui->multisample) snprintf(samples, sizeof samples, "%dx multisampled", st->msaa);
+  row(p, "Render", "shadows %s, %s", (ui->flags & IMP_VIS_SHADOW) ? "on" : "off", samples);
 }
 
 /* One joint's line: hinge and slide show their value, a ball joint its

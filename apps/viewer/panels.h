@@ -19,6 +19,7 @@ typedef struct imp_viewer_status {
   double fps, rtf;           /* measured (pacing.h) */
   const char* recording;     /* the file being recorded, NULL when not */
   int replay_row, replay_nrow; /* replay: the row shown and the rows (nrow 0: simulating) */
+  int msaa;                  /* the window's samples per pixel (0: none) */
 } imp_viewer_status;
 
 /* A two-column panel's text. */

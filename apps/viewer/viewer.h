@@ -27,6 +27,8 @@ typedef struct imp_viewer_opt {
   int width, height;              /* window size in screen coordinates */
   const imp_viewer_event* script; /* key presses and drops at given frames (input.h) */
   int nscript;
+  int msaa;                       /* the window's samples per pixel, 0 none (--msaa) */
+  int no_shadows;                 /* start with shadows off (--no-shadows; H toggles) */
 } imp_viewer_opt;
 
 /* Open the window and run until it is closed (or the scripted frames are

@@ -185,7 +185,8 @@ static void on_drop(GLFWwindow* w, int count, const char** paths) {
   if (count > 0) snprintf(from(w)->drop, sizeof from(w)->drop, "%s", paths[0]);
 }
 
-/* An OpenGL 3.3 core window, 4x multisampled, its context current. */
+/* An OpenGL 3.3 core window, multisampled o->msaa times (0: not at all;
+   software GL pays for every sample), its context current. */
 static GLFWwindow* open_window(const imp_viewer_opt* o) {
   if (!glfwInit()) {
     fprintf(stderr, "impetus: cannot open a window: no display (is DISPLAY set?)\n");
@@ -195,7 +196,7 @@ static GLFWwindow* open_window(const imp_viewer_opt* o) {
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-  glfwWindowHint(GLFW_SAMPLES, 4);
+  glfwWindowHint(GLFW_SAMPLES, o->msaa);
   GLFWwindow* w = glfwCreateWindow(o->width, o->height, "impetus", NULL, NULL);
   if (!w) {
     fprintf(stderr, "impetus: cannot make an OpenGL 3.3 core window\n");
@@ -257,6 +258,7 @@ static void rewind_finished_replay(imp_viewer* v) {
 static void sync_render_opt(imp_viewer* v) {
   v->opt.geomgroup = v->ui.geomgroup;
   v->opt.flags = v->ui.flags;
+  v->opt.multisample = v->ui.multisample;
   v->opt.selected_body = v->selected;
   v->opt.perturb = v->pert.spring;
 }
@@ -293,7 +295,8 @@ static void draw_panels(imp_viewer* v, int h) {
   double lh = imp_render_line_height(v->r);
   int help_lines = 0;
   imp_viewer_status st = {v->meter.fps, v->meter.rtf, v->rec ? v->rec_path : NULL,
-                          v->o->traj ? v->row : 0, v->o->traj ? v->o->traj->nrow : 0};
+                          v->o->traj ? v->row : 0, v->o->traj ? v->o->traj->nrow : 0,
+                          v->o->msaa};
   if (v->ui.panels && v->ui.help) {
     imp_viewer_help_panel(&p, v->o->traj != NULL);
     imp_render_overlay(v->r, IMP_CORNER_TOPLEFT, p.left, p.right);
@@ -411,6 +414,7 @@ int imp_viewer_run(imp_model* m, const imp_viewer_opt* o) {
   }
   install_callbacks(&v);
   imp_render_opt_default(&v.opt);
+  if (o->no_shadows) v.opt.flags &= ~(unsigned)IMP_VIS_SHADOW;
   imp_viewer_ui_default(&v.ui, v.opt.geomgroup, v.opt.flags, m->nu);
   v.ui.replay = o->traj != NULL;
   int status = 1;
