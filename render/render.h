@@ -83,6 +83,11 @@ typedef enum imp_corner {
 /* A two-column table in a corner on a translucent panel: left and right are
    lines separated by '\n' (right may be NULL), as MuJoCo's info overlay. */
 void imp_render_overlay(imp_renderer* r, int corner, const char* left, const char* right);
+/* Where imp_render_overlay puts that panel in the last frame's image
+   (pixels, y down): box = x0, y0, x1, y1; the top of its first line and
+   the left edge of its right column. For the mouse over a panel. */
+void imp_render_overlay_box(const imp_renderer* r, int corner, const char* left, const char* right,
+                            double box[4], double* text_top, double* right_x);
 /* One line of text with its top-left corner at pixel (x, y), colour rgb. */
 void imp_render_text(imp_renderer* r, double x, double y, const char* text, const float rgb[3]);
 /* The width in pixels of text in the overlay font, and the line height. */

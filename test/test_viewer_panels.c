@@ -91,6 +91,7 @@ START_TEST(state_lists_joints_and_marks_the_selected_actuator) {
   ck_assert_int_eq(lines(p.left), 3);
   /* too short for all: actuators keep half, and the selected one stays in view */
   ui.actuator = m->nu - 1;
+  ui.follow_actuator = 1; /* chosen with the keys: scrolled into view */
   imp_viewer_state_panel(&p, m, d, &ui, 6);
   ck_assert_int_eq(lines(p.left), 6);
   snprintf(label, sizeof label, "> %s", imp_id2name(m, IMP_OBJ_ACTUATOR, m->nu - 1));

@@ -53,6 +53,7 @@ static imp_viewer_cmd letter_action(int key) {
        to drop them when the frame rate falls */
     case GLFW_KEY_H: return cmd(IMP_ACT_VIS, IMP_VIS_SHADOW);
     case GLFW_KEY_A: return cmd(IMP_ACT_MULTISAMPLE, 0);
+    case GLFW_KEY_Z: return cmd(IMP_ACT_CTRL_ZERO_ALL, 0);
     case GLFW_KEY_S: return cmd(IMP_ACT_SOLVER_NEXT, 0);
     case GLFW_KEY_R: return cmd(IMP_ACT_RECORD, 0);
     default: return cmd(IMP_ACT_NONE, 0);
@@ -272,6 +273,10 @@ static int parse_action(const char* what, imp_viewer_event* e) {
   }
   if (sscanf(what, "move %lf %lf %n", &e->x, &e->y, &used) == 2 && !what[used]) {
     e->kind = IMP_EVENT_MOVE;
+    return 0;
+  }
+  if (sscanf(what, "scroll %lf %lf %d %n", &e->x, &e->y, &e->key, &used) == 3 && !what[used]) {
+    e->kind = IMP_EVENT_SCROLL;
     return 0;
   }
   if (sscanf(what, "%15s %63s %n", word, arg, &used) < 2) return -1;

@@ -268,6 +268,18 @@ static void set_ctrl(imp_viewer* v, int dir) {
   v->d->ctrl[a] = c;
 }
 
+/* Z: every actuator's ctrl to 0, clamped into its range when limited
+   (a range that excludes 0 takes its nearer end). */
+static void zero_all_ctrl(imp_viewer* v) {
+  if (v->o->traj) return; /* a replay's ctrl is the recording's */
+  for (int a = 0; a < v->m->nu; a++) {
+    const double* r = v->m->actuator_ctrlrange + 2 * a;
+    int limited = v->m->actuator_ctrllimited[a] && r[1] > r[0];
+    v->d->ctrl[a] = limited ? (0.0 < r[0] ? r[0] : 0.0 > r[1] ? r[1] : 0.0) : 0.0;
+  }
+  imp_viewer_say(v, 0, "every ctrl to 0");
+}
+
 /* Right arrow, left arrow, up/down in replay: always pause first. */
 static void step_or_scrub(imp_viewer* v, imp_viewer_cmd c) {
   v->ui.running = 0;
@@ -299,9 +311,13 @@ void imp_viewer_command(imp_viewer* v, imp_viewer_cmd c) {
     case IMP_ACT_KEY_PREV: load_keyframe(v, -1); break;
     case IMP_ACT_SOLVER_NEXT: next_solver(v); break;
     case IMP_ACT_RECORD: toggle_recording(v); break;
-    case IMP_ACT_ACTUATOR: v->ui.actuator = imp_viewer_next_actuator(v->ui.actuator, v->m->nu, c.arg); break;
+    case IMP_ACT_ACTUATOR:
+      v->ui.actuator = imp_viewer_next_actuator(v->ui.actuator, v->m->nu, c.arg);
+      v->ui.follow_actuator = 1; /* the panel scrolls to it */
+      break;
     case IMP_ACT_CTRL: set_ctrl(v, c.arg); break;
     case IMP_ACT_CTRL_ZERO: set_ctrl(v, 0); break;
+    case IMP_ACT_CTRL_ZERO_ALL: zero_all_ctrl(v); break;
     case IMP_ACT_QUIT: v->quit = 1; break;
     default: break;
   }
