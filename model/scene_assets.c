@@ -17,6 +17,21 @@ static int target_body(ld_ctx* c, int mode, const char* target, const char* file
   return ld_named_id(c, &c->bodies, "body", target, file, line);
 }
 
+/* Mesh i's texture coordinates at *ta (its faces at fa), or -1 adr and
+   -1 corners when it has none. */
+static void copy_texcoords(imp_model* m, const ld_mesh* me, int i, int fa, int* ta) {
+  m->mesh_texcoordnum[i] = me->ntexcoord;
+  m->mesh_texcoordadr[i] = me->ntexcoord ? *ta : -1;
+  int* corners = m->mesh_facetexcoord + 3 * fa;
+  if (!me->ntexcoord) {
+    for (int k = 0; k < 3 * me->nface; k++) corners[k] = -1;
+    return;
+  }
+  memcpy(m->mesh_texcoord + 2 * *ta, me->texcoord, sizeof(float) * 2 * (size_t)me->ntexcoord);
+  memcpy(corners, me->facetexcoord, sizeof(int) * 3 * (size_t)me->nface);
+  *ta += me->ntexcoord;
+}
+
 void ld_put_scene_assets(ld_ctx* c, imp_model* m, const int* mattex) {
   /* ---- cameras and lights ---- */
   for (int i = 0; i < m->ncam; i++) {
@@ -84,7 +99,7 @@ void ld_put_scene_assets(ld_ctx* c, imp_model* m, const int* mattex) {
   }
 
   /* ---- meshes ---- */
-  int va = 0, fa = 0, ha = 0;
+  int va = 0, fa = 0, ha = 0, ta = 0;
   for (int i = 0; i < m->nmesh; i++) {
     const ld_mesh* me = LD_AT(c->meshes, ld_mesh, i);
     m->mesh_vertadr[i] = va;
@@ -96,6 +111,7 @@ void ld_put_scene_assets(ld_ctx* c, imp_model* m, const int* mattex) {
     imp_copy(m->mesh_vert + 3 * va, me->vert, 3 * me->nvert);
     memcpy(m->mesh_face + 3 * fa, me->face, sizeof(int) * 3 * (size_t)me->nface);
     memcpy(m->mesh_hull + ha, me->hull, sizeof(int) * (size_t)me->nhull);
+    copy_texcoords(m, me, i, fa, &ta);
     va += me->nvert;
     fa += me->nface;
     ha += me->nhull;

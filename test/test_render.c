@@ -6,7 +6,9 @@
    a and diffuse k lights a surface of colour c facing it at angle t as
    c (a + k cos t); a skybox gradient runs from rgb2 (down) to rgb1 (up). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "render.h"
 #include "test_util.h"
@@ -333,6 +335,53 @@ START_TEST(cube_texture_puts_its_faces_on_a_box) {
 }
 END_TEST
 
+/* An OBJ square (x, z in [-1, 1], facing the camera at -y) textured by its
+   file's texture coordinates with a picture of four coloured quarters: the
+   picture appears upright and unmirrored, its top-left quarter at the
+   square's top left (OBJ's v runs up from the picture's bottom row). */
+static const unsigned char quarter_rgb[4][3] = {
+    {220, 30, 30}, {30, 220, 30}, {30, 30, 220}, {220, 220, 30}}; /* TL TR BL BR */
+
+START_TEST(obj_texture_coordinates_place_the_picture) {
+  char png[1024], obj[1024], xml[2048];
+  snprintf(png, sizeof png, "%s/render_quarters.png", IMP_TEST_TMPDIR);
+  snprintf(obj, sizeof obj, "%s/render_square.obj", IMP_TEST_TMPDIR);
+  unsigned char img[8 * 8 * 3];
+  for (int y = 0; y < 8; y++) /* rows from the top, as PNG stores them */
+    for (int x = 0; x < 8; x++) memcpy(img + 3 * (8 * y + x), quarter_rgb[2 * (y >= 4) + (x >= 4)], 3);
+  char err[1200] = "";
+  ck_assert_msg(imp_image_write_png(png, img, 8, 8, err, sizeof err) == 0, "%s", err);
+  FILE* fo = fopen(obj, "w");
+  ck_assert(fo != NULL);
+  fputs("v -1 0 -1\nv 1 0 -1\nv 1 0 1\nv -1 0 1\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n"
+        "f 1/1 2/2 3/3 4/4\n", fo);
+  fclose(fo);
+  snprintf(xml, sizeof xml,
+           "<mujoco><visual><headlight ambient='.3 .3 .3' diffuse='.7 .7 .7' specular='0 0 0'/>"
+           "</visual><asset><texture name='q' type='2d' file='%s'/><material name='q' "
+           "texture='q' specular='0'/><mesh name='sq' file='%s'/></asset><worldbody>"
+           "<geom type='mesh' mesh='sq' material='q' density='0'/></worldbody></mujoco>",
+           png, obj);
+  fixture* f = setup(xml);
+  f->opt.flags &= ~(unsigned)IMP_VIS_SHADOW;
+  f->cam = (imp_camera){IMP_CAMERA_FREE, -1, -1, {0, 0, 0}, 3, 90, 0}; /* from -y, z up */
+  draw(f);
+  const imp_camera_pose* p = imp_render_pose(f->r);
+  double pts[4][3] = {{-.5, 0, .5}, {.5, 0, .5}, {-.5, 0, -.5}, {.5, 0, -.5}};
+  for (int k = 0; k < 4; k++) {
+    double px[2];
+    ck_assert(imp_camera_project(p, W, H, pts[k], px, NULL));
+    const unsigned char* c = pixel(f, (int)px[0], (int)px[1]);
+    /* the quarter's colour, lit: its strong channels above 120, the weak below 60 */
+    for (int i = 0; i < 3; i++)
+      ck_assert_msg(quarter_rgb[k][i] > 100 ? c[i] > 120 : c[i] < 60,
+                    "quarter %d at (%d, %d): (%d %d %d)", k, (int)px[0], (int)px[1], c[0], c[1],
+                    c[2]);
+  }
+  teardown(f);
+}
+END_TEST
+
 /* A skybox from the same file: looking straight up the background is the
    up face's colour, straight down the down face's, unlit. */
 START_TEST(skybox_file_is_the_background) {
@@ -524,6 +573,7 @@ int main(void) {
   tcase_add_test(tc, cube_texture_puts_its_faces_on_a_box);
   tcase_add_test(tc, skybox_file_is_the_background);
   tcase_add_test(tc, shadows_darken_the_floor_only_when_on);
+  tcase_add_test(tc, obj_texture_coordinates_place_the_picture);
   tcase_add_test(tc, multisampling_smooths_edges_and_can_be_turned_off);
   suite_add_tcase(s, tc);
   return imp_test_run_suite(s);
