@@ -64,6 +64,7 @@ typedef struct raw_mesh {
   int ntex;      /* OBJ "vt" lines */
   double* tex;   /* ntex x 2, as in the file */
   int* facetex;  /* nface x 3: indices into tex, -1 where a face item has none */
+  int texmissing; /* face corners without one in a file that has some (then none kept) */
 } raw_mesh;
 
 /* "mesh 'name' (file 'path')" errors at the <mesh> element */
@@ -300,17 +301,13 @@ static void obj_pass(ld_ctx* c, const ld_mesh* me, char* text, raw_mesh* r) {
 
 /* Keep the texture coordinates only when every face corner has one: a
    mesh textured in part would show the rest with an arbitrary corner of
-   the image (MuJoCo's OBJ reader needs all or none too). */
-static void obj_check_texcoords(ld_ctx* c, const ld_mesh* me, raw_mesh* r) {
+   the image (MuJoCo's OBJ reader needs all or none too). How many corners
+   lacked one is kept for the warning when a geom draws it with a texture
+   (ld_put_scene_assets). */
+static void obj_check_texcoords(raw_mesh* r) {
   int missing = 0;
   for (int k = 0; k < 3 * r->nface; k++) missing += r->facetex[k] < 0;
-  char key[1100];
-  snprintf(key, sizeof key, "texcoord:%s", me->path); /* one warning a file */
-  if (r->ntex > 0 && missing > 0)
-    ld_warning(c, key, me->file, me->line,
-               "mesh '%s' (file '%s'): %d face corners have no texture coordinate: the mesh's "
-               "texture coordinates are ignored",
-               me->name, me->path, missing);
+  r->texmissing = r->ntex > 0 ? missing : 0;
   if (r->ntex == 0 || missing > 0) r->ntex = 0, r->tex = NULL, r->facetex = NULL;
 }
 
@@ -325,7 +322,7 @@ static void read_obj(ld_ctx* c, const ld_mesh* me, char* buf, long size, raw_mes
   r->tex = ld_alloc(c, sizeof(double) * 2 * (size_t)(nt + 1));
   r->facetex = ld_alloc(c, sizeof(int) * 3 * (size_t)(nf + 1));
   obj_pass(c, me, buf, r);
-  obj_check_texcoords(c, me, r);
+  obj_check_texcoords(r);
 }
 
 /* ------------------------------------------------ merging STL vertices */
@@ -640,6 +637,7 @@ static void read_any(ld_ctx* c, const ld_mesh* me, raw_mesh* r) {
 /* The texture coordinates into me, v flipped to MuJoCo's convention (the
    image's first row at v = 0). */
 static void keep_texcoords(ld_ctx* c, ld_mesh* me, const raw_mesh* r) {
+  me->texcoord_missing = r->texmissing;
   me->ntexcoord = r->ntex;
   if (!r->ntex) return;
   me->texcoord = ld_alloc(c, sizeof(float) * 2 * (size_t)r->ntex);
@@ -653,7 +651,7 @@ static void keep_texcoords(ld_ctx* c, ld_mesh* me, const raw_mesh* r) {
 }
 
 void ld_mesh_load(ld_ctx* c, ld_mesh* me) {
-  raw_mesh r = {0, 0, NULL, NULL, 0, NULL, NULL};
+  raw_mesh r = {0, 0, NULL, NULL, 0, NULL, NULL, 0};
   read_any(c, me, &r);
   if (r.nface == 0) MESH_ERROR(c, me, "no triangles");
   if (r.nvert < 4) MESH_ERROR(c, me, "%d vertices: a mesh needs at least 4", r.nvert);

@@ -112,10 +112,8 @@ START_TEST(obj_cube_mass_frame_and_placement) {
                          "<mujoco><asset><mesh file='mesh_cube_offset.obj'/></asset><worldbody>"
                          "<body pos='0 0 1'><freejoint/><geom type='mesh' mesh='mesh_cube_offset'/>"
                          "</body></worldbody></mujoco>");
-  /* the one warning: only some faces name texture coordinates, so none are kept */
-  ck_assert_msg(m->warnings && strstr(m->warnings, "face corners have no texture coordinate") &&
-                    !strchr(strchr(m->warnings, '\n') + 1, '\n'),
-                "%s", m->warnings ? m->warnings : "(none)");
+  imp_test_no_warnings(m);
+  /* only some faces name a texture coordinate: none kept (no texture, no warning) */
   ck_assert_int_eq(m->nmeshtexcoord, 0);
   ck_assert_int_eq(m->mesh_texcoordadr[0], -1);
   ck_assert_int_eq(m->nmesh, 1);
@@ -246,6 +244,28 @@ START_TEST(obj_texture_coordinates_per_corner) {
   for (int k = 0; k < 3 * m->mesh_facenum[0]; k++) ck_assert_int_eq(m->mesh_facetexcoord[k], -1);
   int f0 = m->mesh_faceadr[1];
   ck_assert(m->mesh_texcoord[2 * m->mesh_facetexcoord[3 * f0 + 2] + 1] == (float)(1 - 1.0));
+  imp_free_model(m);
+  /* only some corners named (the last face's apex has none): drawn with a
+     2D texture, a warning at the <mesh> naming the file and the count */
+  char partial[1024];
+  snprintf(partial, sizeof partial, "%.*s7\n", (int)(strlen(seam_obj) - 4), seam_obj);
+  write_text("mesh_partial.obj", partial);
+  m = load_in(IMP_TEST_TMPDIR,
+              "<mujoco>\n<asset><texture name='t' type='2d' builtin='checker' width='8' "
+              "height='8'/><material name='t' texture='t'/>\n<mesh file='mesh_partial.obj'/>"
+              "</asset><worldbody><geom type='mesh' mesh='mesh_partial' material='t'/>"
+              "</worldbody></mujoco>");
+  ck_assert_int_eq(m->nmeshtexcoord, 0);
+  ck_assert_msg(m->warnings && strstr(m->warnings, "t.xml:3: warning: mesh 'mesh_partial'") &&
+                    strstr(m->warnings, "mesh_partial.obj") &&
+                    strstr(m->warnings, "1 face corners have no texture coordinate"),
+                "%s", m->warnings ? m->warnings : "(none)");
+  imp_free_model(m);
+  /* the same without a texture: nothing drawn differently, nothing to say */
+  m = load_in(IMP_TEST_TMPDIR,
+              "<mujoco><asset><mesh file='mesh_partial.obj'/></asset><worldbody>"
+              "<geom type='mesh' mesh='mesh_partial'/></worldbody></mujoco>");
+  imp_test_no_warnings(m);
   imp_free_model(m);
 }
 END_TEST
