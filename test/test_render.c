@@ -343,7 +343,7 @@ static const unsigned char quarter_rgb[4][3] = {
     {220, 30, 30}, {30, 220, 30}, {30, 30, 220}, {220, 220, 30}}; /* TL TR BL BR */
 
 START_TEST(obj_texture_coordinates_place_the_picture) {
-  char png[1024], obj[1024], xml[2048];
+  char png[1024], obj[1024], xml[4096];
   snprintf(png, sizeof png, "%s/render_quarters.png", IMP_TEST_TMPDIR);
   snprintf(obj, sizeof obj, "%s/render_square.obj", IMP_TEST_TMPDIR);
   unsigned char img[8 * 8 * 3];
