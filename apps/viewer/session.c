@@ -94,6 +94,7 @@ static void install(imp_viewer* v, imp_model* m, imp_data* d, imp_renderer* r, i
   imp_viewer_unload(v);
   v->m = m, v->d = d, v->r = r;
   v->selected = -1;
+  v->slider = -1; /* a slider held across a reload would move another model's actuator */
   imp_viewer_perturb_end(&v->pert);
   if (v->ui.actuator >= m->nu || v->ui.actuator < 0) v->ui.actuator = m->nu > 0 ? 0 : -1;
   if (v->ui.key >= m->nkey) v->ui.key = -1;
