@@ -1,5 +1,6 @@
 /* impetus render MODEL.xml --steps N --out DIR|FILE.png [--every K]
-   [--size WxH] [--camera NAME] [--key NAME] [--contacts]: a headless run
+   [--size WxH] [--camera NAME] [--key NAME] [--contacts] [--no-shadows]
+   [--msaa N]: a headless run
    drawn into PNG frames (EGL without any display, else a hidden GLFW
    window). Usage text: cli_usage_render below. */
 #define _POSIX_C_SOURCE 200809L
@@ -19,7 +20,7 @@
 const char* const cli_usage_render =
     "usage: impetus render MODEL.xml --steps N --out DIR|FILE.png [--every K]\n"
     "                      [--size WxH] [--camera NAME] [--key NAME] [--contacts]\n"
-    "                      [--quiet]\n"
+    "                      [--no-shadows] [--msaa N] [--quiet]\n"
     "\n"
     "Simulates N steps without a display and draws the state into PNG images.\n"
     "--out DIR writes DIR/frame_00000.png ... : the initial state and the state\n"
@@ -28,7 +29,9 @@ const char* const cli_usage_render =
     "steps; any other image extension (.jpg ...) is refused. --size WxH (default the model's <global offwidth offheight>,\n"
     "640x480), --camera NAME a camera of the model (default the free camera\n"
     "MuJoCo's viewer starts with), --key NAME start from a keyframe,\n"
-    "--contacts draw contact points and force arrows.\n"
+    "--contacts draw contact points and force arrows. --no-shadows skips the\n"
+    "shadow map and --msaa N sets the samples per pixel (default 4, 0 none):\n"
+    "both make software rendering (llvmpipe) faster.\n"
     "OpenGL: EGL on Mesa's surfaceless platform, else a hidden GLFW window\n"
     "(IMP_GL=egl or IMP_GL=glfw picks one). Prints frames, backend,\n"
     "render_seconds and render_fps (drawing and reading pixels, not PNG\n"
@@ -48,6 +51,8 @@ typedef struct render_args {
   long long steps, every;
   int width, height; /* 0: the model's */
   int contacts;
+  int no_shadows;
+  long long msaa; /* samples per pixel, 0 single-sampled */
   int single; /* --out ends in .png */
   int quiet;  /* --quiet: no progress lines */
 } render_args;
@@ -60,6 +65,14 @@ static int parse_size(const char* s, int* w, int* h) {
     return -1;
   }
   return 0;
+}
+
+/* --msaa N: samples per pixel, 0 to 16 (GL lowers it to what it offers). */
+static int parse_msaa(const char* s, long long* n) {
+  if (cli_parse_ll("msaa", s, 0, n)) return -1;
+  if (*n <= 16) return 0;
+  fprintf(stderr, "impetus render: --msaa %lld: at most 16 samples\n", *n);
+  return -1;
 }
 
 static int ends_with_png(const char* s) {
@@ -93,15 +106,18 @@ static int parse_option(int argc, char** argv, int* i, render_args* a) {
   if ((k = cli_option(argc, argv, i, "out", &v)) != 0) return k < 0 ? 2 : (a->out = v, 0);
   if ((k = cli_option(argc, argv, i, "camera", &v)) != 0) return k < 0 ? 2 : (a->camera = v, 0);
   if ((k = cli_option(argc, argv, i, "key", &v)) != 0) return k < 0 ? 2 : (a->key = v, 0);
+  if ((k = cli_option(argc, argv, i, "msaa", &v)) != 0)
+    return k < 0 || parse_msaa(v, &a->msaa) ? 2 : 0;
   if (strcmp(argv[*i], "--contacts") == 0) return a->contacts = 1, 0;
   if (strcmp(argv[*i], "--quiet") == 0) return a->quiet = 1, 0;
+  if (strcmp(argv[*i], "--no-shadows") == 0) return a->no_shadows = 1, 0;
   return 1;
 }
 
 /* Parse argv into a; 0 on success, -1 for help, else an exit status. */
 static int parse_args(int argc, char** argv, render_args* a) {
   *a = (render_args){0};
-  a->steps = -1, a->every = 1;
+  a->steps = -1, a->every = 1, a->msaa = 4;
   for (int i = 1; i < argc; i++) {
     if (cli_is_help(argv[i])) return cli_usage("render", 0), -1;
     int k = parse_option(argc, argv, &i, a);
@@ -227,7 +243,8 @@ static int render_model(const imp_model* m, imp_data* d, render_args* a) {
   render_ctx c = {0};
   if (setup(m, d, a, &c.cam) || (!a->single && ensure_dir(a->out))) return CLI_EXIT_ERROR;
   char err[1200] = "";
-  c.o = imp_offscreen_make(a->width, a->height, IMP_GL_AUTO, err, sizeof err);
+  c.o = imp_offscreen_make_samples(a->width, a->height, IMP_GL_AUTO, (int)a->msaa, err,
+                                   sizeof err);
   c.r = c.o ? imp_render_make(m, err, sizeof err) : NULL;
   c.rgb = malloc((size_t)a->width * a->height * 3);
   int status = CLI_EXIT_ERROR;
@@ -236,6 +253,7 @@ static int render_model(const imp_model* m, imp_data* d, render_args* a) {
   } else {
     imp_render_opt_default(&c.opt);
     if (a->contacts) c.opt.flags |= IMP_VIS_CONTACT_POINT | IMP_VIS_CONTACT_FORCE;
+    if (a->no_shadows) c.opt.flags &= ~(unsigned)IMP_VIS_SHADOW;
     long long done = 0;
     int rc = simulate(&c, m, d, a, &done);
     if (rc == 0 && cli_interrupted()) {

@@ -9,7 +9,7 @@
 const char* const cli_usage_replay =
     "usage: impetus replay TRAJ.csv|TRAJ.npy MODEL.xml [--size WxH]\n"
     "                      [--frames N [--screenshot FILE.png]]\n"
-    "                      [--script EVENTS]\n"
+    "                      [--script EVENTS] [--no-shadows] [--msaa N]\n"
     "\n"
     "Play TRAJ, recorded from MODEL.xml by `impetus run --record` (CSV, or\n"
     "NPY with its TRAJ.npy.json sidecar; with or without --record-solver) or\n"
@@ -18,7 +18,8 @@ const char* const cli_usage_replay =
     "down, Backspace rewinds; a click on the bar at the top jumps there.\n"
     "The trajectory must have the model's nq qpos, nv qvel and nu ctrl\n"
     "columns, and 7 mocap columns (pos, quat) per mocap body; mocap bodies\n"
-    "move as recorded. --frames, --screenshot and --script as for `impetus view`.\n"
+    "move as recorded. --frames, --screenshot, --script, --no-shadows and\n"
+    "--msaa as for `impetus view`.\n"
     "A recording made with --record-solver shows each row's recorded contacts,\n"
     "solver iterations and residual (marked \"recorded\"), not a new solve of\n"
     "the recorded state; --frames then also prints row and recorded_ncon,\n"

@@ -14,6 +14,7 @@ const char* const cli_usage_view =
     "usage: impetus view MODEL.xml [--key NAME] [--solver NAME] [--size WxH]\n"
     "                    [--frames N [--screenshot FILE.png]] [--script EVENTS]\n"
     "                    [--ctrl FILE.csv|FILE.npy]\n"
+    "                    [--no-shadows] [--msaa N]\n"
     "\n"
     "Open a window and simulate MODEL.xml in real time (from keyframe NAME\n"
     "with --key, with contact solver NAME with --solver). F1 in the window\n"
@@ -27,7 +28,8 @@ const char* const cli_usage_view =
     "--script 'F:ACTION;...' does at frame F what a user would: key NAME\n"
     "(ctrl+l, space, right, s, r, f1 ...), press BUTTON X Y, move X Y,\n"
     "release BUTTON, dclick BUTTON X Y (BUTTON: [ctrl+][shift+]left|right|\n"
-    "middle; X Y window pixels), drop FILE.\n"
+    "middle; X Y window pixels), scroll X Y N (N wheel notches, > 0 up),\n"
+    "drop FILE.\n"
     "--ctrl FILE drives the actuators from a control file as `impetus run\n"
     "--ctrl` does (`impetus help run` has the format): row i for step i + 1\n"
     "after a reset, or by time with a time column; the actuators it names\n"
@@ -35,6 +37,9 @@ const char* const cli_usage_view =
     "any window opens; a reloaded model whose actuators do not match it runs\n"
     "without it (the message shows in the window). Recordings (R) note it in\n"
     "their JSON sidecar.\n"
+    "--no-shadows starts without shadows (H toggles them) and --msaa N sets\n"
+    "the window's samples per pixel (default 4, 0 none; A toggles their use):\n"
+    "with software OpenGL (llvmpipe) both keep the window responsive.\n"
     "Exit 1 when the model does not load (file:line: message, no window) or\n"
     "no window can be opened; 2 on bad usage.\n";
 
@@ -45,6 +50,18 @@ static int parse_size(const char* s, int* w, int* h) {
     cli_usage_error("--size '%s' is not WxH (16 to 8192 each)", s);
     return -1;
   }
+  return 0;
+}
+
+/* --msaa N: samples per pixel, 0 to 16 (GL lowers it to what it offers). */
+static int parse_msaa(const char* cmd, const char* s, int* out) {
+  long long n;
+  if (cli_parse_ll("msaa", s, 0, &n)) return -1;
+  if (n > 16) {
+    fprintf(stderr, "impetus %s: --msaa %lld: at most 16 samples\n", cmd, n);
+    return -1;
+  }
+  *out = (int)n;
   return 0;
 }
 
@@ -69,6 +86,10 @@ static int parse_option(int argc, char** argv, int* i, cli_viewer_args* a) {
       return -1;
     }
     a->opt.script = events;
+  } else if ((k = cli_option(argc, argv, i, "msaa", &v)) != 0) {
+    if (k < 0 || parse_msaa(a->replay ? "replay" : "view", v, &a->opt.msaa)) return -1;
+  } else if (strcmp(argv[*i], "--no-shadows") == 0) {
+    a->opt.no_shadows = 1;
   } else if ((k = cli_option(argc, argv, i, "size", &v)) != 0) {
     if (k < 0 || parse_size(v, &a->opt.width, &a->opt.height)) return -1;
   } else if (!a->replay && (k = cli_option(argc, argv, i, "key", &v)) != 0) {
@@ -89,7 +110,7 @@ static int parse_option(int argc, char** argv, int* i, cli_viewer_args* a) {
 /* Options and the npos files of view or replay. */
 int cli_parse_viewer_args(int argc, char** argv, int npos, cli_viewer_args* a) {
   const char* cmd = a->replay ? "replay" : "view";
-  a->opt = (imp_viewer_opt){.key = -1, .width = 1200, .height = 900};
+  a->opt = (imp_viewer_opt){.key = -1, .width = 1200, .height = 900, .msaa = 4};
   int got = 0;
   for (int i = 1; i < argc; i++) {
     if (cli_is_help(argv[i])) return cli_usage(cmd, 0), -1;

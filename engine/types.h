@@ -322,6 +322,7 @@ typedef struct imp_model {
   int nmeshvert; /* vertices of all meshes */
   int nmeshface; /* triangles of all meshes */
   int nmeshhull; /* convex-hull vertex indices of all meshes */
+  int nmeshtexcoord; /* texture coordinates of all meshes (OBJ vt) */
   int nhfield;   /* height fields */
   int nhfielddata; /* elevation values of all height fields */
   int npair;   /* explicit contact pairs (contact/pair) */
@@ -429,6 +430,14 @@ typedef struct imp_model {
   int* mesh_face;        /* nmeshface x 3: vertex indices local to the mesh, outward CCW */
   int* mesh_hull;        /* nmeshhull: indices (local to the mesh) of the hull's vertices */
   int* mesh_pathadr;     /* nmesh: offset of the file path in paths */
+  /* texture coordinates (MJCF reference: mesh texcoord; OBJ "vt"), per
+     face corner since a seam gives one vertex two: corner k of face f of
+     mesh i has mesh_texcoord[2 * (mesh_texcoordadr[i] + mesh_facetexcoord[3 * (faceadr + f) + k])].
+     v is measured from the image's first (top) row, MuJoCo's 1 - v of the file */
+  int* mesh_texcoordadr;  /* nmesh: first in mesh_texcoord, -1 when the mesh has none */
+  int* mesh_texcoordnum;  /* nmesh */
+  float* mesh_texcoord;   /* nmeshtexcoord x 2 */
+  int* mesh_facetexcoord; /* nmeshface x 3: local to the mesh's texcoords; -1 without them */
 
   /* height fields (MJCF asset/hfield): an nrow x ncol grid of elevations
      over [-size0, size0] x [-size1, size1] of the geom frame, row r at

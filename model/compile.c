@@ -61,6 +61,8 @@
   X(int, mesh_faceadr, nmesh) X(int, mesh_facenum, nmesh) X(int, mesh_hulladr, nmesh)      \
   X(int, mesh_hullnum, nmesh) X(double, mesh_vert, 3 * nmeshvert)                          \
   X(int, mesh_face, 3 * nmeshface) X(int, mesh_hull, nmeshhull) X(int, mesh_pathadr, nmesh) \
+  X(int, mesh_texcoordadr, nmesh) X(int, mesh_texcoordnum, nmesh)                          \
+  X(float, mesh_texcoord, 2 * nmeshtexcoord) X(int, mesh_facetexcoord, 3 * nmeshface)      \
   X(int, pair_geom1, npair) X(int, pair_geom2, npair) X(int, pair_dim, npair)              \
   X(double, pair_friction, 5 * npair) X(double, pair_margin, npair)                        \
   X(double, pair_gap, npair) X(int, exclude_body1, nexclude)                               \
@@ -154,6 +156,7 @@ static void allocate(ld_ctx* c, imp_model* m) {
       nsite = m->nsite, ncam = m->ncam, nlight = m->nlight, nmat = m->nmat, ntex = m->ntex,
       nu = m->nu, na = m->na, nkey = m->nkey, nnames = m->nnames, npaths = m->npaths, nmesh = m->nmesh,
       nmeshvert = m->nmeshvert, nmeshface = m->nmeshface, nmeshhull = m->nmeshhull,
+      nmeshtexcoord = m->nmeshtexcoord,
       npair = m->npair, nexclude = m->nexclude, neq = m->neq, nsensor = m->nsensor,
       ntendon = m->ntendon, nwrap = m->nwrap, nmocap = m->nmocap, nhfield = m->nhfield,
       nhfielddata = m->nhfielddata;
@@ -694,6 +697,7 @@ imp_model* ld_compile(ld_ctx* c) {
     m->nmeshvert += me->nvert;
     m->nmeshface += me->nface;
     m->nmeshhull += me->nhull;
+    m->nmeshtexcoord += me->ntexcoord;
   }
   m->nhfield = c->hfields.n;
   for (int i = 0; i < m->nhfield; i++) {

@@ -255,6 +255,10 @@ typedef struct ld_mesh {
   double* vert;  /* nvert x 3: in the mesh frame once loaded */
   int* face;     /* nface x 3 */
   int* hull;     /* nhull: indices of the convex hull's vertices, ascending */
+  int ntexcoord;      /* OBJ texture coordinates (0: none) */
+  float* texcoord;    /* ntexcoord x 2: u, and v from the image's top (MuJoCo's 1 - v) */
+  int* facetexcoord;  /* nface x 3: the corners' indices into texcoord; NULL when none */
+  int texcoord_missing; /* corners without one in a file that has some: none kept */
   double volume;      /* of the mesh, or of its hull when the mesh is open; area for a shell,
                          0 when flat */
   double inertia[3];  /* principal moments per unit density, decreasing */

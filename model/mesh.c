@@ -5,9 +5,13 @@
  *     binary STL (80-byte header, uint32 count, 50 bytes a triangle, the
  *     size must match exactly), ASCII STL ("solid ... facet normal ... outer
  *     loop, vertex x y z (3 times), endloop, endfacet ... endsolid") and
- *     Wavefront OBJ ("v x y z"; "f" with v, v/vt, v//vn or v/vt/vn items,
- *     negative indices counted back from the last vertex read, polygons
- *     fan-triangulated; other statements ignored). STL stores each triangle
+ *     Wavefront OBJ ("v x y z", "vt u [v [w]]"; "f" with v, v/vt, v//vn or
+ *     v/vt/vn items, negative indices counted back from the last vertex
+ *     read, polygons fan-triangulated; other statements ignored). Texture
+ *     coordinates are kept per face corner when every face item names one
+ *     (a vertex may have different ones on different faces: a seam), with
+ *     v flipped to 1 - v as MuJoCo 2.2.2 does (its images' first row is
+ *     the top; OBJ's v runs up from the bottom). STL stores each triangle
  *     with its own corners, so equal corners are merged into one vertex;
  *  2. the convex hull by qhull (reentrant API): the indices of the hull's
  *     vertices, and its triangles for the fallback below. A flat mesh (qhull
@@ -57,6 +61,10 @@ typedef struct raw_mesh {
   int nvert, nface;
   double* vert;
   int* face;
+  int ntex;      /* OBJ "vt" lines */
+  double* tex;   /* ntex x 2, as in the file */
+  int* facetex;  /* nface x 3: indices into tex, -1 where a face item has none */
+  int texmissing; /* face corners without one in a file that has some (then none kept) */
 } raw_mesh;
 
 /* "mesh 'name' (file 'path')" errors at the <mesh> element */
@@ -214,9 +222,40 @@ static int obj_index(ld_ctx* c, const ld_mesh* me, const char* item, int nseen, 
   return (int)i;
 }
 
+/* texture coordinate index of one face item ("7/2", "7/2/3", 0-based), -1
+   when it has none ("7", "7//3") */
+static int obj_texindex(ld_ctx* c, const ld_mesh* me, const char* item, int nseen, int line) {
+  const char* slash = strchr(item, '/');
+  if (!slash || slash[1] == '/' || !slash[1]) return -1;
+  char* end;
+  long v = strtol(slash + 1, &end, 10);
+  if (end == slash + 1 || (*end && *end != '/'))
+    MESH_ERROR(c, me, "line %d: bad texture coordinate index in '%s'", line, item);
+  long i = v > 0 ? v - 1 : v < 0 ? nseen + v : -1;
+  if (v == 0 || i < 0 || i >= nseen)
+    MESH_ERROR(c, me,
+               "line %d: texture coordinate index %ld out of range (%d texture coordinates so far)",
+               line, v, nseen);
+  return (int)i;
+}
+
+/* "vt u [v [w]]": u and v (v 0 when absent, as the OBJ format says) */
+static void obj_texcoord(ld_ctx* c, const ld_mesh* me, char** save, int line, double uv[2]) {
+  uv[0] = uv[1] = 0;
+  for (int k = 0; k < 3; k++) {
+    char* w = strtok_r(NULL, " \t\r", save);
+    if (!w) {
+      if (k == 0) MESH_ERROR(c, me, "line %d: a texture coordinate needs at least u", line);
+      return;
+    }
+    double x = parse_number(c, me, w, line);
+    if (k < 2) uv[k] = x;
+  }
+}
+
 /* one pass over the file: counts only when r->vert is NULL, else fills */
 static void obj_pass(ld_ctx* c, const ld_mesh* me, char* text, raw_mesh* r) {
-  int fill = r->vert != NULL, nv = 0, nf = 0, line = 0;
+  int fill = r->vert != NULL, nv = 0, nf = 0, nt = 0, line = 0;
   char* p = text;
   for (char* s; (s = next_line(&p));) {
     line++;
@@ -231,27 +270,45 @@ static void obj_pass(ld_ctx* c, const ld_mesh* me, char* text, raw_mesh* r) {
         if (fill) r->vert[3 * nv + k] = x;
       }
       nv++;
+    } else if (!strcmp(key, "vt")) {
+      double uv[2];
+      obj_texcoord(c, me, &save, line, uv);
+      if (fill) r->tex[2 * nt] = uv[0], r->tex[2 * nt + 1] = uv[1];
+      nt++;
     } else if (!strcmp(key, "f")) {
-      int first = -1, prev = -1, k = 0;
+      int first = -1, prev = -1, k = 0, tfirst = -1, tprev = -1;
       for (char* w; (w = strtok_r(NULL, " \t\r", &save)); k++) {
-        int i = obj_index(c, me, w, nv, line);
+        int i = obj_index(c, me, w, nv, line), t = obj_texindex(c, me, w, nt, line);
         if (k >= 2) { /* fan: (first, prev, i) */
           if (fill) {
-            r->face[3 * nf] = first;
-            r->face[3 * nf + 1] = prev;
-            r->face[3 * nf + 2] = i;
+            int corner[3] = {first, prev, i}, tcorner[3] = {tfirst, tprev, t};
+            memcpy(r->face + 3 * nf, corner, sizeof corner);
+            memcpy(r->facetex + 3 * nf, tcorner, sizeof tcorner);
           }
           nf++;
         }
-        if (k == 0) first = i;
-        prev = i;
+        if (k == 0) first = i, tfirst = t;
+        prev = i, tprev = t;
       }
       if (k < 3) MESH_ERROR(c, me, "line %d: a face needs at least 3 vertices", line);
     }
-    /* vt, vn, vp, g, o, s, l, usemtl, mtllib ...: not geometry we use */
+    /* vn, vp, g, o, s, l, usemtl, mtllib ...: not geometry we use */
   }
   r->nvert = nv;
   r->nface = nf;
+  r->ntex = nt;
+}
+
+/* Keep the texture coordinates only when every face corner has one: a
+   mesh textured in part would show the rest with an arbitrary corner of
+   the image (MuJoCo's OBJ reader needs all or none too). How many corners
+   lacked one is kept for the warning when a geom draws it with a texture
+   (ld_put_scene_assets). */
+static void obj_check_texcoords(raw_mesh* r) {
+  int missing = 0;
+  for (int k = 0; k < 3 * r->nface; k++) missing += r->facetex[k] < 0;
+  r->texmissing = r->ntex > 0 ? missing : 0;
+  if (r->ntex == 0 || missing > 0) r->ntex = 0, r->tex = NULL, r->facetex = NULL;
 }
 
 static void read_obj(ld_ctx* c, const ld_mesh* me, char* buf, long size, raw_mesh* r) {
@@ -259,10 +316,13 @@ static void read_obj(ld_ctx* c, const ld_mesh* me, char* buf, long size, raw_mes
   char* copy = ld_alloc(c, (size_t)size + 1);
   memcpy(copy, buf, (size_t)size + 1);
   obj_pass(c, me, copy, r);
-  int nv = r->nvert, nf = r->nface;
+  int nv = r->nvert, nf = r->nface, nt = r->ntex;
   r->vert = ld_alloc(c, sizeof(double) * 3 * (size_t)(nv + 1));
   r->face = ld_alloc(c, sizeof(int) * 3 * (size_t)(nf + 1));
+  r->tex = ld_alloc(c, sizeof(double) * 2 * (size_t)(nt + 1));
+  r->facetex = ld_alloc(c, sizeof(int) * 3 * (size_t)(nf + 1));
   obj_pass(c, me, buf, r);
+  obj_check_texcoords(r);
 }
 
 /* ------------------------------------------------ merging STL vertices */
@@ -574,8 +634,24 @@ static void read_any(ld_ctx* c, const ld_mesh* me, raw_mesh* r) {
   merge_vertices(c, r);
 }
 
+/* The texture coordinates into me, v flipped to MuJoCo's convention (the
+   image's first row at v = 0). */
+static void keep_texcoords(ld_ctx* c, ld_mesh* me, const raw_mesh* r) {
+  me->texcoord_missing = r->texmissing;
+  me->ntexcoord = r->ntex;
+  if (!r->ntex) return;
+  me->texcoord = ld_alloc(c, sizeof(float) * 2 * (size_t)r->ntex);
+  for (int t = 0; t < r->ntex; t++) {
+    me->texcoord[2 * t] = (float)r->tex[2 * t];
+    me->texcoord[2 * t + 1] = (float)(1.0 - r->tex[2 * t + 1]);
+    if (!isfinite(me->texcoord[2 * t]) || !isfinite(me->texcoord[2 * t + 1]))
+      MESH_ERROR(c, me, "non-finite texture coordinate");
+  }
+  me->facetexcoord = r->facetex;
+}
+
 void ld_mesh_load(ld_ctx* c, ld_mesh* me) {
-  raw_mesh r = {0, 0, NULL, NULL};
+  raw_mesh r = {0, 0, NULL, NULL, 0, NULL, NULL, 0};
   read_any(c, me, &r);
   if (r.nface == 0) MESH_ERROR(c, me, "no triangles");
   if (r.nvert < 4) MESH_ERROR(c, me, "%d vertices: a mesh needs at least 4", r.nvert);
@@ -590,7 +666,13 @@ void ld_mesh_load(ld_ctx* c, ld_mesh* me) {
       int t = r.face[3 * f + 1];
       r.face[3 * f + 1] = r.face[3 * f + 2];
       r.face[3 * f + 2] = t;
+      if (r.facetex) { /* each corner keeps its texture coordinate */
+        t = r.facetex[3 * f + 1];
+        r.facetex[3 * f + 1] = r.facetex[3 * f + 2];
+        r.facetex[3 * f + 2] = t;
+      }
     }
+  keep_texcoords(c, me, &r);
   hull h = {0, 0, NULL, NULL};
   convex_hull(c, me, &r, &h);
 

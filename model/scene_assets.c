@@ -1,8 +1,10 @@
 /* The scene's objects and assets copied into the model: cameras and lights
  * (with their target bodies and camera intrinsics), materials (with the
  * texture each names, resolved by ld_compile), textures, meshes (vertices,
- * faces, hull and file path) and height fields (elevations). Every reference
+ * faces, hull, texture coordinates and file path) and height fields
+ * (elevations). Every reference
  * but the cameras' and lights' target bodies was checked before. */
+#include <stdio.h>
 #include <string.h>
 
 #include "engine.h"
@@ -15,6 +17,40 @@
 static int target_body(ld_ctx* c, int mode, const char* target, const char* file, int line) {
   if (mode < 3 || !target) return -1;
   return ld_named_id(c, &c->bodies, "body", target, file, line);
+}
+
+/* Mesh i's texture coordinates at *ta (its faces at fa), or -1 adr and
+   -1 corners when it has none. */
+static void copy_texcoords(imp_model* m, const ld_mesh* me, int i, int fa, int* ta) {
+  m->mesh_texcoordnum[i] = me->ntexcoord;
+  m->mesh_texcoordadr[i] = me->ntexcoord ? *ta : -1;
+  int* corners = m->mesh_facetexcoord + 3 * fa;
+  if (!me->ntexcoord) {
+    for (int k = 0; k < 3 * me->nface; k++) corners[k] = -1;
+    return;
+  }
+  memcpy(m->mesh_texcoord + 2 * *ta, me->texcoord, sizeof(float) * 2 * (size_t)me->ntexcoord);
+  memcpy(corners, me->facetexcoord, sizeof(int) * 3 * (size_t)me->nface);
+  *ta += me->ntexcoord;
+}
+
+/* A geom that draws a mesh with a 2D texture while the mesh's file named
+   texture coordinates for only some face corners (so none were kept):
+   the picture would not be where the file says, so say so. */
+static void warn_partial_texcoords(ld_ctx* c, const imp_model* m) {
+  for (int g = 0; g < m->ngeom; g++) {
+    int mat = m->geom_matid[g], mesh = m->geom_dataid[g];
+    if (m->geom_type[g] != IMP_GEOM_MESH || mesh < 0 || mat < 0) continue;
+    int tex = m->mat_texid[mat];
+    const ld_mesh* me = LD_AT(c->meshes, ld_mesh, mesh);
+    if (tex < 0 || m->tex_type[tex] != 0 || !me->texcoord_missing) continue;
+    char key[1100];
+    snprintf(key, sizeof key, "texcoord:%s", me->path); /* once a file */
+    ld_warning(c, key, me->file, me->line,
+               "mesh '%s' (file '%s'): %d face corners have no texture coordinate, so none are "
+               "used and its texture is drawn by a planar projection",
+               me->name, me->path, me->texcoord_missing);
+  }
 }
 
 void ld_put_scene_assets(ld_ctx* c, imp_model* m, const int* mattex) {
@@ -84,7 +120,7 @@ void ld_put_scene_assets(ld_ctx* c, imp_model* m, const int* mattex) {
   }
 
   /* ---- meshes ---- */
-  int va = 0, fa = 0, ha = 0;
+  int va = 0, fa = 0, ha = 0, ta = 0;
   for (int i = 0; i < m->nmesh; i++) {
     const ld_mesh* me = LD_AT(c->meshes, ld_mesh, i);
     m->mesh_vertadr[i] = va;
@@ -96,6 +132,7 @@ void ld_put_scene_assets(ld_ctx* c, imp_model* m, const int* mattex) {
     imp_copy(m->mesh_vert + 3 * va, me->vert, 3 * me->nvert);
     memcpy(m->mesh_face + 3 * fa, me->face, sizeof(int) * 3 * (size_t)me->nface);
     memcpy(m->mesh_hull + ha, me->hull, sizeof(int) * (size_t)me->nhull);
+    copy_texcoords(m, me, i, fa, &ta);
     va += me->nvert;
     fa += me->nface;
     ha += me->nhull;
@@ -116,4 +153,5 @@ void ld_put_scene_assets(ld_ctx* c, imp_model* m, const int* mattex) {
     memcpy(m->hfield_data + hadr, h->data, sizeof(float) * (size_t)h->nrow * (size_t)h->ncol);
     hadr += h->nrow * h->ncol;
   }
+  warn_partial_texcoords(c, m);
 }

@@ -23,6 +23,7 @@ void imp_render_opt_default(imp_render_opt* opt) {
   opt->flags = IMP_VIS_SHADOW | IMP_VIS_SKYBOX | IMP_VIS_PERTURB;
   opt->selected_body = -1;
   opt->alpha = 0.5f;
+  opt->multisample = 1;
 }
 
 /* ---- resources made once ---- */
@@ -51,8 +52,13 @@ static int upload_vertices(imp_renderer* r, const imp_model* m, char* err, int e
     r->mesh[i].first = first;
     r->mesh[i].count = 3 * m->mesh_facenum[i];
     const double* vert = m->mesh_vert + 3 * m->mesh_vertadr[i];
+    /* the file's texture coordinates per corner; without them x, y in the
+       mesh frame (a planar projection, what texuniform also uses) */
+    const float* uv = m->mesh_texcoordadr[i] >= 0 ? m->mesh_texcoord + 2 * m->mesh_texcoordadr[i]
+                                                  : NULL;
     for (int f = 0; f < m->mesh_facenum[i]; f++) {
       const int* face = m->mesh_face + 3 * (m->mesh_faceadr[i] + f);
+      const int* tface = m->mesh_facetexcoord + 3 * (m->mesh_faceadr[i] + f);
       const double *a = vert + 3 * face[0], *b = vert + 3 * face[1], *c = vert + 3 * face[2];
       double n[3];
       imp_triangle_normal(a, b, c, n);
@@ -61,7 +67,10 @@ static int upload_vertices(imp_renderer* r, const imp_model* m, char* err, int e
         float* o = v + (size_t)(first + 3 * f + k) * IMP_SHAPE_FLOATS;
         for (int j = 0; j < 3; j++)
           o[j] = (float)p[j], o[3 + j] = (float)n[j];
-        o[6] = (float)p[0], o[7] = (float)p[1];
+        if (uv)
+          o[6] = uv[2 * tface[k]], o[7] = uv[2 * tface[k] + 1];
+        else
+          o[6] = (float)p[0], o[7] = (float)p[1];
       }
     }
     first += r->mesh[i].count;

@@ -224,6 +224,10 @@ void imp_render_frame(imp_renderer* r, const imp_model* m, const imp_data* d, im
   glBindVertexArray(r->vao);
   glEnable(GL_DEPTH_TEST);
   glDisable(GL_CULL_FACE);
+  if (opt->multisample)
+    glEnable(GL_MULTISAMPLE);
+  else
+    glDisable(GL_MULTISAMPLE);
   int shadowed = (opt->flags & IMP_VIS_SHADOW) && L.shadow >= 0;
   if (shadowed) {
     shadow_matrix(r, m, d, L.shadow_mid, r->light_vp);

@@ -1,7 +1,7 @@
 /* Headless GL contexts: EGL on Mesa's surfaceless platform first (no X
  * server, software rasterizer llvmpipe when there is no GPU), else a hidden
  * GLFW window (needs a display; Xvfb will do). Either way the image goes to
- * our own 4x multisampled framebuffer, resolved into a single-sampled one
+ * our own multisampled (4x unless asked otherwise) framebuffer, resolved into a single-sampled one
  * to read. The environment variable IMP_GL=egl|glfw picks one. */
 #include "gl_internal.h" /* first: GL with its extension prototypes */
 
@@ -21,6 +21,7 @@ struct imp_offscreen {
   GLFWwindow* win;
   GLuint fbo, color, depth; /* multisampled, drawn into */
   GLuint rfbo, rcolor;      /* resolved, read from */
+  int samples;              /* of fbo: 0 single-sampled */
 };
 
 /* ---- EGL surfaceless ---- */
@@ -87,9 +88,18 @@ static GLuint renderbuffer(GLenum format, int samples, int w, int h) {
   return rb;
 }
 
-static int make_framebuffers(imp_offscreen* o, char* err, int errsz) {
-  o->color = renderbuffer(GL_RGBA8, 4, o->width, o->height);
-  o->depth = renderbuffer(GL_DEPTH_COMPONENT24, 4, o->width, o->height);
+/* The samples asked for, within what the GL offers (0 for 0 or 1). */
+static int clamp_samples(int samples) {
+  GLint max = 0;
+  glGetIntegerv(GL_MAX_SAMPLES, &max);
+  if (samples <= 1) return 0;
+  return samples < max ? samples : max;
+}
+
+static int make_framebuffers(imp_offscreen* o, int samples, char* err, int errsz) {
+  o->samples = clamp_samples(samples);
+  o->color = renderbuffer(GL_RGBA8, o->samples, o->width, o->height);
+  o->depth = renderbuffer(GL_DEPTH_COMPONENT24, o->samples, o->width, o->height);
   glGenFramebuffers(1, &o->fbo);
   glBindFramebuffer(GL_FRAMEBUFFER, o->fbo);
   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, o->color);
@@ -116,6 +126,11 @@ static int backend_from_env(int backend) {
 }
 
 imp_offscreen* imp_offscreen_make(int width, int height, int backend, char* err, int errsz) {
+  return imp_offscreen_make_samples(width, height, backend, 4, err, errsz);
+}
+
+imp_offscreen* imp_offscreen_make_samples(int width, int height, int backend, int samples,
+                                          char* err, int errsz) {
   if (width < 1 || height < 1 || width > 8192 || height > 8192) {
     snprintf(err, (size_t)errsz, "offscreen: size %dx%d out of range (1 to 8192)", width, height);
     return NULL;
@@ -136,7 +151,7 @@ imp_offscreen* imp_offscreen_make(int width, int height, int backend, char* err,
   } else if (!ok) {
     snprintf(err, (size_t)errsz, "%s", egl_err);
   }
-  if (ok) ok = make_framebuffers(o, err, errsz);
+  if (ok) ok = make_framebuffers(o, samples, err, errsz);
   if (!ok) {
     imp_offscreen_free(o);
     return NULL;
@@ -193,6 +208,10 @@ void imp_offscreen_read_rgb(imp_offscreen* o, unsigned char* rgb) {
     }
   }
   glBindFramebuffer(GL_FRAMEBUFFER, o->fbo);
+}
+
+int imp_offscreen_samples(const imp_offscreen* o) {
+  return o->samples;
 }
 
 const char* imp_offscreen_backend(const imp_offscreen* o) {

@@ -41,10 +41,13 @@ typedef struct imp_render_opt {
   float alpha;        /* IMP_VIS_TRANSPARENT: geom opacity */
   int sites;          /* 1: draw sites of sitegroup */
   imp_perturb perturb;
+  int multisample;    /* 1: smooth edges when the framebuffer has samples (GL_MULTISAMPLE);
+                         0 rasterizes one sample a pixel, cheaper on software GL */
 } imp_render_opt;
 
 /* MuJoCo's viewer defaults: geom and site groups 0-2, shadows, skybox,
-   the perturbation spring; no contacts, frames or joints; nothing selected. */
+   the perturbation spring, multisampling on; no contacts, frames or joints;
+   nothing selected. */
 void imp_render_opt_default(imp_render_opt* opt);
 
 /* ---- the renderer ---- */
@@ -80,6 +83,11 @@ typedef enum imp_corner {
 /* A two-column table in a corner on a translucent panel: left and right are
    lines separated by '\n' (right may be NULL), as MuJoCo's info overlay. */
 void imp_render_overlay(imp_renderer* r, int corner, const char* left, const char* right);
+/* Where imp_render_overlay puts that panel in the last frame's image
+   (pixels, y down): box = x0, y0, x1, y1; the top of its first line and
+   the left edge of its right column. For the mouse over a panel. */
+void imp_render_overlay_box(const imp_renderer* r, int corner, const char* left, const char* right,
+                            double box[4], double* text_top, double* right_x);
 /* One line of text with its top-left corner at pixel (x, y), colour rgb. */
 void imp_render_text(imp_renderer* r, double x, double y, const char* text, const float rgb[3]);
 /* The width in pixels of text in the overlay font, and the line height. */
@@ -117,6 +125,13 @@ typedef struct imp_offscreen imp_offscreen;
 /* A GL 3.3 core context made current, with a width x height framebuffer
    (4x multisampled, resolved on read). NULL with a message on failure. */
 imp_offscreen* imp_offscreen_make(int width, int height, int backend, char* err, int errsz);
+/* The same with samples per pixel for the framebuffer: 0 (or 1) draws
+   single-sampled, the cheapest on software GL; more than the GL's
+   GL_MAX_SAMPLES is lowered to it. */
+imp_offscreen* imp_offscreen_make_samples(int width, int height, int backend, int samples,
+                                          char* err, int errsz);
+/* The samples per pixel of o's framebuffer (0: single-sampled). */
+int imp_offscreen_samples(const imp_offscreen* o);
 void imp_offscreen_free(imp_offscreen* o);
 /* Make o's context current and bind its framebuffer for drawing. */
 void imp_offscreen_bind(imp_offscreen* o);

@@ -174,8 +174,10 @@ static int layout_block(imp_renderer* r, float x, float y, const char* s, int nv
   return nvert;
 }
 
-void imp_render_overlay(imp_renderer* r, int corner, const char* left, const char* right) {
-  if (!r->font.ok || r->width <= 0) return;
+/* The panel's geometry (see render.h): one computation for drawing and for
+   the viewer's mouse. */
+void imp_render_overlay_box(const imp_renderer* r, int corner, const char* left, const char* right,
+                            double box[4], double* text_top, double* right_x) {
   int nl, nr;
   double pad = 8, gap = 16, wl = block_size(r, left, &nl), wr = block_size(r, right, &nr);
   double w = wl + (nr ? gap + wr : 0) + 2 * pad;
@@ -183,13 +185,22 @@ void imp_render_overlay(imp_renderer* r, int corner, const char* left, const cha
   double x = (corner == IMP_CORNER_TOPRIGHT || corner == IMP_CORNER_BOTTOMRIGHT) ? r->width - w : 0;
   double y =
       (corner == IMP_CORNER_BOTTOMLEFT || corner == IMP_CORNER_BOTTOMRIGHT) ? r->height - h : 0;
+  box[0] = x, box[1] = y, box[2] = x + w, box[3] = y + h;
+  *text_top = y + pad;
+  *right_x = x + pad + wl + gap;
+}
+
+void imp_render_overlay(imp_renderer* r, int corner, const char* left, const char* right) {
+  if (!r->font.ok || r->width <= 0) return;
+  double b[4], top, rx;
+  imp_render_overlay_box(r, corner, left, right, b, &top, &rx);
   /* the panel: dark and translucent so the scene shows through */
   static const float panel[4] = {0, 0, 0, 0.5f}, ink[4] = {1, 1, 1, 1};
   begin_2d(r, panel, 1);
-  quad(r->font.verts, (float)x, (float)y, (float)(x + w), (float)(y + h), 0, 0, 0, 0);
+  quad(r->font.verts, (float)b[0], (float)b[1], (float)b[2], (float)b[3], 0, 0, 0, 0);
   end_2d(r, 6);
   begin_2d(r, ink, 0);
-  int nv = layout_block(r, (float)(x + pad), (float)(y + pad), left, 0);
-  nv = layout_block(r, (float)(x + pad + wl + gap), (float)(y + pad), right, nv);
+  int nv = layout_block(r, (float)(b[0] + (top - b[1])), (float)top, left, 0);
+  nv = layout_block(r, (float)rx, (float)top, right, nv);
   end_2d(r, nv);
 }

@@ -113,6 +113,9 @@ START_TEST(obj_cube_mass_frame_and_placement) {
                          "<body pos='0 0 1'><freejoint/><geom type='mesh' mesh='mesh_cube_offset'/>"
                          "</body></worldbody></mujoco>");
   imp_test_no_warnings(m);
+  /* only some faces name a texture coordinate: none kept (no texture, no warning) */
+  ck_assert_int_eq(m->nmeshtexcoord, 0);
+  ck_assert_int_eq(m->mesh_texcoordadr[0], -1);
   ck_assert_int_eq(m->nmesh, 1);
   ck_assert_int_eq(m->mesh_vertnum[0], 8);
   ck_assert_int_eq(m->mesh_facenum[0], 12); /* 6 quads, fan-triangulated */
@@ -167,6 +170,102 @@ START_TEST(obj_faces_are_outward_and_hull_indices_local) {
       ck_assert(v >= 0 && v < m->mesh_vertnum[k]);
     }
   }
+  imp_free_model(m);
+}
+END_TEST
+
+/* A closed solid: a 2 x 1 rectangle of two quads (fan-triangulated) over
+   an apex below. The quads' shared edge is a seam: vertices 2 and 3 have
+   different texture coordinates on each quad, as the mug's texture has
+   where its picture wraps. Items mix v/vt and v/vt/vn and count back
+   from the end (-1). */
+static const char* seam_obj =
+    "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 2 0 0\nv 2 1 0\nv 1 .5 -1\n"
+    "vt 0 0\nvt .5 0\nvt .5 1\nvt 0 1\nvt .25 .125\nvt .75 .5 .9\nvt 1 1\nvt .6 .4\nvn 0 0 1\n"
+    "f 1/1 2/2/1 3/3 4/4\n"
+    "f 2/5 5/6 6/7 3/-1\n"
+    "f 2/2 1/1 7/8\nf 5/6 2/2 7/8\nf 6/7 5/6 7/8\nf 3/3 6/7 7/8\nf 4/4 3/3 7/8\nf 1/1 4/4 7/8\n";
+
+/* the file's (u, v) of each corner of each triangle, fans expanded */
+static const int seam_corners[][3] = {{1, 2, 3}, {1, 3, 4}, {5, 6, 7}, {5, 7, 8}, {2, 1, 8},
+                                      {6, 2, 8}, {7, 6, 8}, {3, 7, 8}, {4, 3, 8}, {1, 4, 8}};
+static const double seam_vt[][2] = {{0, 0},      {.5, 0},  {.5, 1}, {0, 1},
+                                    {.25, .125}, {.75, .5}, {1, 1}, {.6, .4}};
+
+/* corner k of face f of mesh 0: its texture coordinate in the model */
+static const float* corner_uv(const imp_model* m, int f, int k) {
+  int t = m->mesh_facetexcoord[3 * (m->mesh_faceadr[0] + f) + k];
+  ck_assert(t >= 0 && t < m->mesh_texcoordnum[0]);
+  return m->mesh_texcoord + 2 * (m->mesh_texcoordadr[0] + t);
+}
+
+START_TEST(obj_texture_coordinates_per_corner) {
+  write_text("mesh_seam.obj", seam_obj);
+  char xml[1024];
+  one_mesh_xml(xml, sizeof xml, "mesh_seam.obj", "", "");
+  imp_model* m = load_in(IMP_TEST_TMPDIR, xml);
+  imp_test_no_warnings(m);
+  ck_assert_int_eq(m->mesh_facenum[0], 10);
+  ck_assert_int_eq(m->nmeshtexcoord, 8);
+  ck_assert_int_eq(m->mesh_texcoordadr[0], 0);
+  /* each corner has its file's (u, v), with v as MuJoCo 2.2.2 keeps it: 1 - v
+     (measured from the image's top row); the seam's two sides differ */
+  for (int f = 0; f < 10; f++)
+    for (int k = 0; k < 3; k++) {
+      const double* want = seam_vt[seam_corners[f][k] - 1];
+      const float* uv = corner_uv(m, f, k);
+      ck_assert_msg(uv[0] == (float)want[0] && uv[1] == (float)(1 - want[1]),
+                    "face %d corner %d: (%g, %g), file (%g, %g)", f, k, uv[0], uv[1], want[0],
+                    want[1]);
+    }
+  ck_assert(corner_uv(m, 0, 1)[0] != corner_uv(m, 2, 0)[0]); /* vertex 2 on either side */
+  imp_free_model(m);
+  /* mirrored (negative scale): faces turn to stay outward, each corner keeps its own */
+  one_mesh_xml(xml, sizeof xml, "mesh_seam.obj", "scale='-1 1 1'", "");
+  m = load_in(IMP_TEST_TMPDIR, xml);
+  for (int f = 0; f < 10; f++) {
+    static const int turned[3] = {0, 2, 1};
+    for (int k = 0; k < 3; k++) {
+      const double* want = seam_vt[seam_corners[f][turned[k]] - 1];
+      ck_assert(corner_uv(m, f, k)[0] == (float)want[0]);
+      ck_assert(corner_uv(m, f, k)[1] == (float)(1 - want[1]));
+    }
+  }
+  imp_free_model(m);
+  /* a second mesh without texture coordinates: none, and the first keeps its own */
+  write_text("mesh_plain.obj",
+             "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n");
+  m = load_in(IMP_TEST_TMPDIR,
+              "<mujoco><asset><mesh file='mesh_plain.obj'/><mesh file='mesh_seam.obj'/></asset>"
+              "<worldbody><geom type='mesh' mesh='mesh_plain'/><geom type='mesh' "
+              "mesh='mesh_seam'/></worldbody></mujoco>");
+  ck_assert(m->mesh_texcoordadr[0] == -1 && m->mesh_texcoordnum[0] == 0);
+  ck_assert(m->mesh_texcoordadr[1] == 0 && m->mesh_texcoordnum[1] == 8);
+  for (int k = 0; k < 3 * m->mesh_facenum[0]; k++) ck_assert_int_eq(m->mesh_facetexcoord[k], -1);
+  int f0 = m->mesh_faceadr[1];
+  ck_assert(m->mesh_texcoord[2 * m->mesh_facetexcoord[3 * f0 + 2] + 1] == (float)(1 - 1.0));
+  imp_free_model(m);
+  /* only some corners named (the last face's apex has none): drawn with a
+     2D texture, a warning at the <mesh> naming the file and the count */
+  char partial[1024];
+  snprintf(partial, sizeof partial, "%.*s7\n", (int)(strlen(seam_obj) - 4), seam_obj);
+  write_text("mesh_partial.obj", partial);
+  m = load_in(IMP_TEST_TMPDIR,
+              "<mujoco>\n<asset><texture name='t' type='2d' builtin='checker' width='8' "
+              "height='8'/><material name='t' texture='t'/>\n<mesh file='mesh_partial.obj'/>"
+              "</asset><worldbody><geom type='mesh' mesh='mesh_partial' material='t'/>"
+              "</worldbody></mujoco>");
+  ck_assert_int_eq(m->nmeshtexcoord, 0);
+  ck_assert_msg(m->warnings && strstr(m->warnings, "t.xml:3: warning: mesh 'mesh_partial'") &&
+                    strstr(m->warnings, "mesh_partial.obj") &&
+                    strstr(m->warnings, "1 face corners have no texture coordinate"),
+                "%s", m->warnings ? m->warnings : "(none)");
+  imp_free_model(m);
+  /* the same without a texture: nothing drawn differently, nothing to say */
+  m = load_in(IMP_TEST_TMPDIR,
+              "<mujoco><asset><mesh file='mesh_partial.obj'/></asset><worldbody>"
+              "<geom type='mesh' mesh='mesh_partial'/></worldbody></mujoco>");
+  imp_test_no_warnings(m);
   imp_free_model(m);
 }
 END_TEST
@@ -394,6 +493,12 @@ START_TEST(error_obj_syntax_and_indices) {
       {"mesh_e5.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 -4\n", "index -4 out of range"},
       {"mesh_e6.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2\n", "at least 3 vertices"},
       {"mesh_e7.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf x/1 2 3\n", "bad face vertex"},
+      {"mesh_e8.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nvt 0 0\nf 1/2 2/1 3/1\n",
+       "line 6: texture coordinate index 2 out of range"},
+      {"mesh_e9.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nvt 0 x\n", "line 5: 'x' is not a number"},
+      {"mesh_e10.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nvt\n", "line 5: a texture coordinate needs"},
+      {"mesh_e11.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nvt 0 0\nf 1/x 2/1 3/1\n",
+       "bad texture coordinate index"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     write_text(cases[i].file, cases[i].text);
@@ -520,6 +625,7 @@ static Suite* mesh_suite(void) {
   TCase* t = tcase_create("good");
   tcase_add_test(t, obj_cube_mass_frame_and_placement);
   tcase_add_test(t, obj_faces_are_outward_and_hull_indices_local);
+  tcase_add_test(t, obj_texture_coordinates_per_corner);
   tcase_add_test(t, binary_stl_box_principal_axes);
   tcase_add_test(t, scale_multiplies_the_volume);
   tcase_add_test(t, ascii_stl_tetrahedron);

@@ -6,7 +6,9 @@
    a and diffuse k lights a surface of colour c facing it at angle t as
    c (a + k cos t); a skybox gradient runs from rgb2 (down) to rgb1 (up). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "render.h"
 #include "test_util.h"
@@ -333,6 +335,53 @@ START_TEST(cube_texture_puts_its_faces_on_a_box) {
 }
 END_TEST
 
+/* An OBJ square (x, z in [-1, 1], facing the camera at -y) textured by its
+   file's texture coordinates with a picture of four coloured quarters: the
+   picture appears upright and unmirrored, its top-left quarter at the
+   square's top left (OBJ's v runs up from the picture's bottom row). */
+static const unsigned char quarter_rgb[4][3] = {
+    {220, 30, 30}, {30, 220, 30}, {30, 30, 220}, {220, 220, 30}}; /* TL TR BL BR */
+
+START_TEST(obj_texture_coordinates_place_the_picture) {
+  char png[1024], obj[1024], xml[4096];
+  snprintf(png, sizeof png, "%s/render_quarters.png", IMP_TEST_TMPDIR);
+  snprintf(obj, sizeof obj, "%s/render_square.obj", IMP_TEST_TMPDIR);
+  unsigned char img[8 * 8 * 3];
+  for (int y = 0; y < 8; y++) /* rows from the top, as PNG stores them */
+    for (int x = 0; x < 8; x++) memcpy(img + 3 * (8 * y + x), quarter_rgb[2 * (y >= 4) + (x >= 4)], 3);
+  char err[1200] = "";
+  ck_assert_msg(imp_image_write_png(png, img, 8, 8, err, sizeof err) == 0, "%s", err);
+  FILE* fo = fopen(obj, "w");
+  ck_assert(fo != NULL);
+  fputs("v -1 0 -1\nv 1 0 -1\nv 1 0 1\nv -1 0 1\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n"
+        "f 1/1 2/2 3/3 4/4\n", fo);
+  fclose(fo);
+  snprintf(xml, sizeof xml,
+           "<mujoco><visual><headlight ambient='.3 .3 .3' diffuse='.7 .7 .7' specular='0 0 0'/>"
+           "</visual><asset><texture name='q' type='2d' file='%s'/><material name='q' "
+           "texture='q' specular='0'/><mesh name='sq' file='%s'/></asset><worldbody>"
+           "<geom type='mesh' mesh='sq' material='q' density='0'/></worldbody></mujoco>",
+           png, obj);
+  fixture* f = setup(xml);
+  f->opt.flags &= ~(unsigned)IMP_VIS_SHADOW;
+  f->cam = (imp_camera){IMP_CAMERA_FREE, -1, -1, {0, 0, 0}, 3, 90, 0}; /* from -y, z up */
+  draw(f);
+  const imp_camera_pose* p = imp_render_pose(f->r);
+  double pts[4][3] = {{-.5, 0, .5}, {.5, 0, .5}, {-.5, 0, -.5}, {.5, 0, -.5}};
+  for (int k = 0; k < 4; k++) {
+    double px[2];
+    ck_assert(imp_camera_project(p, W, H, pts[k], px, NULL));
+    const unsigned char* c = pixel(f, (int)px[0], (int)px[1]);
+    /* the quarter's colour, lit: its strong channels above 120, the weak below 60 */
+    for (int i = 0; i < 3; i++)
+      ck_assert_msg(quarter_rgb[k][i] > 100 ? c[i] > 120 : c[i] < 60,
+                    "quarter %d at (%d, %d): (%d %d %d)", k, (int)px[0], (int)px[1], c[0], c[1],
+                    c[2]);
+  }
+  teardown(f);
+}
+END_TEST
+
 /* A skybox from the same file: looking straight up the background is the
    up face's colour, straight down the down face's, unlit. */
 START_TEST(skybox_file_is_the_background) {
@@ -386,6 +435,82 @@ START_TEST(selection_glows_and_transparency_blends) {
   for (int k = 0; k < 3; k++)
     mix[k] = (0.5 * plain[k] + 0.5 * sky[k]) / 255.0;
   assert_pixel(f, x, y, mix, 3 / 255.0);
+  teardown(f);
+}
+END_TEST
+
+/* A sphere above a floor under a directional light straight down: its
+   shadow falls on the floor right below it. */
+static const char* shadow_xml =
+    "<mujoco><visual><headlight ambient='.2 .2 .2' diffuse='.3 .3 .3' specular='0 0 0'/></visual>"
+    "<worldbody><light pos='0 0 3' dir='0 0 -1' directional='true' diffuse='.6 .6 .6'/>"
+    "<geom type='plane' size='2 2 .1' rgba='.5 .5 .5 1'/>"
+    "<body pos='0 0 .5'><geom type='sphere' size='.2' rgba='.2 .6 .2 1'/></body>"
+    "</worldbody></mujoco>";
+
+/* Sum of the three channels at pixel (x, y). */
+static int brightness(const fixture* f, int x, int y) {
+  const unsigned char* p = pixel(f, x, y);
+  return p[0] + p[1] + p[2];
+}
+
+START_TEST(shadows_darken_the_floor_only_when_on) {
+  fixture* f = setup(shadow_xml);
+  f->cam = (imp_camera){IMP_CAMERA_FREE, -1, -1, {0, 0, 0}, 3, 90, -60};
+  draw(f);
+  const imp_camera_pose* p = imp_render_pose(f->r);
+  /* the floor right below the ball: the camera looks down from -y, so the
+     ball appears above that point, not over it */
+  double under[3] = {0, 0, 0}, away[3] = {1.2, 0.8, 0}, px[2], qx[2];
+  imp_camera_project(p, W, H, under, px, NULL);
+  imp_camera_project(p, W, H, away, qx, NULL);
+  int ux = (int)px[0], uy = (int)px[1], ax = (int)qx[0], ay = (int)qx[1];
+  int shadowed = brightness(f, ux, uy), lit_far = brightness(f, ax, ay);
+  f->opt.flags &= ~(unsigned)IMP_VIS_SHADOW;
+  draw(f);
+  int unshadowed = brightness(f, ux, uy);
+  /* the light's diffuse .6 on a .5 floor is 77 levels a channel: most of it goes */
+  ck_assert_msg(unshadowed - shadowed > 3 * 50, "under the ball: %d with shadows, %d without",
+                shadowed, unshadowed);
+  ck_assert_int_le(abs(brightness(f, ax, ay) - lit_far), 3); /* away from it, no change */
+  teardown(f);
+}
+END_TEST
+
+/* The ball drawn into a framebuffer of the given samples, multisampling on or off. */
+static void draw_samples(fixture* f, int samples, int multisample, unsigned char* rgb) {
+  char err[1000] = "";
+  imp_offscreen* o = imp_offscreen_make_samples(W, H, IMP_GL_AUTO, samples, err, sizeof err);
+  ck_assert_msg(o != NULL, "%s", err);
+  imp_renderer* r = imp_render_make(f->m, err, sizeof err);
+  ck_assert_msg(r != NULL, "%s", err);
+  if (samples >= 4) ck_assert_int_ge(imp_offscreen_samples(o), 2);
+  if (samples <= 1) ck_assert_int_eq(imp_offscreen_samples(o), 0);
+  f->opt.multisample = multisample;
+  imp_offscreen_bind(o);
+  imp_render_frame(r, f->m, f->d, &f->cam, &f->opt, W, H);
+  imp_offscreen_read_rgb(o, rgb);
+  imp_render_free(r);
+  imp_offscreen_free(o);
+}
+
+START_TEST(multisampling_smooths_edges_and_can_be_turned_off) {
+  fixture* f = setup(ball_xml);
+  static unsigned char one[W * H * 3], off[W * H * 3], on[W * H * 3];
+  draw_samples(f, 0, 1, one);
+  draw_samples(f, 4, 0, off);
+  draw_samples(f, 4, 1, on);
+  /* multisampling off on a 4x framebuffer: every sample of a pixel gets
+     the pixel centre's colour, the single-sampled image */
+  int differ_off = 0, differ_on = 0;
+  for (int i = 0; i < W * H * 3; i++) {
+    differ_off += abs(one[i] - off[i]) > 1;
+    differ_on += one[i] != on[i];
+  }
+  ck_assert_int_eq(differ_off, 0);
+  /* on: the sphere's outline (about 2 pi 0.2 / (2 tan 45deg) * H = 300
+     pixels) is blended with the sky, the inside and the sky are not */
+  ck_assert_msg(differ_on > 50 && differ_on < 3000, "%d channels differ", differ_on);
   teardown(f);
 }
 END_TEST
@@ -447,6 +572,9 @@ int main(void) {
   tcase_add_test(tc, trackcom_camera_follows_without_turning);
   tcase_add_test(tc, cube_texture_puts_its_faces_on_a_box);
   tcase_add_test(tc, skybox_file_is_the_background);
+  tcase_add_test(tc, shadows_darken_the_floor_only_when_on);
+  tcase_add_test(tc, obj_texture_coordinates_place_the_picture);
+  tcase_add_test(tc, multisampling_smooths_edges_and_can_be_turned_off);
   suite_add_tcase(s, tc);
   return imp_test_run_suite(s);
 }

@@ -82,7 +82,7 @@ START_TEST(one_image_of_the_last_state) {
   fresh_dir(dir, sizeof dir, "single");
   snprintf(f, sizeof f, "%s/last.png", dir);
   snprintf(args, sizeof args,
-           "render '%s/box_rest.xml' --steps 3 --size 80x60 --out '%s' --contacts", IMP_MODELS_DIR,
+           "render '%s/box_rest.xml' --steps 3 --size 80x60 --out '%s' --contacts --no-shadows --msaa 0", IMP_MODELS_DIR,
            f);
   ck_assert_int_eq(run_impetus(args), 0);
   ck_assert(png_of_size(f, 80, 60));
@@ -101,6 +101,8 @@ START_TEST(bad_input_writes_nothing) {
   snprintf(args, sizeof args, "render '%s/box_rest.xml' --steps 1", IMP_MODELS_DIR);
   ck_assert_int_eq(run_impetus(args), 2);
   snprintf(args, sizeof args, "render '%s/box_rest.xml' --steps -1 --out '%s'", IMP_MODELS_DIR, f);
+  ck_assert_int_eq(run_impetus(args), 2);
+  snprintf(args, sizeof args, "render '%s/box_rest.xml' --steps 1 --msaa 17 --out '%s'", IMP_MODELS_DIR, f);
   ck_assert_int_eq(run_impetus(args), 2);
   /* a model that does not exist, a camera the model lacks: exit 1 */
   ck_assert_int_lt(

@@ -113,7 +113,7 @@ START_TEST(replay_plays_a_recording_and_takes_a_screenshot) {
   snprintf(cmd, sizeof cmd, "'%s' run '%s/double_pendulum.xml' --steps 2000 --record '%s'",
            IMPETUS_BIN, IMP_MODELS_DIR, csv);
   ck_assert_int_eq(run(cmd, out, err), 0);
-  snprintf(cmd, sizeof cmd, "%s'%s' replay '%s' '%s/double_pendulum.xml' --frames 12 --size 256x192 --screenshot '%s'",
+  snprintf(cmd, sizeof cmd, "%s'%s' replay '%s' '%s/double_pendulum.xml' --frames 12 --size 256x192 --no-shadows --msaa 0 --screenshot '%s'",
            prefix, IMPETUS_BIN, csv, IMP_MODELS_DIR, png);
   int st = run(cmd, out, err);
   slurp(err, text, sizeof text);
@@ -298,7 +298,8 @@ START_TEST(bad_usage_exits_2) {
                         "view a.xml --screenshot x.png", "view a.xml --size 10", "replay a.csv",
                         "view a.xml --solver nope", "replay a.csv b.xml --key k",
                         "view a.xml --script '1:key nosuchkey'", "view a.xml --script '5:key a;2:key b'",
-                        "view a.xml --script '1:press thumb 3 4'", "view a.xml --script '1:move 3'"};
+                        "view a.xml --script '1:press thumb 3 4'", "view a.xml --script '1:move 3'",
+                        "view a.xml --msaa 17", "view a.xml --msaa -1", "replay a.csv b.xml --msaa x"};
   for (size_t i = 0; i < sizeof args / sizeof args[0]; i++) {
     snprintf(cmd, sizeof cmd, "env -u DISPLAY '%s' %s", IMPETUS_BIN, args[i]);
     ck_assert_msg(run(cmd, out, err) == 2, "impetus %s: not exit 2", args[i]);

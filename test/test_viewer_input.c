@@ -37,6 +37,9 @@ START_TEST(keys_map_to_the_documented_actions) {
       {GLFW_KEY_T, 0, IMP_ACT_VIS, IMP_VIS_TRANSPARENT},
       {GLFW_KEY_J, 0, IMP_ACT_VIS, IMP_VIS_JOINT},
       {GLFW_KEY_M, 0, IMP_ACT_VIS, IMP_VIS_COM},
+      {GLFW_KEY_H, 0, IMP_ACT_VIS, IMP_VIS_SHADOW},
+      {GLFW_KEY_A, 0, IMP_ACT_MULTISAMPLE, 0},
+      {GLFW_KEY_Z, 0, IMP_ACT_CTRL_ZERO_ALL, 0},
       {GLFW_KEY_P, GLFW_MOD_CONTROL, IMP_ACT_SCREENSHOT, 0},
       {GLFW_KEY_PAGE_DOWN, 0, IMP_ACT_KEY_NEXT, 0},
       {GLFW_KEY_PAGE_UP, 0, IMP_ACT_KEY_PREV, 0},
@@ -144,6 +147,15 @@ START_TEST(groups_and_overlays_toggle) {
   ck_assert_uint_eq(ui.flags, IMP_VIS_CONTACT_POINT | IMP_VIS_CONTACT_FORCE);
   imp_viewer_apply(&ui, &cam, 0, key(GLFW_KEY_C, 0));
   ck_assert_uint_eq(ui.flags, IMP_VIS_CONTACT_FORCE);
+  /* H: shadows, A: multisampling, each back on at the second press */
+  imp_viewer_apply(&ui, &cam, 0, key(GLFW_KEY_H, 0));
+  ck_assert_uint_eq(ui.flags, IMP_VIS_CONTACT_FORCE | IMP_VIS_SHADOW);
+  ck_assert_int_eq(ui.multisample, 1);
+  imp_viewer_apply(&ui, &cam, 0, key(GLFW_KEY_A, 0));
+  ck_assert_int_eq(ui.multisample, 0);
+  imp_viewer_apply(&ui, &cam, 0, key(GLFW_KEY_A, 0));
+  imp_viewer_apply(&ui, &cam, 0, key(GLFW_KEY_H, 0));
+  ck_assert(ui.multisample == 1 && ui.flags == IMP_VIS_CONTACT_FORCE);
   /* panels: tab hides all, F1 / F2 their own */
   ck_assert(ui.panels && ui.info && !ui.help && ui.running);
   imp_viewer_apply(&ui, &cam, 0, key(GLFW_KEY_TAB, 0));
@@ -157,7 +169,8 @@ END_TEST
 START_TEST(engine_actions_are_left_to_the_window) {
   imp_viewer_ui ui = fresh_ui(), before = ui;
   imp_camera cam = {0};
-  int keys[] = {GLFW_KEY_RIGHT, GLFW_KEY_BACKSPACE, GLFW_KEY_S, GLFW_KEY_R, GLFW_KEY_PAGE_DOWN};
+  int keys[] = {GLFW_KEY_RIGHT, GLFW_KEY_BACKSPACE, GLFW_KEY_S, GLFW_KEY_R, GLFW_KEY_PAGE_DOWN,
+                GLFW_KEY_Z};
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
     ck_assert_int_eq(imp_viewer_apply(&ui, &cam, 0, key(keys[i], 0)), 0);
   ck_assert(memcmp(&ui, &before, sizeof ui) == 0);
@@ -220,8 +233,10 @@ START_TEST(scripts_parse_keys_mouse_and_drops) {
   imp_viewer_event ev[8];
   char err[256];
   int n = imp_viewer_parse_script("0:key ctrl+l;2:key space;3:drop /m/a b.xml;4:dclick ctrl+right 10 20;"
-                                  "5:move 1.5 2;6:release right;", ev, 8, err, sizeof err);
-  ck_assert_msg(n == 6, "%d: %s", n, err);
+                                  "5:move 1.5 2;6:release right;7:scroll 600 230 -3", ev, 8, err,
+                                  sizeof err);
+  ck_assert_msg(n == 7, "%d: %s", n, err);
+  ck_assert(ev[6].kind == IMP_EVENT_SCROLL && ev[6].x == 600 && ev[6].y == 230 && ev[6].key == -3);
   ck_assert(ev[0].kind == IMP_EVENT_KEY && ev[0].key == GLFW_KEY_L && ev[0].mods == GLFW_MOD_CONTROL);
   ck_assert(ev[1].frame == 2 && ev[1].key == GLFW_KEY_SPACE && ev[1].mods == 0);
   ck_assert(ev[2].kind == IMP_EVENT_DROP);
@@ -245,6 +260,7 @@ START_TEST(scripts_parse_keys_mouse_and_drops) {
   ck_assert_int_eq(imp_viewer_parse_script("3:key a;1:key b", ev, 8, err, sizeof err), -1);
   ck_assert_int_eq(imp_viewer_parse_script("1:key a;1:key b", ev, 1, err, sizeof err), -1);
   ck_assert_int_eq(imp_viewer_parse_script("1:press left 3", ev, 8, err, sizeof err), -1);
+  ck_assert_int_eq(imp_viewer_parse_script("1:scroll 3 4", ev, 8, err, sizeof err), -1);
 }
 END_TEST
 

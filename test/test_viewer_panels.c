@@ -4,6 +4,7 @@
    selected one marked; the help panel names every binding; long messages
    wrap. */
 #include "panels.h"
+#include "scene.h"
 #include "test_util.h"
 
 /* 1 when the panel has a row whose label is label and whose value contains value. */
@@ -62,6 +63,15 @@ START_TEST(info_shows_the_contact_stage_of_the_last_step) {
   ck_assert_msg(has_row(&p, "Residual", "4.50e-03 (recorded)"), "%s", p.right);
   ck_assert_int_eq(lines(p.left), lines(p.right));
   st.recorded_solver = NULL;
+  /* what the frame rate pays for: the window's samples and the shadows */
+  ck_assert(has_row(&p, "Render", "shadows off, one sample"));
+  st.msaa = 4;
+  ui.flags = IMP_VIS_SHADOW;
+  imp_viewer_info_panel(&p, m, d, &ui, &cam, &st);
+  ck_assert_msg(has_row(&p, "Render", "shadows on, 4x multisampled"), "%s", p.right);
+  ui.multisample = 0; /* A pressed */
+  imp_viewer_info_panel(&p, m, d, &ui, &cam, &st);
+  ck_assert(has_row(&p, "Render", "shadows on, one sample"));
   ui.running = 0; /* paused: no achieved speed to speak of */
   imp_viewer_info_panel(&p, m, d, &ui, &cam, &st);
   ck_assert(has_row(&p, "Time", "(paused)") && !strstr(p.right, "achieved"));
@@ -92,6 +102,7 @@ START_TEST(state_lists_joints_and_marks_the_selected_actuator) {
   ck_assert_int_eq(lines(p.left), 3);
   /* too short for all: actuators keep half, and the selected one stays in view */
   ui.actuator = m->nu - 1;
+  ui.follow_actuator = 1; /* chosen with the keys: scrolled into view */
   imp_viewer_state_panel(&p, m, d, &ui, 6);
   ck_assert_int_eq(lines(p.left), 6);
   snprintf(label, sizeof label, "> %s", imp_id2name(m, IMP_OBJ_ACTUATOR, m->nu - 1));
@@ -105,7 +116,8 @@ END_TEST
 START_TEST(help_names_the_bindings) {
   imp_viewer_panel p;
   imp_viewer_help_panel(&p, 0);
-  const char* keys[] = {"Space", "Right", "Backspace", "+ / -", "Ctrl+L | Ctrl+P", "0 - 5", "S", "R"};
+  const char* keys[] = {"Space", "Right", "Backspace", "+ / -", "Ctrl+L | Ctrl+P", "0 - 5", "S", "R",
+                        "H A"};
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
     ck_assert_msg(strstr(p.left, keys[i]), "help lacks %s", keys[i]);
   imp_viewer_help_panel(&p, 1);

@@ -31,6 +31,7 @@ void imp_viewer_ui_default(imp_viewer_ui* ui, int geomgroup, unsigned flags, int
   ui->flags = flags;
   ui->actuator = nu > 0 ? 0 : -1;
   ui->key = -1;
+  ui->multisample = 1;
 }
 
 /* A command value, for the tables below. */
@@ -48,6 +49,11 @@ static imp_viewer_cmd letter_action(int key) {
     case GLFW_KEY_J: return cmd(IMP_ACT_VIS, IMP_VIS_JOINT);
     case GLFW_KEY_M: return cmd(IMP_ACT_VIS, IMP_VIS_COM);
     case GLFW_KEY_E: return cmd(IMP_ACT_VIS, IMP_VIS_BODY_FRAME);
+    /* shadows and multisampling cost most on software GL (llvmpipe): keys
+       to drop them when the frame rate falls */
+    case GLFW_KEY_H: return cmd(IMP_ACT_VIS, IMP_VIS_SHADOW);
+    case GLFW_KEY_A: return cmd(IMP_ACT_MULTISAMPLE, 0);
+    case GLFW_KEY_Z: return cmd(IMP_ACT_CTRL_ZERO_ALL, 0);
     case GLFW_KEY_S: return cmd(IMP_ACT_SOLVER_NEXT, 0);
     case GLFW_KEY_R: return cmd(IMP_ACT_RECORD, 0);
     default: return cmd(IMP_ACT_NONE, 0);
@@ -153,6 +159,7 @@ int imp_viewer_apply(imp_viewer_ui* ui, imp_camera* cam, int ncam, imp_viewer_cm
     case IMP_ACT_INFO: ui->info = !ui->info; return 1;
     case IMP_ACT_GROUP: ui->geomgroup = toggle_group(ui->geomgroup, c.arg); return 1;
     case IMP_ACT_VIS: ui->flags ^= (unsigned)c.arg; return 1;
+    case IMP_ACT_MULTISAMPLE: ui->multisample = !ui->multisample; return 1;
     default: return 0;
   }
 }
@@ -266,6 +273,10 @@ static int parse_action(const char* what, imp_viewer_event* e) {
   }
   if (sscanf(what, "move %lf %lf %n", &e->x, &e->y, &used) == 2 && !what[used]) {
     e->kind = IMP_EVENT_MOVE;
+    return 0;
+  }
+  if (sscanf(what, "scroll %lf %lf %d %n", &e->x, &e->y, &e->key, &used) == 3 && !what[used]) {
+    e->kind = IMP_EVENT_SCROLL;
     return 0;
   }
   if (sscanf(what, "%15s %63s %n", word, arg, &used) < 2) return -1;

@@ -35,7 +35,7 @@ typedef enum imp_viewer_action {
   IMP_ACT_HELP,        /* F1 */
   IMP_ACT_INFO,        /* F2 */
   IMP_ACT_GROUP,       /* 0-5: arg = geom group */
-  IMP_ACT_VIS,         /* C F W T J M E: arg = imp_vis_flag bit */
+  IMP_ACT_VIS,         /* C F W T J M E H: arg = imp_vis_flag bit (H: shadows) */
   IMP_ACT_SCREENSHOT,  /* ctrl + P */
   IMP_ACT_KEY_NEXT,    /* page down: load the next keyframe */
   IMP_ACT_KEY_PREV,    /* page up */
@@ -45,6 +45,8 @@ typedef enum imp_viewer_action {
   IMP_ACT_CTRL,        /* . and , : arg = +1 / -1, nudge the selected actuator's ctrl */
   IMP_ACT_CTRL_ZERO,   /* / : the selected actuator's ctrl to 0 (clamped into range) */
   IMP_ACT_QUIT,        /* ctrl + Q */
+  IMP_ACT_MULTISAMPLE, /* A: multisampling (antialiasing) on / off */
+  IMP_ACT_CTRL_ZERO_ALL, /* Z: every actuator's ctrl to 0 (clamped into range) */
 } imp_viewer_action;
 
 typedef struct imp_viewer_cmd {
@@ -68,10 +70,14 @@ typedef struct imp_viewer_ui {
   int actuator;     /* the actuator the keys control, -1 when the model has none */
   int key;          /* the keyframe loaded last, -1 none */
   int replay;       /* 1: playing a trajectory (arrow keys scrub) */
+  int multisample;  /* 1: edges smoothed by the window's samples (A toggles) */
+  int joint_first, actuator_first; /* the state panel's lists scroll: their first rows */
+  int follow_actuator;             /* 1: scroll the actuators to the selected one */
 } imp_viewer_ui;
 
 /* The state a viewer opens with: running, real time, panels and info on,
-   help off, MuJoCo's default groups and overlays (render opt defaults). */
+   help off, multisampling on, MuJoCo's default groups and overlays (render
+   opt defaults). */
 void imp_viewer_ui_default(imp_viewer_ui* ui, int geomgroup, unsigned flags, int nu);
 
 /* The key map: key and mods (GLFW codes and bits) -> a command. replay
@@ -152,12 +158,13 @@ typedef enum imp_viewer_event_kind {
   IMP_EVENT_MOVE,     /* move X Y */
   IMP_EVENT_RELEASE,  /* release BUTTON */
   IMP_EVENT_DCLICK,   /* dclick BUTTON X Y: two presses and releases */
+  IMP_EVENT_SCROLL,   /* scroll X Y N: the wheel N notches (> 0 up) at X Y */
 } imp_viewer_event_kind;
 
 typedef struct imp_viewer_event {
   long long frame;
   int kind;        /* imp_viewer_event_kind */
-  int key, mods;   /* key; or the mouse button (GLFW_MOUSE_BUTTON_*) */
+  int key, mods;   /* key; or the mouse button (GLFW_MOUSE_BUTTON_*); scroll: notches */
   double x, y;     /* mouse: window coordinates, from the top-left */
   char path[1024]; /* drop: the file */
 } imp_viewer_event;

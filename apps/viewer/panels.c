@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "panels.h"
+#include "state_panel.h"
+#include "scene.h"
 
 /* Append formatted text to buf (size n), cutting it when full. */
 static void append(char* buf, size_t n, const char* fmt, ...) {
@@ -48,7 +50,9 @@ void imp_viewer_help_panel(imp_viewer_panel* p, int replay) {
     row(p, "S", "next contact solver");
     row(p, "R", "record the trajectory (CSV)");
     row(p, "Up / Down", "select an actuator");
-    row(p, ", / . | /", "its ctrl down / up | to 0");
+    row(p, ", / . | / | Z", "its ctrl down / up | to 0 | all to 0");
+    row(p, "Drag a ctrl slider", "set that actuator's ctrl");
+    row(p, "Scroll over a list", "scroll the joints / actuators");
   }
   row(p, "+ / -", "speed (at most real time)");
   row(p, "[ / ] | Esc", "model cameras | free camera");
@@ -56,6 +60,7 @@ void imp_viewer_help_panel(imp_viewer_panel* p, int replay) {
   row(p, "0 - 5", "geom groups");
   row(p, "C F E J M", "contacts, forces, frames, joints, com");
   row(p, "W T", "wireframe, transparency");
+  row(p, "H A", "shadows, multisampling (faster off)");
   row(p, "Ctrl+L | Ctrl+P", "reload | screenshot");
   row(p, "Left / right drag", "orbit / pan (Shift: horizontal)");
   row(p, "Scroll | middle drag", "zoom");
@@ -110,6 +115,10 @@ void imp_viewer_info_panel(imp_viewer_panel* p, const imp_model* m, const imp_da
     row(p, "Keyframe", "%s (%d/%d)", key && key[0] ? key : "unnamed", ui->key + 1, m->nkey);
   }
   if (st->recording) row(p, "Recording", "%s", st->recording);
+  /* what the frame rate pays for: shadows (H) and the window's samples (A) */
+  char samples[32] = "one sample";
+  if (st->msaa > 0 && ui->multisample) snprintf(samples, sizeof samples, "%dx multisampled", st->msaa);
+  row(p, "Render", "shadows %s, %s", (ui->flags & IMP_VIS_SHADOW) ? "on" : "off", samples);
 }
 
 /* One joint's line: hinge and slide show their value, a ball joint its
@@ -129,41 +138,28 @@ static void joint_row(imp_viewer_panel* p, const imp_model* m, const imp_data* d
   }
 }
 
-/* Lines for joints and actuators within maxlines, each header included:
-   when both do not fit, each gets half, so the actuators the keys control
-   stay visible. */
-static void split_lines(const imp_model* m, int maxlines, int* njoint, int* nact) {
-  int want_j = m->njnt > 0 ? 1 + m->njnt : 0, want_a = m->nu > 0 ? 1 + m->nu : 0;
-  int half = maxlines / 2;
-  if (want_j + want_a <= maxlines) *nact = want_a;
-  else if (want_a <= half) *nact = want_a;
-  else if (want_j <= half) *nact = maxlines - want_j;
-  else *nact = half;
-  *njoint = maxlines - *nact < want_j ? maxlines - *nact : want_j;
-}
-
 static void actuator_row(imp_viewer_panel* p, const imp_model* m, const imp_data* d,
                          const imp_viewer_ui* ui, int a) {
   const char* name = imp_id2name(m, IMP_OBJ_ACTUATOR, a);
-  char label[128];
+  char label[128], track[64];
+  double range[2];
   snprintf(label, sizeof label, "%s %s", a == ui->actuator ? ">" : " ",
            name && name[0] ? name : "actuator");
-  row(p, label, "%.3f", d->ctrl[a]);
+  /* the track first: its pixels then do not move with the value's digits */
+  imp_viewer_slider_range(m, a, range);
+  imp_viewer_slider_text(d->ctrl[a], range, track, sizeof track);
+  row(p, label, "%s %.3f", track, d->ctrl[a]);
 }
 
 void imp_viewer_state_panel(imp_viewer_panel* p, const imp_model* m, const imp_data* d,
                             const imp_viewer_ui* ui, int maxlines) {
   clear(p);
-  int nj, na;
-  split_lines(m, maxlines, &nj, &na);
-  if (nj > 0) row(p, "Joints", "");
-  for (int j = 0; j < nj - 1; j++) joint_row(p, m, d, j);
-  if (na > 0) row(p, "Actuators", "ctrl");
-  /* a window onto the actuators that keeps the selected one in view */
-  int first = ui->actuator - (na - 1) / 2;
-  if (first > m->nu - (na - 1)) first = m->nu - (na - 1);
-  if (first < 0) first = 0;
-  for (int a = first; a < first + na - 1 && a < m->nu; a++) actuator_row(p, m, d, ui, a);
+  imp_viewer_state_layout L;
+  imp_viewer_state_arrange(m, ui, maxlines, &L);
+  if (L.joint_header >= 0) row(p, "Joints", "");
+  for (int j = L.joint_first; j < L.joint_first + L.joint_rows; j++) joint_row(p, m, d, j);
+  if (L.act_header >= 0) row(p, "Actuators", "ctrl (drag; Z: all to 0)");
+  for (int a = L.act_first; a < L.act_first + L.act_rows; a++) actuator_row(p, m, d, ui, a);
 }
 
 /* Greedy wrapping at spaces; a word longer than width is cut. */

@@ -23,6 +23,7 @@ typedef struct imp_viewer_status {
      nefc, solver_iter, solver_residual, shown instead of a re-solve of the
      recorded state; NULL otherwise */
   const double* recorded_solver;
+  int msaa;                  /* the window's samples per pixel (0: none) */
 } imp_viewer_status;
 
 /* A two-column panel's text. */
@@ -36,8 +37,9 @@ void imp_viewer_info_panel(imp_viewer_panel* p, const imp_model* m, const imp_da
                            const imp_viewer_ui* ui, const imp_camera* cam,
                            const imp_viewer_status* st);
 /* Joint values (hinge and slide: the value; ball and free: position and
-   quaternion abridged) then, when the model has actuators, their ctrl with
-   the one the keys move marked by '>'. At most maxlines lines. */
+   quaternion abridged) then, when the model has actuators, their ctrl as a
+   slider and a number, the one the keys move marked by '>'. At most
+   maxlines lines, the lists scrolled as ui says (state_panel.h). */
 void imp_viewer_state_panel(imp_viewer_panel* p, const imp_model* m, const imp_data* d,
                             const imp_viewer_ui* ui, int maxlines);
 

@@ -95,6 +95,7 @@ static void install(imp_viewer* v, imp_model* m, imp_data* d, imp_renderer* r, i
   imp_viewer_unload(v);
   v->m = m, v->d = d, v->r = r;
   v->selected = -1;
+  v->slider = -1; /* a slider held across a reload would move another model's actuator */
   imp_viewer_perturb_end(&v->pert);
   if (v->ui.actuator >= m->nu || v->ui.actuator < 0) v->ui.actuator = m->nu > 0 ? 0 : -1;
   if (v->ui.key >= m->nkey) v->ui.key = -1;
@@ -282,6 +283,18 @@ static void set_ctrl(imp_viewer* v, int dir) {
   v->d->ctrl[a] = c;
 }
 
+/* Z: every actuator's ctrl to 0, clamped into its range when limited
+   (a range that excludes 0 takes its nearer end). */
+static void zero_all_ctrl(imp_viewer* v) {
+  if (v->o->traj) return; /* a replay's ctrl is the recording's */
+  for (int a = 0; a < v->m->nu; a++) {
+    const double* r = v->m->actuator_ctrlrange + 2 * a;
+    int limited = v->m->actuator_ctrllimited[a] && r[1] > r[0];
+    v->d->ctrl[a] = limited ? (0.0 < r[0] ? r[0] : 0.0 > r[1] ? r[1] : 0.0) : 0.0;
+  }
+  imp_viewer_say(v, 0, "every ctrl to 0");
+}
+
 /* Right arrow, left arrow, up/down in replay: always pause first. */
 static void step_or_scrub(imp_viewer* v, imp_viewer_cmd c) {
   v->ui.running = 0;
@@ -313,9 +326,13 @@ void imp_viewer_command(imp_viewer* v, imp_viewer_cmd c) {
     case IMP_ACT_KEY_PREV: load_keyframe(v, -1); break;
     case IMP_ACT_SOLVER_NEXT: next_solver(v); break;
     case IMP_ACT_RECORD: toggle_recording(v); break;
-    case IMP_ACT_ACTUATOR: v->ui.actuator = imp_viewer_next_actuator(v->ui.actuator, v->m->nu, c.arg); break;
+    case IMP_ACT_ACTUATOR:
+      v->ui.actuator = imp_viewer_next_actuator(v->ui.actuator, v->m->nu, c.arg);
+      v->ui.follow_actuator = 1; /* the panel scrolls to it */
+      break;
     case IMP_ACT_CTRL: set_ctrl(v, c.arg); break;
     case IMP_ACT_CTRL_ZERO: set_ctrl(v, 0); break;
+    case IMP_ACT_CTRL_ZERO_ALL: zero_all_ctrl(v); break;
     case IMP_ACT_QUIT: v->quit = 1; break;
     default: break;
   }

@@ -29,6 +29,8 @@ typedef struct imp_viewer_opt {
   int nscript;
   struct ctrl_file* ctrl;         /* --ctrl: open-loop controls (ctrl_file.h) matched to every
                                      model loaded, through its control callback; NULL none */
+  int msaa;                       /* the window's samples per pixel, 0 none (--msaa) */
+  int no_shadows;                 /* start with shadows off (--no-shadows; H toggles) */
 } imp_viewer_opt;
 
 /* Open the window and run until it is closed (or the scripted frames are

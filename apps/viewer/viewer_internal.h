@@ -12,6 +12,7 @@
 #include "pacing.h"
 #include "panels.h"
 #include "perturb.h"
+#include "state_panel.h"
 #include "record.h"
 #include "render.h"
 #include "viewer.h"
@@ -50,6 +51,10 @@ typedef struct imp_viewer {
   double replay_clock;   /* simulated time of the play head */
   double bar_x0, bar_x1, bar_y0, bar_y1; /* the scrub bar, framebuffer pixels */
   int scrubbing;         /* the left button went down on the bar and is held */
+  /* the state panel as last drawn: its lines and pixels, for the mouse */
+  imp_viewer_state_layout state;
+  imp_viewer_panel_geom state_geom; /* all 0 when not drawn */
+  int slider;            /* the actuator whose ctrl slider is dragged, -1 none */
   /* requests from callbacks, served by the frame loop */
   int want_screenshot;
   int next_event;        /* the next scripted event to play */

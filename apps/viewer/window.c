@@ -111,6 +111,27 @@ static int scrub_click(imp_viewer* v, double x, double y) {
   return 1;
 }
 
+/* The dragged slider's actuator takes the value at window column x. */
+static void slide_to(imp_viewer* v, double x, double y) {
+  double px, py, range[2];
+  to_pixels(v->win, x, y, &px, &py);
+  imp_viewer_slider_range(v->m, v->slider, range);
+  v->d->ctrl[v->slider] = imp_viewer_slider_value(&v->state_geom, px, range);
+}
+
+/* A press on an actuator's ctrl slider selects the actuator, sets its ctrl
+   there and holds the slider until release (MuJoCo's simulate); 1 when it did. */
+static int slider_click(imp_viewer* v, double x, double y) {
+  double px, py;
+  to_pixels(v->win, x, y, &px, &py);
+  int a = v->o->traj || !v->ui.panels ? -1 : imp_viewer_slider_at(&v->state, &v->state_geom, px, py);
+  if (a < 0 || a >= v->m->nu) return 0;
+  v->slider = a;
+  v->ui.actuator = a;
+  slide_to(v, x, y);
+  return 1;
+}
+
 /* Ctrl + drag on the selected body: grab it where it was picked. */
 static void begin_perturb(imp_viewer* v, int rotate) {
   double p[3];
@@ -125,11 +146,13 @@ static void mouse_button(imp_viewer* v, int button, int action, int mods, double
   if (action == GLFW_RELEASE) {
     v->drag = IMP_DRAG_NONE;
     v->scrubbing = 0;
+    v->slider = -1;
     imp_viewer_perturb_end(&v->pert);
     return;
   }
   v->mx = x, v->my = y;
   if (button == GLFW_MOUSE_BUTTON_LEFT && scrub_click(v, x, y)) return;
+  if (button == GLFW_MOUSE_BUTTON_LEFT && slider_click(v, x, y)) return;
   if (imp_viewer_is_double_click(&v->press, button, glfwGetTime(), x, y, v->frame_seconds)) {
     double_click(v, button, mods, x, y);
     return;
@@ -158,6 +181,7 @@ static void mouse_move(imp_viewer* v, double x, double y) {
     to_pixels(w, x, y, &px, &py);
     scrub_to(v, px);
   }
+  if (v->slider >= 0 && v->slider < v->m->nu) slide_to(v, x, y);
   if (v->drag == IMP_DRAG_NONE) return;
   const imp_camera_pose* pose = imp_render_pose(v->r);
   int cam_action = imp_viewer_camera_action(v->drag);
@@ -172,11 +196,28 @@ static void on_cursor(GLFWwindow* w, double x, double y) {
   mouse_move(from(w), x, y);
 }
 
-/* Scroll zooms, 0.05 of the distance per notch (camera.h). */
+/* The wheel at window point (x, y): over the state panel's joints or
+   actuators it scrolls that list, elsewhere it zooms, 0.05 of the distance
+   a notch (camera.h). */
+static void wheel(imp_viewer* v, double x, double y, double notches) {
+  double px, py;
+  to_pixels(v->win, x, y, &px, &py);
+  int line = v->ui.panels ? imp_viewer_panel_line(&v->state_geom, v->state.nlines, px, py) : -1;
+  /* a touchpad sends fractions of a notch: a row once they add up to one */
+  int rows = (int)lround(notches);
+  if (line >= 0) {
+    if (rows) imp_viewer_state_scroll(&v->ui, v->m, &v->state, line, rows);
+    return;
+  }
+  imp_camera_move(&v->cam, IMP_CAMERA_ZOOM, 0, 0.05 * notches, imp_render_pose(v->r));
+}
+
+/* GLFW scroll callback, at the cursor's position. */
 static void on_scroll(GLFWwindow* w, double xoff, double yoff) {
   (void)xoff;
-  imp_viewer* v = from(w);
-  imp_camera_move(&v->cam, IMP_CAMERA_ZOOM, 0, 0.05 * yoff, imp_render_pose(v->r));
+  double x, y;
+  glfwGetCursorPos(w, &x, &y);
+  wheel(from(w), x, y, yoff);
 }
 
 /* GLFW drop callback: remember the first file for the frame loop. */
@@ -185,7 +226,8 @@ static void on_drop(GLFWwindow* w, int count, const char** paths) {
   if (count > 0) snprintf(from(w)->drop, sizeof from(w)->drop, "%s", paths[0]);
 }
 
-/* An OpenGL 3.3 core window, 4x multisampled, its context current. */
+/* An OpenGL 3.3 core window, multisampled o->msaa times (0: not at all;
+   software GL pays for every sample), its context current. */
 static GLFWwindow* open_window(const imp_viewer_opt* o) {
   const char* cmd = o->traj ? "replay" : "view";
   if (!glfwInit()) {
@@ -207,7 +249,7 @@ static GLFWwindow* open_window(const imp_viewer_opt* o) {
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-  glfwWindowHint(GLFW_SAMPLES, 4);
+  glfwWindowHint(GLFW_SAMPLES, o->msaa);
   GLFWwindow* w = glfwCreateWindow(o->width, o->height, "impetus", NULL, NULL);
   if (!w) {
     fprintf(stderr, "impetus: cannot make an OpenGL 3.3 core window\n");
@@ -269,6 +311,7 @@ static void rewind_finished_replay(imp_viewer* v) {
 static void sync_render_opt(imp_viewer* v) {
   v->opt.geomgroup = v->ui.geomgroup;
   v->opt.flags = v->ui.flags;
+  v->opt.multisample = v->ui.multisample;
   v->opt.selected_body = v->selected;
   v->opt.perturb = v->pert.spring;
 }
@@ -299,6 +342,28 @@ static int count_lines(const char* s) {
   return n;
 }
 
+/* The state panel at the top right, as tall as half the window (at least
+   4 lines), its lines and pixels kept for the wheel and the sliders. */
+static void draw_state_panel(imp_viewer* v, int h, imp_viewer_panel* p) {
+  double lh = imp_render_line_height(v->r), box[4], top, rx;
+  int lines = (int)(h / lh) / 2;
+  lines = lines > 4 ? lines : 4;
+  imp_viewer_state_arrange(v->m, &v->ui, lines, &v->state);
+  imp_viewer_state_commit(&v->ui, &v->state);
+  imp_viewer_state_panel(p, v->m, v->d, &v->ui, lines);
+  if (!p->left[0]) return;
+  imp_render_overlay(v->r, IMP_CORNER_TOPRIGHT, p->left, p->right);
+  imp_render_overlay_box(v->r, IMP_CORNER_TOPRIGHT, p->left, p->right, box, &top, &rx);
+  /* the track: between the bracket and the last dash of "[---...---]" */
+  char track[IMP_VIEWER_TRACK + 2] = "[";
+  memset(track + 1, '-', IMP_VIEWER_TRACK);
+  track[IMP_VIEWER_TRACK + 1] = '\0';
+  double dash = imp_render_text_width(v->r, "-");
+  v->state_geom = (imp_viewer_panel_geom){box[0], box[1], box[2], box[3], top, lh,
+                                          rx + imp_render_text_width(v->r, "[") + 0.5 * dash,
+                                          rx + imp_render_text_width(v->r, track) - 0.5 * dash};
+}
+
 /* Help (top left), info (bottom left), state (top right), messages. */
 static void draw_panels(imp_viewer* v, int h) {
   static imp_viewer_panel p;
@@ -308,7 +373,7 @@ static void draw_panels(imp_viewer* v, int h) {
   int has_recorded = v->o->traj && imp_trajectory_solver(v->o->traj, v->row, recorded);
   imp_viewer_status st = {v->meter.fps, v->meter.rtf, v->rec ? v->rec_path : NULL,
                           v->o->traj ? v->row : 0, v->o->traj ? v->o->traj->nrow : 0,
-                          has_recorded ? recorded : NULL};
+                          has_recorded ? recorded : NULL, v->o->msaa};
   if (v->ui.panels && v->ui.help) {
     imp_viewer_help_panel(&p, v->o->traj != NULL);
     imp_render_overlay(v->r, IMP_CORNER_TOPLEFT, p.left, p.right);
@@ -320,11 +385,8 @@ static void draw_panels(imp_viewer* v, int h) {
     if ((help_lines + count_lines(p.left) + 2) * lh <= h)
       imp_render_overlay(v->r, IMP_CORNER_BOTTOMLEFT, p.left, p.right);
   }
-  if (v->ui.panels) {
-    int lines = (int)(h / lh) / 2;
-    imp_viewer_state_panel(&p, v->m, v->d, &v->ui, lines > 4 ? lines : 4);
-    if (p.left[0]) imp_render_overlay(v->r, IMP_CORNER_TOPRIGHT, p.left, p.right);
-  }
+  v->state_geom = (imp_viewer_panel_geom){0};
+  if (v->ui.panels) draw_state_panel(v, h, &p);
   if (v->message[0] && glfwGetTime() < v->message_until) {
     imp_viewer_wrap(v->message, 70, p.left, sizeof p.left);
     imp_render_overlay(v->r, IMP_CORNER_BOTTOMRIGHT, p.left, NULL);
@@ -355,6 +417,7 @@ static void play_script(imp_viewer* v, long long n) {
       case IMP_EVENT_KEY: press_key(v, e->key, e->mods, 0); break;
       case IMP_EVENT_DROP: snprintf(v->drop, sizeof v->drop, "%s", e->path); break;
       case IMP_EVENT_MOVE: mouse_move(v, e->x, e->y); break;
+      case IMP_EVENT_SCROLL: wheel(v, e->x, e->y, e->key); break;
       case IMP_EVENT_RELEASE: mouse_button(v, e->key, GLFW_RELEASE, e->mods, v->mx, v->my); break;
       case IMP_EVENT_PRESS: mouse_button(v, e->key, GLFW_PRESS, e->mods, e->x, e->y); break;
       case IMP_EVENT_DCLICK:
@@ -426,6 +489,7 @@ int imp_viewer_run(imp_model* m, const imp_viewer_opt* o) {
   v.o = o;
   v.selected = -1;
   v.press.button = -1;
+  v.slider = -1;
   snprintf(v.path, sizeof v.path, "%s", o->model_path);
   if (!(v.win = open_window(o))) {
     imp_free_model(m);
@@ -433,6 +497,7 @@ int imp_viewer_run(imp_model* m, const imp_viewer_opt* o) {
   }
   install_callbacks(&v);
   imp_render_opt_default(&v.opt);
+  if (o->no_shadows) v.opt.flags &= ~(unsigned)IMP_VIS_SHADOW;
   imp_viewer_ui_default(&v.ui, v.opt.geomgroup, v.opt.flags, m->nu);
   v.ui.replay = o->traj != NULL;
   int status = 1;
