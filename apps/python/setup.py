@@ -45,8 +45,9 @@ def library_dirs():
                        if os.path.exists(os.path.join(prefix, d, "libimpetus.so"))),
                       os.path.join(prefix, "lib"))
         return [os.path.join(prefix, "include")], [libdir]
-    incs = [f[2:] for f in pkg_config("--cflags-only-I")]
-    libs = [f[2:] for f in pkg_config("--libs-only-L")]
+    # impetus.pc names its prefix from its own place (${pcfiledir}/../..)
+    incs = [os.path.normpath(f[2:]) for f in pkg_config("--cflags-only-I")]
+    libs = [os.path.normpath(f[2:]) for f in pkg_config("--libs-only-L")]
     return incs, libs
 
 
