@@ -28,7 +28,7 @@ static void exit_now(void) {
   _exit(130);
 }
 
-/* SIGINT/SIGTERM: ask the command to stop; a second signal means now. */
+/* SIGINT/SIGTERM/SIGHUP: ask the command to stop; a second signal means now. */
 static void on_signal(int sig) {
   (void)sig;
   if (interrupted && !done) exit_now();
@@ -53,10 +53,13 @@ void cli_interrupt_install(const char* what) {
   /* one handler at a time: the alarm cannot interrupt the signal handler */
   sigaddset(&sa.sa_mask, SIGINT);
   sigaddset(&sa.sa_mask, SIGTERM);
+  sigaddset(&sa.sa_mask, SIGHUP);
   sigaddset(&sa.sa_mask, SIGALRM);
   sa.sa_handler = on_signal;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  /* a terminal that goes away stops the command as cleanly as Ctrl-C */
+  sigaction(SIGHUP, &sa, NULL);
   sa.sa_handler = on_alarm;
   sigaction(SIGALRM, &sa, NULL);
 }

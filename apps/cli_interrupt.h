@@ -1,4 +1,5 @@
-/* Stopping a long command cleanly on SIGINT (Ctrl-C) or SIGTERM.
+/* Stopping a long command cleanly on SIGINT (Ctrl-C), SIGTERM or SIGHUP
+   (the terminal closed).
 
    The first signal sets a flag the command reads between units of work
    (steps, frames) and stops at the next boundary, leaving every file it
@@ -19,7 +20,7 @@
    exit ("impetus render"). */
 void cli_interrupt_install(const char* what);
 
-/* True once SIGINT or SIGTERM came. */
+/* True once SIGINT, SIGTERM or SIGHUP came. */
 int cli_interrupted(void);
 
 /* The file being written now, removed if the process must exit before it

@@ -35,10 +35,11 @@ const char* const cli_usage_render =
     "OpenGL: EGL on Mesa's surfaceless platform, else a hidden GLFW window\n"
     "(IMP_GL=egl or IMP_GL=glfw picks one). Prints frames, backend,\n"
     "render_seconds and render_fps (drawing and reading pixels, not PNG\n"
-    "encoding). Each PNG is written to FILE.tmp and renamed when complete.\n"
+    "encoding). Each PNG is written to a new FILE.XXXXXX.tmp (never through a\n"
+    "link) and renamed when complete.\n"
     "On a terminal a progress line goes to stderr every few seconds (steps,\n"
     "simulated time, real-time factor, time left); --quiet turns it off.\n"
-    "SIGINT (Ctrl-C) or SIGTERM stops at the end of the frame or step in\n"
+    "SIGINT (Ctrl-C), SIGTERM or SIGHUP stops at the end of the frame or step in\n"
     "progress and exits 130: every PNG written is complete and none is half\n"
     "written (a frame still being written 2 s after the signal, or at a\n"
     "second signal, is removed).\n";
@@ -197,12 +198,10 @@ static int write_frame(render_ctx* c, const imp_model* m, const imp_data* d, con
   c->seconds += cli_now() - t0;
   c->frames++;
   char err[1200];
-  /* image.c writes path.tmp and renames it: removed if a signal forces an exit */
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  cli_interrupt_guard(tmp);
-  int rc = imp_image_write_png(path, c->rgb, a->width, a->height, err, sizeof err);
-  cli_interrupt_guard(NULL);
+  /* image.c writes a temporary file of its own and renames it: the guard
+     learns its name, removed if a signal forces an exit */
+  int rc = imp_image_write_png_guarded(path, c->rgb, a->width, a->height, cli_interrupt_guard, err,
+                                       sizeof err);
   if (rc) {
     fprintf(stderr, "impetus render: %s\n", err);
     return -1;

@@ -3,7 +3,7 @@
    record a trajectory, and summarize the run (see the usage text in
    impetus.c).
 
-   Stopping on SIGINT/SIGTERM: the handler sets a flag that the loop reads
+   Stopping on SIGINT/SIGTERM/SIGHUP (a closed terminal): the handler sets a flag that the loop reads
    between steps, so a normal run stops cleanly at the next step boundary.
    A step that never ends (a solver that hangs) would never read it, so the
    handler also arms an alarm: if the loop has not acknowledged the flag
@@ -30,13 +30,13 @@
 /* seconds a step may take after a signal before the process exits anyway */
 #define GRACE_SECONDS 2
 
-/* set by SIGINT/SIGTERM: stop stepping and discard the recording */
+/* set by SIGINT/SIGTERM/SIGHUP: stop stepping and discard the recording */
 static volatile sig_atomic_t interrupted = 0;
 /* set by the loop once it has seen the flag and is stopping by itself */
 static volatile sig_atomic_t acknowledged = 0;
-/* the recorder's temporary file (record.c writes rows to FILE.tmp), set
-   before the recorder opens it, so the handler can remove it without
-   touching the recorder's state */
+/* the recorder's temporary file (a name of its own, record.h), copied
+   while the signals are blocked, right after the recorder made it, so the
+   handler can remove it without touching the recorder's state */
 static char tmp_path[4200];
 static volatile sig_atomic_t have_tmp = 0;
 
@@ -51,7 +51,7 @@ static void exit_now(void) {
   _exit(130);
 }
 
-/* SIGINT/SIGTERM: ask the loop to stop; a second signal before it has
+/* SIGINT/SIGTERM/SIGHUP: ask the loop to stop; a second signal before it has
    stopped means stop now */
 static void on_signal(int sig) {
   (void)sig;
@@ -66,18 +66,26 @@ static void on_alarm(int sig) {
   if (interrupted && !acknowledged) exit_now();
 }
 
-/* Install the handlers for SIGINT, SIGTERM and the grace alarm. */
+/* The signals that stop a run, and the grace alarm: blocked together. */
+static void stop_signals(sigset_t* set) {
+  sigemptyset(set);
+  sigaddset(set, SIGINT);
+  sigaddset(set, SIGTERM);
+  sigaddset(set, SIGHUP);
+  sigaddset(set, SIGALRM);
+}
+
+/* Install the handlers for SIGINT, SIGTERM, SIGHUP and the grace alarm. */
 static void install_handlers(void) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
-  sigemptyset(&sa.sa_mask);
   /* one handler at a time: the alarm cannot interrupt the signal handler */
-  sigaddset(&sa.sa_mask, SIGINT);
-  sigaddset(&sa.sa_mask, SIGTERM);
-  sigaddset(&sa.sa_mask, SIGALRM);
+  stop_signals(&sa.sa_mask);
   sa.sa_handler = on_signal;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  /* a terminal that goes away: SIGHUP's default would leave the temporary file */
+  sigaction(SIGHUP, &sa, NULL);
   sa.sa_handler = on_alarm;
   sigaction(SIGALRM, &sa, NULL);
 }
@@ -173,7 +181,7 @@ static int parse_args(int argc, char** argv, run_args* a) {
   if (a->record && !known_extension(a->record)) {
     return cli_usage_error("--record %s: the file must end in .csv or .npy", a->record);
   }
-  if (a->record && strlen(a->record) + sizeof ".tmp" > sizeof tmp_path) {
+  if (a->record && strlen(a->record) + sizeof ".XXXXXX.tmp" > sizeof tmp_path) {
     return cli_usage_error("--record: the path is too long");
   }
   return 0;
@@ -368,14 +376,22 @@ static void report_not_converged(const run_stats* s, long long done) {
 static imp_recorder* open_recording(const run_args* a, const imp_model* m, int* failed) {
   *failed = 0;
   if (!a->record) return NULL;
-  /* record.c's temporary name; known to the handler before the file exists */
-  snprintf(tmp_path, sizeof tmp_path, "%s.tmp", a->record);
-  have_tmp = 1;
+  /* the recorder picks a unique temporary name: the handler learns it with
+     the signals blocked, so no forced exit comes between the file's
+     creation and the moment the handler knows its name */
+  sigset_t block, old;
+  stop_signals(&block);
+  sigprocmask(SIG_BLOCK, &block, &old);
   char err[1024] = "";
   imp_recorder* rec = imp_recorder_open_flags(
       a->record, m, a->record_solver ? IMP_RECORD_SOLVER : 0, err, sizeof err);
+  const char* tmp = imp_recorder_temp_path(rec);
+  if (tmp && strlen(tmp) < sizeof tmp_path) {
+    memcpy(tmp_path, tmp, strlen(tmp) + 1);
+    have_tmp = 1;
+  }
+  sigprocmask(SIG_SETMASK, &old, NULL);
   if (!rec) {
-    have_tmp = 0;
     fprintf(stderr, "impetus run: %s\n", err);
     *failed = 1;
   }

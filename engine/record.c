@@ -1,9 +1,13 @@
 /* Trajectory recording to CSV or NPY files (see record.h).
  *
- * A recording is complete or absent: rows go to "<path>.tmp", flushed after
- * every row so a crash loses at most the row being written, and
- * imp_recorder_close fsyncs it and renames it over path (rename is atomic on
- * POSIX file systems). Everything a row needs is allocated in
+ * A recording is complete or absent: rows go to a temporary file of its
+ * own beside path ("<path>.XXXXXX.tmp", tmpfile.h: created new, never
+ * through a link, so two runs to one path do not share it and a link
+ * planted there is not followed), flushed after every row so a crash loses
+ * at most the row being written, and imp_recorder_close fsyncs it and
+ * renames it over path (rename is atomic on POSIX file systems). The data
+ * and its sidecar are renamed under a lock of the directory, so two
+ * recordings to one path leave the data and the sidecar of one of them. Everything a row needs is allocated in
  * imp_recorder_open, so writing a row never calls malloc.
  *
  * NPY format, version 1.0: the magic "\x93NUMPY", the version bytes 1 0, the
@@ -16,6 +20,7 @@
 
 #include "record.h"
 #include "record_internal.h"
+#include "tmpfile.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -24,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum { REC_CSV = 0, REC_NPY = 1 };
@@ -40,7 +46,7 @@ static const char* const solver_columns[] = {"ncon", "nefc", "solver_iter", "sol
 struct imp_recorder {
   FILE* f;               /* the temporary file */
   char* path;            /* final name */
-  char* tmppath;         /* path + ".tmp" */
+  char* tmppath;         /* the temporary file, "<path>.XXXXXX.tmp" */
   int format;            /* REC_CSV or REC_NPY */
   int nq, nv, nu;        /* sizes of the model the recorder was opened for */
   int na;                /* activation columns: na */
@@ -310,20 +316,25 @@ imp_recorder* imp_recorder_open_flags(const char* path, const imp_model* m, int 
   r->info_steps = -1;
   r->info_every = 0;
   r->path = concat(path, "");
-  r->tmppath = concat(path, ".tmp");
   r->row = malloc(sizeof(double) * (size_t)r->ncol);
   r->bytes = malloc(8 * (size_t)r->ncol);
-  if (!r->path || !r->tmppath || !r->row || !r->bytes || make_names(r, m) != 0 ||
+  if (!r->path || !r->row || !r->bytes || make_names(r, m) != 0 ||
       make_descriptions(r, m) != 0) {
     destroy(r);
     set_err(err, errsz, "%s: out of memory", path);
     return NULL;
   }
 
-  r->f = fopen(r->tmppath, "wb");
+  /* a directory at path would only be found at the rename, after the run */
+  int fd = imp_tmpfile_target_ok(r->path) == 0 ? imp_tmpfile_create(r->path, &r->tmppath) : -1;
+  r->f = fd >= 0 ? fdopen(fd, "wb") : NULL;
   if (!r->f) {
     /* the user's path: the temporary name beside it is ours, not theirs */
     set_err(err, errsz, "%s: cannot create: %s", r->path, strerror(errno));
+    if (fd >= 0) {
+      close(fd);
+      unlink(r->tmppath);
+    }
     destroy(r);
     return NULL;
   }
@@ -347,7 +358,7 @@ imp_recorder* imp_recorder_open_flags(const char* path, const imp_model* m, int 
   if (rc != 0) {
     set_err(err, errsz, "%s: cannot write: %s", r->path, strerror(errno));
     fclose(r->f);
-    remove(r->tmppath);
+    unlink(r->tmppath);
     destroy(r);
     return NULL;
   }
@@ -446,10 +457,15 @@ static void json_string_or_null(FILE* f, const char* s) {
     fputs("null", f);
 }
 
-/* Write the JSON sidecar to tmp; returns 0 or -1. */
-static int write_sidecar(const imp_recorder* r, const char* tmp, int complete) {
-  FILE* f = fopen(tmp, "wb");
-  if (!f) return -1;
+/* Write the JSON sidecar of path to a new temporary file, its name in *tmp
+   (NULL when none was made); returns 0 or -1. */
+static int write_sidecar(const imp_recorder* r, const char* path, char** tmp, int complete) {
+  int fd = imp_tmpfile_create(path, tmp);
+  FILE* f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+  if (!f) {
+    if (fd >= 0) close(fd);
+    return -1;
+  }
   fprintf(f, "{\"columns\": ");
   json_list(f, r->names, r->ncol);
   fprintf(f, ", \"descriptions\": ");
@@ -500,26 +516,32 @@ static int finish(imp_recorder* r, int complete, char* err, int errsz) {
   if (fclose(r->f) != 0) ok = 0;
   r->f = NULL;
 
-  char* json = NULL;
+  char* json = concat(r->path, ".json");
   char* jsontmp = NULL;
-  if (ok && (r->format == REC_NPY || !complete || r->info_ctrl)) {
-    json = concat(r->path, ".json");
-    jsontmp = concat(r->path, ".json.tmp");
-    ok = json && jsontmp && write_sidecar(r, jsontmp, complete) == 0;
-  }
+  int sidecar = r->format == REC_NPY || !complete || r->info_ctrl;
+  if (!json) ok = 0;
+  if (ok && sidecar) ok = write_sidecar(r, json, &jsontmp, complete) == 0;
   if (ok) {
+    /* another recording to this path renames its pair under the same lock:
+       the data and the sidecar that end up there are of one recording */
+    int lock = imp_tmpfile_lock_dir(r->path);
     what = "rename";
-    ok = rename(r->tmppath, r->path) == 0;
-  }
-  if (ok && jsontmp) {
-    ok = rename(jsontmp, json) == 0;
-    if (!ok) remove(r->path); /* complete or absent: no data without its sidecar */
+    ok = imp_tmpfile_commit(r->tmppath, r->path) == 0;
+    if (ok && jsontmp) {
+      ok = imp_tmpfile_commit(jsontmp, json) == 0;
+      if (!ok) unlink(r->path); /* complete or absent: no data without its sidecar */
+    } else if (ok) {
+      /* an earlier recording's sidecar would describe other data */
+      struct stat st;
+      if (lstat(json, &st) == 0 && !S_ISDIR(st.st_mode)) unlink(json);
+    }
+    imp_tmpfile_unlock_dir(lock);
   }
   if (!ok) {
     set_err(err, errsz, "%s: recording failed (%s)%s%s", r->path, what, errno ? ": " : "",
             errno ? strerror(errno) : "");
-    remove(r->tmppath);
-    if (jsontmp) remove(jsontmp);
+    unlink(r->tmppath);
+    if (jsontmp) unlink(jsontmp);
   }
   free(json);
   free(jsontmp);
@@ -538,6 +560,8 @@ int imp_recorder_close_partial(imp_recorder* r, char* err, int errsz) {
 void imp_recorder_abort(imp_recorder* r) {
   if (!r) return;
   if (r->f) fclose(r->f);
-  remove(r->tmppath);
+  unlink(r->tmppath);
   destroy(r);
 }
+
+const char* imp_recorder_temp_path(const imp_recorder* r) { return r ? r->tmppath : NULL; }

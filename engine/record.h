@@ -1,7 +1,13 @@
 /* Trajectory recording to CSV or NPY files.
-   Promises: a recording is complete or absent. Rows go to "<path>.tmp"
-   (flushed as they go) and imp_recorder_close renames it to path; a recorder
-   that is aborted or never closed leaves nothing at path. Columns:
+   Promises: a recording is complete or absent. Rows go to a temporary file
+   of the recorder's own beside path, "<path>.XXXXXX.tmp" (created new:
+   never an existing file, never through a symbolic link; mode 0666 less
+   the umask), flushed as they go, and imp_recorder_close renames it to
+   path (a link at path is replaced, not followed; a directory there is
+   refused at open); a recorder that is aborted or never closed leaves
+   nothing at path. Two recordings to one path leave one whole recording,
+   with its own sidecar (a stale "<path>.json" of an earlier recording is
+   removed when the new one has none). Columns:
    time, qpos_0..qpos_{nq-1}, qvel_0..qvel_{nv-1}, ctrl_0..ctrl_{nu-1},
    then d->act when the model has activations (na > 0), one column each,
    named act_NAME after its actuator (act_NAME_J for several, actU for an
@@ -70,5 +76,9 @@ int imp_recorder_close(imp_recorder* r, char* err, int errsz);
 int imp_recorder_close_partial(imp_recorder* r, char* err, int errsz);
 /* Discard the recording: remove the temporary file, write nothing at path. */
 void imp_recorder_abort(imp_recorder* r);
+/* The temporary file the rows go to (valid until the recorder is closed or
+   aborted), e.g. for a signal handler that must remove it on a forced
+   exit: copy it before a signal can come. */
+const char* imp_recorder_temp_path(const imp_recorder* r);
 
 #endif

@@ -76,6 +76,29 @@ static void parse_texture_grid(ld_ctx* c, ld_node* n, ld_texture* t) {
   snprintf(t->gridlayout, sizeof t->gridlayout, "%s", s ? s : "");
 }
 
+/* A PNG texture's size from its header (signature, then the IHDR chunk's
+   width and height, big-endian: PNG specification, 5.2 and 11.2.2),
+   refused with the element's file and line when it has more pixels than
+   LD_MAXTEXTUREPIXELS: a small file can claim gigabytes of pixels, which
+   the renderer would otherwise only refuse without a line. A file that
+   cannot be read or is no PNG is left to the renderer, as before. */
+static void check_texture_size(ld_ctx* c, const ld_texture* t) {
+  FILE* f = fopen(t->path, "rb");
+  if (!f) return;
+  unsigned char h[24];
+  size_t got = fread(h, 1, sizeof h, f);
+  fclose(f);
+  if (got != sizeof h || memcmp(h, "\x89PNG\r\n\x1a\n", 8) != 0 || memcmp(h + 12, "IHDR", 4) != 0)
+    return;
+  unsigned long w = (unsigned long)h[16] << 24 | (unsigned long)h[17] << 16 |
+                    (unsigned long)h[18] << 8 | h[19];
+  unsigned long hgt = (unsigned long)h[20] << 24 | (unsigned long)h[21] << 16 |
+                      (unsigned long)h[22] << 8 | h[23];
+  if ((unsigned long long)w * hgt > LD_MAXTEXTUREPIXELS)
+    ld_asset_error(c, "texture", t->name, t->path, t->file, t->line,
+                   "%lu x %lu pixels: more than the %d allowed", w, hgt, LD_MAXTEXTUREPIXELS);
+}
+
 static void parse_texture(ld_ctx* c, ld_node* n) {
   static const char* const types[] = {"2d", "cube", "skybox", NULL};
   static const char* const builtin[] = {"none", "gradient", "checker", "flat", NULL};
@@ -103,6 +126,7 @@ static void parse_texture(ld_ctx* c, ld_node* n) {
   const char* f = ld_attr_str(n, "file");
   if (f) t->path = ld_join_path(c, c->texturedir ? c->texturedir : c->dir, f);
   if (!t->name && f) t->name = file_stem(c, f), t->autoname = 1;
+  if (f) check_texture_size(c, t);
   if (!t->name && t->type != 2)
     ld_warning(c, "texture/noname", n->file, n->line,
                "texture without a name or a file to be named after: nothing can refer to it");

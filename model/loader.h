@@ -285,6 +285,12 @@ typedef struct ld_hfield {
    checked before a file's pixels are decoded): 4096 x 4096. */
 #define LD_MAXHFIELDDATA (1 << 24)
 
+/* Most pixels of a PNG texture file (4096 x 4096; the largest texture of
+   MuJoCo's samples and of MuJoCo Menagerie is 2048 x 2048), checked from
+   the file's header at its <texture> element; the renderer checks every
+   texture file the same way before decoding it (render/texture.h). */
+#define LD_MAXTEXTUREPIXELS (1 << 24)
+
 /* an explicit contact pair: geom names, resolved by the compiler */
 typedef struct ld_pair {
   const char* name;

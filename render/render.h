@@ -142,9 +142,16 @@ const char* imp_offscreen_backend(const imp_offscreen* o);
 
 /* ---- images (image.c) ---- */
 
-/* Write RGB pixels (top row first) as PNG, atomically (FILE.tmp, then
-   rename). 0 on success, else -1 with "path: why" in err. */
+/* Write RGB pixels (top row first) as PNG, atomically: to a new temporary
+   file of its own beside path ("path.XXXXXX.tmp", never through a link,
+   engine/tmpfile.h), then renamed over path (a directory there is
+   refused). 0 on success, else -1 with "path: why" in err. */
 int imp_image_write_png(const char* path, const unsigned char* rgb, int width, int height,
                         char* err, int errsz);
+/* The same, telling guard the temporary file's name once it exists (with
+   the signals blocked until guard returns) and NULL once it is gone, e.g.
+   for a signal handler that removes it on a forced exit. */
+int imp_image_write_png_guarded(const char* path, const unsigned char* rgb, int width, int height,
+                                void (*guard)(const char* tmp), char* err, int errsz);
 
 #endif

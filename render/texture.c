@@ -18,6 +18,9 @@
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include <stb/stb_image.h>
 
+/* bytes of a texture file read to decode it */
+#define TEXTURE_MAXFILE (256L << 20)
+
 enum { BUILTIN_NONE = 0, BUILTIN_GRADIENT = 1, BUILTIN_CHECKER = 2, BUILTIN_FLAT = 3 };
 enum { MARK_NONE = 0, MARK_EDGE = 1, MARK_CROSS = 2 };
 
@@ -66,9 +69,53 @@ static unsigned char* builtin_rgb(const imp_model* m, int texid, int w, int h) {
   return rgb;
 }
 
+/* the whole file (at most TEXTURE_MAXFILE bytes) in a malloc'ed buffer;
+   NULL with the reason in err */
+static unsigned char* read_texture_file(const char* path, long* size, char* err, int errsz) {
+  FILE* f = fopen(path, "rb");
+  if (!f) {
+    snprintf(err, (size_t)errsz, "%s: cannot load texture: cannot open file", path);
+    return NULL;
+  }
+  long n = -1;
+  if (fseek(f, 0, SEEK_END) == 0) n = ftell(f);
+  unsigned char* buf = n > 0 && n <= TEXTURE_MAXFILE && fseek(f, 0, SEEK_SET) == 0
+                           ? malloc((size_t)n) : NULL;
+  int ok = buf && fread(buf, 1, (size_t)n, f) == (size_t)n;
+  fclose(f);
+  if (!ok) {
+    snprintf(err, (size_t)errsz, "%s: cannot load texture: %s", path,
+             n > TEXTURE_MAXFILE ? "file larger than 256 MB" : "cannot read file");
+    free(buf);
+    return NULL;
+  }
+  *size = n;
+  return buf;
+}
+
+/* A texture file decoded to RGB. The pixel count is read from the image's
+   header and bounded (IMP_TEXTURE_MAXPIXELS) before anything is decoded: a
+   PNG of little bytes can claim billions of pixels (a "decompression
+   bomb"). The bytes are read once, so the header checked is the image
+   decoded. */
 static unsigned char* file_rgb(const char* path, int* w, int* h, char* err, int errsz) {
+  long size = 0;
+  unsigned char* buf = read_texture_file(path, &size, err, errsz);
+  if (!buf) return NULL;
   int n;
-  unsigned char* rgb = stbi_load(path, w, h, &n, 3);
+  if (!stbi_info_from_memory(buf, (int)size, w, h, &n)) {
+    snprintf(err, (size_t)errsz, "%s: cannot load texture: %s", path, stbi_failure_reason());
+    free(buf);
+    return NULL;
+  }
+  if (*w < 1 || *h < 1 || (long long)*w * *h > IMP_TEXTURE_MAXPIXELS) {
+    snprintf(err, (size_t)errsz, "%s: texture of %d x %d pixels: more than the %d allowed", path,
+             *w, *h, IMP_TEXTURE_MAXPIXELS);
+    free(buf);
+    return NULL;
+  }
+  unsigned char* rgb = stbi_load_from_memory(buf, (int)size, w, h, &n, 3);
+  free(buf);
   if (!rgb) {
     snprintf(err, (size_t)errsz, "%s: cannot load texture: %s", path, stbi_failure_reason());
     return NULL;

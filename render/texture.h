@@ -7,6 +7,14 @@
 
 #include "impetus.h"
 
+/* Most pixels of a texture file (width x height, 4096 x 4096), checked
+   from the image's header before it is decoded; beyond, the texture is
+   refused with "file: why". Generous: the largest texture of MuJoCo's
+   sample models and of MuJoCo Menagerie is 2048 x 2048 (4.2 million). The
+   loader checks a PNG's header against the same number (model/loader.h,
+   LD_MAXTEXTUREPIXELS), with the file and line of its <texture>. */
+#define IMP_TEXTURE_MAXPIXELS (1 << 24)
+
 /* RGB pixels of texture texid (3 * width * height bytes, malloc'ed, top
    row first) with its size; NULL with "file: why" in err when a texture
    file does not load. Builtin textures without a size get 64 x 64. */

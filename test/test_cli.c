@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <check.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,12 +94,37 @@ static const char* in_dir(const char* name) {
   return b;
 }
 
+/* A temporary file of a recording at rec (record.h: "<rec>.XXXXXX.tmp", or
+   the fixed "<rec>.tmp" of older versions;
+   also its sidecar's "<rec>.json.XXXXXX.tmp") into out; 1 when there is one. */
+static int find_temp(const char* rec, char* out, size_t n) {
+  const char* slash = strrchr(rec, '/');
+  char d[4400];
+  snprintf(d, sizeof d, "%.*s", slash ? (int)(slash - rec) : 1, slash ? rec : ".");
+  const char* base = slash ? slash + 1 : rec;
+  size_t bl = strlen(base);
+  DIR* dp = opendir(d);
+  if (!dp) return 0;
+  int found = 0;
+  for (struct dirent* e; !found && (e = readdir(dp));) {
+    size_t len = strlen(e->d_name);
+    if (len >= bl + 4 && strncmp(e->d_name, base, bl) == 0 && e->d_name[bl] == '.' &&
+        strcmp(e->d_name + len - 4, ".tmp") == 0) {
+      snprintf(out, n, "%s/%s", d, e->d_name);
+      found = 1;
+    }
+  }
+  closedir(dp);
+  return found;
+}
+
 /* No file of any kind was left for a recording at path. */
 static void assert_nothing_at(const char* path) {
   char p[4400];
   ck_assert_msg(!exists(path), "%s exists", path);
   snprintf(p, sizeof p, "%s.tmp", path);
   ck_assert_msg(!exists(p), "%s exists", p);
+  ck_assert_msg(!find_temp(path, p, sizeof p), "%s exists", p);
   snprintf(p, sizeof p, "%s.json", path);
   ck_assert_msg(!exists(p), "%s exists", p);
 }
@@ -273,8 +299,7 @@ START_TEST(run_records_csv) {
   ck_assert(strstr(text_of(out_path), "rows: 11\n") != NULL);
   ck_assert_int_eq(count_lines(rec), 1 + 11); /* header, initial state, 10 more */
   char tmp[4400];
-  snprintf(tmp, sizeof tmp, "%s.tmp", rec);
-  ck_assert(!exists(tmp));
+  ck_assert(!find_temp(rec, tmp, sizeof tmp));
 
   FILE* f = fopen(rec, "r");
   ck_assert(f != NULL);
@@ -579,14 +604,15 @@ static pid_t start_run(const char* model, const char* steps, const char* rec) {
   return pid;
 }
 
-/* Wait until path exists (the recorder has opened its file and the loop
-   is about to step); fails the test after 20 s. */
-static void wait_for_file(const char* path, pid_t pid) {
-  for (double t0 = now_s(); !exists(path); sleep_s(0.01)) {
+/* Wait until the recording of rec has its temporary file (the recorder has
+   opened it and the loop is about to step), its name into tmp; fails the
+   test after 20 s. */
+static void wait_for_temp(const char* rec, pid_t pid, char* tmp, size_t n) {
+  for (double t0 = now_s(); !find_temp(rec, tmp, n); sleep_s(0.01)) {
     if (now_s() - t0 > 20) {
       kill(pid, SIGKILL);
       waitpid(pid, NULL, 0);
-      ck_abort_msg("%s did not appear; stderr: %s", path, text_of(err_path));
+      ck_abort_msg("no temporary file of %s appeared; stderr: %s", rec, text_of(err_path));
     }
   }
 }
@@ -631,9 +657,8 @@ START_TEST(run_is_one_thread) {
   const char* path = write_box_pairs("one_thread.xml", "", 10);
   const char* rec = in_dir("one_thread.csv");
   char tmp[4400];
-  snprintf(tmp, sizeof tmp, "%s.tmp", rec);
   pid_t pid = start_run(path, "1000000", rec);
-  wait_for_file(tmp, pid);
+  wait_for_temp(rec, pid, tmp, sizeof tmp);
   sleep_s(0.3); /* stepping */
   int threads = thread_count(pid);
   kill(pid, SIGKILL);
@@ -650,9 +675,8 @@ START_TEST(run_signal_between_steps) {
   for (int k = 0; k < 2; k++) {
     const char* rec = in_dir(k ? "int.csv" : "term.csv");
     char tmp[4400];
-    snprintf(tmp, sizeof tmp, "%s.tmp", rec);
     pid_t pid = start_run(PENDULUM, "1000000000", rec);
-    wait_for_file(tmp, pid);
+    wait_for_temp(rec, pid, tmp, sizeof tmp);
     sleep_s(0.2); /* well into the steps */
     kill(pid, sigs[k]);
     double took = 0;
@@ -672,9 +696,8 @@ START_TEST(run_signal_in_endless_step) {
   const char* model = write_endless_step_model();
   const char* rec = in_dir("endless.npy");
   char tmp[4400];
-  snprintf(tmp, sizeof tmp, "%s.tmp", rec);
   pid_t pid = start_run(model, "10", rec);
-  wait_for_file(tmp, pid);
+  wait_for_temp(rec, pid, tmp, sizeof tmp);
   sleep_s(0.5); /* inside the first step */
   kill(pid, SIGTERM);
   double took = 0;
@@ -694,9 +717,8 @@ START_TEST(run_second_signal_exits_at_once) {
   const char* model = write_endless_step_model();
   const char* rec = in_dir("twice.csv");
   char tmp[4400];
-  snprintf(tmp, sizeof tmp, "%s.tmp", rec);
   pid_t pid = start_run(model, "10", rec);
-  wait_for_file(tmp, pid);
+  wait_for_temp(rec, pid, tmp, sizeof tmp);
   sleep_s(0.5);
   kill(pid, SIGINT);
   sleep_s(0.1);
@@ -709,6 +731,98 @@ START_TEST(run_second_signal_exits_at_once) {
                 text_of(err_path));
   ck_assert_msg(took < 1.5, "exited %g s after the second signal (the grace is 2 s)", took);
   assert_nothing_at(rec);
+}
+END_TEST
+
+/* A closed terminal (SIGHUP) stops the run like Ctrl-C: exit 130 and no
+   file left behind, the temporary one included. */
+START_TEST(run_sighup_leaves_nothing) {
+  const char* rec = in_dir("hup.csv");
+  char tmp[4400];
+  pid_t pid = start_run(PENDULUM, "1000000000", rec);
+  wait_for_temp(rec, pid, tmp, sizeof tmp);
+  sleep_s(0.2);
+  kill(pid, SIGHUP);
+  double took = 0;
+  ck_assert_int_eq(wait_exit(pid, 30, &took), 130);
+  ck_assert_msg(strstr(text_of(err_path), "interrupted after ") != NULL, "%s", text_of(err_path));
+  assert_nothing_at(rec);
+}
+END_TEST
+
+/* Symbolic links planted where the recording's temporary files used to go
+   ("<rec>.tmp", "<rec>.json.tmp") are not followed: the file they point
+   at keeps its bytes, the links stay, and the recording is a file of its
+   own at rec with its sidecar. */
+START_TEST(run_record_ignores_planted_links) {
+  const char* victim = in_dir("victim.txt");
+  FILE* f = fopen(victim, "w");
+  ck_assert(f && fputs("precious\n", f) >= 0 && fclose(f) == 0);
+  const char* rec = in_dir("linked.npy");
+  char link1[4400], link2[4400];
+  snprintf(link1, sizeof link1, "%s.tmp", rec);
+  snprintf(link2, sizeof link2, "%s.json.tmp", rec);
+  ck_assert_int_eq(symlink(victim, link1), 0);
+  ck_assert_int_eq(symlink(victim, link2), 0);
+  char args[9000];
+  snprintf(args, sizeof args, "run '%s' --steps 10 --record '%s'", PENDULUM, rec);
+  ck_assert_msg(impetus(args) == 0, "%s", text_of(err_path));
+  ck_assert_str_eq(text_of(victim), "precious\n");
+  struct stat st;
+  ck_assert(lstat(rec, &st) == 0 && S_ISREG(st.st_mode));
+  ck_assert_int_eq((long long)st.st_size, 128 + 3 * 8 * 11); /* 11 rows of 3 columns */
+  char json[4400];
+  snprintf(json, sizeof json, "%s.json", rec);
+  ck_assert(lstat(json, &st) == 0 && S_ISREG(st.st_mode));
+  ck_assert(lstat(link1, &st) == 0 && S_ISLNK(st.st_mode));
+  ck_assert(lstat(link2, &st) == 0 && S_ISLNK(st.st_mode));
+  char tmp[4400];
+  ck_assert_msg(!find_temp(rec, tmp, sizeof tmp) || strcmp(tmp, link1) == 0 ||
+                    strcmp(tmp, link2) == 0,
+                "%s left behind", tmp);
+}
+END_TEST
+
+/* Two runs recording to one path at once: both succeed, and what is left
+   is the whole recording of one of them, its sidecar with it (a run that
+   ends while the other is still writing does not share its file). */
+START_TEST(run_two_runs_one_path) {
+  const char* rec = in_dir("both.npy");
+  char tmp[4400], json[4400];
+  snprintf(json, sizeof json, "%s.json", rec);
+  pid_t a = start_run(PENDULUM, "400000", rec); /* long: still writing when b ends */
+  wait_for_temp(rec, a, tmp, sizeof tmp);
+  pid_t b = fork();
+  ck_assert(b >= 0);
+  if (b == 0) {
+    execl(IMPETUS_BIN, IMPETUS_BIN, "run", PENDULUM, "--steps", "999", "--record", rec,
+          "--quiet", (char*)NULL);
+    _exit(127);
+  }
+  int st = 0;
+  ck_assert_int_eq(waitpid(b, &st, 0), b);
+  ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the short run failed");
+  double took = 0;
+  ck_assert_msg(wait_exit(a, 120, &took) == 0, "the long run failed: %s", text_of(err_path));
+  /* the long run ended last: its recording, whole, and its sidecar */
+  struct stat sb;
+  ck_assert_int_eq(stat(rec, &sb), 0);
+  ck_assert_int_eq((long long)sb.st_size, 128 + 3 * 8 * 400001LL);
+  ck_assert_msg(strstr(text_of(json), "\"rows\": 400001,") != NULL, "%s", text_of(json));
+  FILE* f = fopen(rec, "rb");
+  ck_assert(f != NULL);
+  char head[129] = "";
+  ck_assert_int_eq(fread(head, 1, 128, f), 128);
+  ck_assert_msg(strstr(head + 10, "(400001, 3)") != NULL, "header: %.118s", head + 10);
+  /* row k is at time k dt: no row of the other run in between */
+  double row[3], dt = 0.001;
+  for (long k = 0; k <= 400000; k += 997) {
+    ck_assert_int_eq(fseek(f, 128 + 24 * k, SEEK_SET), 0);
+    ck_assert_int_eq(fread(row, 8, 3, f), 3);
+    ck_assert_msg(fabs(row[0] - dt * (double)k) < 1e-6, "row %ld has time %g", k, row[0]);
+  }
+  fclose(f);
+  ck_assert_msg(!find_temp(rec, tmp, sizeof tmp), "%s left behind", tmp);
 }
 END_TEST
 
@@ -1284,7 +1398,6 @@ START_TEST(run_keep_partial) {
   for (int k = 0; k < 2; k++) {
     const char* rec = in_dir(names[k]);
     char tmp[4400], json[4400];
-    snprintf(tmp, sizeof tmp, "%s.tmp", rec);
     snprintf(json, sizeof json, "%s.json", rec);
     pid_t pid = fork();
     ck_assert(pid >= 0);
@@ -1294,7 +1407,7 @@ START_TEST(run_keep_partial) {
             "--record", rec, "--keep-partial", (char*)NULL);
       _exit(127);
     }
-    wait_for_file(tmp, pid);
+    wait_for_temp(rec, pid, tmp, sizeof tmp);
     sleep_s(0.3);
     kill(pid, SIGINT);
     double took = 0;
@@ -1374,6 +1487,9 @@ static Suite* cli_suite(void) {
   tcase_add_test(tc, run_signal_between_steps);
   tcase_add_test(tc, run_signal_in_endless_step);
   tcase_add_test(tc, run_second_signal_exits_at_once);
+  tcase_add_test(tc, run_sighup_leaves_nothing);
+  tcase_add_test(tc, run_record_ignores_planted_links);
+  tcase_add_test(tc, run_two_runs_one_path);
   tcase_add_test(tc, solvers_lists_registry);
   tcase_add_test(tc, solver_option_accepted);
   tcase_add_test(tc, unknown_solver_is_usage);

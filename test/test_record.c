@@ -109,6 +109,7 @@ START_TEST(csv_round_trip) {
 
   imp_recorder* r = imp_recorder_open(path, m, err, sizeof err);
   ck_assert_msg(r != NULL, "open: %s", err);
+  snprintf(tmp, sizeof tmp, "%s", imp_recorder_temp_path(r)); /* "<path>.XXXXXX.tmp" */
   double expect[NROWS][3];
   for (int k = 0; k < NROWS; k++) {
     set_state(m, d, k, expect[k]);
@@ -247,6 +248,106 @@ START_TEST(npy_no_rows) {
 }
 END_TEST
 
+/* Two recorders of one path at once (two runs, or a run and the viewer):
+   each writes a temporary file of its own, both close successfully, and
+   the path holds the whole recording of the one that closed last with its
+   own sidecar. The old fixed "<path>.tmp" let the second truncate the
+   first's rows and the first's rename fail. */
+START_TEST(two_recorders_one_path) {
+  imp_model* m = imp_test_load_string(tiny_xml);
+  imp_data* d = imp_make_data(m);
+  char dir[4096], path[4200], json[4300], err[500] = "";
+  make_tmpdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/both.npy", dir);
+  snprintf(json, sizeof json, "%s.json", path);
+  imp_recorder* a = imp_recorder_open(path, m, err, sizeof err);
+  imp_recorder* b = imp_recorder_open(path, m, err, sizeof err);
+  ck_assert_msg(a && b, "open: %s", err);
+  ck_assert_str_ne(imp_recorder_temp_path(a), imp_recorder_temp_path(b));
+  /* beside path, so the rename stays in one file system */
+  ck_assert(strncmp(imp_recorder_temp_path(a), path, strlen(path)) == 0);
+  for (int k = 0; k < 7; k++) {
+    d->time = k;
+    ck_assert_int_eq(imp_recorder_write(a, m, d), 0);
+    if (k < 3) ck_assert_int_eq(imp_recorder_write(b, m, d), 0);
+  }
+  ck_assert_msg(imp_recorder_close(b, err, sizeof err) == 0, "%s", err);
+  ck_assert_msg(imp_recorder_close(a, err, sizeof err) == 0, "%s", err);
+  long n = 0;
+  char* data = slurp(path, &n);
+  int ncol = 1 + m->nq + m->nv + m->nu;
+  ck_assert_int_eq(n, 128 + 8 * ncol * 7); /* a's 7 rows, whole */
+  for (int k = 0; k < 7; k++) {
+    double t;
+    memcpy(&t, data + 128 + 8 * ncol * k, 8);
+    ck_assert(t == k);
+  }
+  free(data);
+  char* side = slurp(json, NULL);
+  ck_assert_msg(strstr(side, "\"rows\": 7,") != NULL, "%s", side);
+  free(side);
+  remove(path);
+  remove(json);
+  ck_assert_int_eq(rmdir(dir), 0); /* no temporary file left */
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
+/* Links planted at the names a recording's temporary files used to have
+   are not followed: their target keeps its bytes and the recording is a
+   file of its own. A directory at path is refused when the recorder opens,
+   not after the run. The file's mode is 0666 less the umask, as for any
+   file the user makes. */
+START_TEST(planted_links_not_followed) {
+  imp_model* m = imp_test_load_string(tiny_xml);
+  imp_data* d = imp_make_data(m);
+  char dir[4096], path[4200], victim[4200], link1[4300], link2[4300], err[500] = "";
+  make_tmpdir(dir, sizeof dir);
+  snprintf(victim, sizeof victim, "%s/victim", dir);
+  FILE* f = fopen(victim, "w");
+  ck_assert(f && fputs("precious", f) >= 0 && fclose(f) == 0);
+  snprintf(path, sizeof path, "%s/linked.npy", dir);
+  snprintf(link1, sizeof link1, "%s.tmp", path);
+  snprintf(link2, sizeof link2, "%s.json.tmp", path);
+  ck_assert_int_eq(symlink(victim, link1), 0);
+  ck_assert_int_eq(symlink(victim, link2), 0);
+  mode_t old = umask(027);
+  imp_recorder* r = imp_recorder_open(path, m, err, sizeof err);
+  ck_assert_msg(r != NULL, "open: %s", err);
+  ck_assert_int_eq(imp_recorder_write(r, m, d), 0);
+  ck_assert_msg(imp_recorder_close(r, err, sizeof err) == 0, "%s", err);
+  umask(old);
+  char* text = slurp(victim, NULL);
+  ck_assert_str_eq(text, "precious");
+  free(text);
+  struct stat st;
+  ck_assert(lstat(path, &st) == 0 && S_ISREG(st.st_mode));
+  ck_assert_int_eq(st.st_mode & 0777, 0640);
+  ck_assert(lstat(link1, &st) == 0 && S_ISLNK(st.st_mode));
+  ck_assert(lstat(link2, &st) == 0 && S_ISLNK(st.st_mode));
+  char json[4300];
+  snprintf(json, sizeof json, "%s.json", path);
+  ck_assert(lstat(json, &st) == 0 && S_ISREG(st.st_mode));
+  remove(path);
+  remove(json);
+  remove(link1);
+  remove(link2);
+
+  /* a directory where the recording should go */
+  snprintf(path, sizeof path, "%s/adir.csv", dir);
+  ck_assert_int_eq(mkdir(path, 0755), 0);
+  err[0] = '\0';
+  ck_assert(imp_recorder_open(path, m, err, sizeof err) == NULL);
+  ck_assert_msg(strstr(err, "adir.csv") != NULL, "%s", err);
+  ck_assert_int_eq(rmdir(path), 0);
+  remove(victim);
+  ck_assert_int_eq(rmdir(dir), 0); /* no temporary file left */
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
 START_TEST(abort_leaves_nothing) {
   imp_model* m = imp_test_load_string(tiny_xml);
   imp_data* d = imp_make_data(m);
@@ -255,9 +356,10 @@ START_TEST(abort_leaves_nothing) {
   const char* ext[2] = {"csv", "npy"};
   for (int k = 0; k < 2; k++) {
     snprintf(path, sizeof path, "%s/aborted.%s", dir, ext[k]);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
     imp_recorder* r = imp_recorder_open(path, m, err, sizeof err);
     ck_assert_msg(r != NULL, "open: %s", err);
+    snprintf(tmp, sizeof tmp, "%s", imp_recorder_temp_path(r));
+    ck_assert(exists(tmp));
     ck_assert_int_eq(imp_recorder_write(r, m, d), 0);
     imp_recorder_abort(r);
     ck_assert(!exists(path));
@@ -604,6 +706,8 @@ static Suite* record_suite(void) {
   tcase_add_test(tc, npy_round_trip);
   tcase_add_test(tc, npy_no_rows);
   tcase_add_test(tc, abort_leaves_nothing);
+  tcase_add_test(tc, two_recorders_one_path);
+  tcase_add_test(tc, planted_links_not_followed);
   tcase_add_test(tc, old_file_replaced_only_at_close);
   tcase_add_test(tc, unwritable_directory);
   tcase_add_test(tc, unknown_extension);

@@ -2,8 +2,14 @@
    follow MJCF's description (checker: 2 x 2 squares, rgb1 in the top-left
    and bottom-right; flat: rgb1; mark="edge": markrgb on the border), and
    a PNG texture file is read as written, or refused naming the file. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "render.h"
 #include "test_util.h"
@@ -22,6 +28,102 @@ static void assert_texel(const unsigned char* rgb, int w, int i, int j, int r, i
   ck_assert_msg(p[0] == r && p[1] == g && p[2] == b, "texel (%d, %d) = %d %d %d, expected %d %d %d",
                 i, j, p[0], p[1], p[2], r, g, b);
 }
+
+/* A PNG of 33 bytes that claims w x h pixels: the signature and an IHDR
+   chunk (8-bit RGB) with its CRC, no image data. A decoder that trusts the
+   header before checking it allocates w h 3 bytes (and more) for it. */
+static void write_png_header(const char* path, uint32_t w, uint32_t h) {
+  unsigned char b[33] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13,
+                         'I', 'H', 'D', 'R'};
+  for (int k = 0; k < 4; k++) {
+    b[16 + k] = (unsigned char)(w >> (24 - 8 * k));
+    b[20 + k] = (unsigned char)(h >> (24 - 8 * k));
+  }
+  b[24] = 8; /* bit depth */
+  b[25] = 2; /* colour type: RGB */
+  uint32_t crc = 0xffffffffu; /* CRC-32 of type and data (PNG specification, annex D) */
+  for (int i = 12; i < 29; i++) {
+    crc ^= b[i];
+    for (int k = 0; k < 8; k++) crc = crc & 1 ? 0xedb88320u ^ (crc >> 1) : crc >> 1;
+  }
+  crc ^= 0xffffffffu;
+  for (int k = 0; k < 4; k++) b[29 + k] = (unsigned char)(crc >> (24 - 8 * k));
+  FILE* f = fopen(path, "wb");
+  ck_assert(f != NULL);
+  ck_assert_int_eq(fwrite(b, 1, sizeof b, f), sizeof b);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+/* A texture whose PNG header claims 20000 x 20000 pixels (1.2 GB of RGB
+   from a 33-byte file) is refused by the loader at its <texture> line,
+   naming the asset, its file and the limit; 4096 x 4096 is allowed. */
+START_TEST(huge_png_texture_refused_at_its_line) {
+  char path[1024], xml[2048];
+  snprintf(path, sizeof path, "%s/render_texture_bomb.png", IMP_TEST_TMPDIR);
+  write_png_header(path, 20000, 20000);
+  snprintf(xml, sizeof xml,
+           "<mujoco><asset>\n<texture name='bomb' type='2d' file='%s'/>\n</asset>"
+           "<worldbody/></mujoco>",
+           path);
+  imp_test_expect_error(xml, 2, "20000 x 20000 pixels: more than the 16777216 allowed");
+  char err[IMP_TEST_ERRSZ] = "";
+  ck_assert(imp_load_xml_string(xml, NULL, "t.xml", err, sizeof err) == NULL);
+  ck_assert_msg(strstr(err, "texture 'bomb'") && strstr(err, "render_texture_bomb.png"), "%s", err);
+  write_png_header(path, 4096, 4096); /* at the limit: loads (the renderer decodes it) */
+  imp_model* m = imp_test_load_string(xml);
+  imp_free_model(m);
+  remove(path);
+}
+END_TEST
+
+/* The renderer checks the header of the bytes it decodes too: a texture
+   file replaced by a huge one after the model loaded (16000 x 16000, the
+   730 KB PNG that took 3.2 GB; stb_image itself only refuses images of
+   more than 2^30 bytes) is refused, naming the file and the limit,
+   without decoding it. */
+START_TEST(huge_png_texture_refused_before_decoding) {
+  char path[1024], xml[2048], err[1200] = "";
+  snprintf(path, sizeof path, "%s/render_texture_swap.png", IMP_TEST_TMPDIR);
+  unsigned char img[2 * 2 * 3] = {0};
+  ck_assert_int_eq(imp_image_write_png(path, img, 2, 2, err, sizeof err), 0);
+  snprintf(xml, sizeof xml,
+           "<mujoco><asset><texture name='t' type='2d' file='%s'/></asset><worldbody/></mujoco>",
+           path);
+  imp_model* m = imp_test_load_string(xml);
+  write_png_header(path, 16000, 16000);
+  int w = 0, h = 0;
+  unsigned char* rgb = imp_texture_rgb(m, 0, &w, &h, err, sizeof err);
+  ck_assert_ptr_null(rgb);
+  ck_assert_msg(strstr(err, path) && strstr(err, "16000 x 16000 pixels: more than the 16777216"),
+                "%s", err);
+  imp_free_model(m);
+  remove(path);
+}
+END_TEST
+
+/* A link planted at the name PNG output used to write first (FILE.tmp) is
+   not followed: its target keeps its bytes, the image is a file of its own. */
+START_TEST(png_output_ignores_planted_link) {
+  char path[1024], link[1100], victim[1100], err[1200] = "";
+  snprintf(path, sizeof path, "%s/render_texture_link.png", IMP_TEST_TMPDIR);
+  snprintf(link, sizeof link, "%s.tmp", path);
+  snprintf(victim, sizeof victim, "%s.victim", path);
+  remove(path);
+  remove(link);
+  FILE* f = fopen(victim, "w");
+  ck_assert(f && fputs("precious", f) >= 0 && fclose(f) == 0);
+  ck_assert_int_eq(symlink(victim, link), 0);
+  unsigned char img[2 * 2 * 3] = {0};
+  ck_assert_msg(imp_image_write_png(path, img, 2, 2, err, sizeof err) == 0, "%s", err);
+  struct stat st;
+  ck_assert(stat(victim, &st) == 0 && st.st_size == 8);
+  ck_assert(lstat(path, &st) == 0 && S_ISREG(st.st_mode));
+  ck_assert(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+  remove(path);
+  remove(link);
+  remove(victim);
+}
+END_TEST
 
 START_TEST(builtin_checker_and_flat_with_marks) {
   imp_model* m = imp_test_load_string(builtin_xml);
@@ -123,6 +225,9 @@ int main(void) {
   TCase* tc = tcase_create("render_texture");
   tcase_add_test(tc, builtin_checker_and_flat_with_marks);
   tcase_add_test(tc, png_texture_file_is_read_as_written);
+  tcase_add_test(tc, huge_png_texture_refused_at_its_line);
+  tcase_add_test(tc, huge_png_texture_refused_before_decoding);
+  tcase_add_test(tc, png_output_ignores_planted_link);
   tcase_add_test(tc, cube_faces_from_builtins_and_grids);
   suite_add_tcase(s, tc);
   return imp_test_run_suite(s);
