@@ -17,7 +17,7 @@ static volatile sig_atomic_t done = 0;
 static char guard[4096];
 static volatile sig_atomic_t have_guard = 0;
 /* the forced exit's message */
-static char message[160];
+static char message[256];
 static volatile sig_atomic_t message_len = 0;
 
 /* Remove the file in progress and exit 130 (async-signal-safe calls only). */
@@ -42,19 +42,22 @@ static void on_alarm(int sig) {
   if (interrupted && !done) exit_now();
 }
 
-void cli_interrupt_install(const char* what) {
-  int n = snprintf(message, sizeof message,
-                   "%s: interrupted in the middle of work that did not end; stopped at once\n",
-                   what);
+/* The signals that stop a command, and the grace alarm. */
+static void stop_signals(sigset_t* set) {
+  sigemptyset(set);
+  sigaddset(set, SIGINT);
+  sigaddset(set, SIGTERM);
+  sigaddset(set, SIGHUP);
+  sigaddset(set, SIGALRM);
+}
+
+void cli_interrupt_install(const char* what, const char* forced) {
+  int n = snprintf(message, sizeof message, "%s: interrupted in the middle of %s\n", what, forced);
   message_len = n < 0 ? 0 : n >= (int)sizeof message ? (int)sizeof message - 1 : n;
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
-  sigemptyset(&sa.sa_mask);
   /* one handler at a time: the alarm cannot interrupt the signal handler */
-  sigaddset(&sa.sa_mask, SIGINT);
-  sigaddset(&sa.sa_mask, SIGTERM);
-  sigaddset(&sa.sa_mask, SIGHUP);
-  sigaddset(&sa.sa_mask, SIGALRM);
+  stop_signals(&sa.sa_mask);
   sa.sa_handler = on_signal;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
@@ -72,6 +75,14 @@ void cli_interrupt_guard(const char* path) {
   snprintf(guard, sizeof guard, "%s", path);
   have_guard = 1;
 }
+
+void cli_interrupt_hold(sigset_t* old) {
+  sigset_t block;
+  stop_signals(&block);
+  sigprocmask(SIG_BLOCK, &block, old);
+}
+
+void cli_interrupt_release(const sigset_t* old) { sigprocmask(SIG_SETMASK, old, NULL); }
 
 void cli_interrupt_done(void) {
   done = 1;

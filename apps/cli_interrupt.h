@@ -8,17 +8,24 @@
    an alarm: if the command has not stopped GRACE seconds later, or a
    second signal comes first, the handler removes the file being written
    (cli_interrupt_guard) and exits 130, with async-signal-safe calls only.
-   `impetus render` uses it; `impetus run` has the same scheme of its own
-   (cmd_run.c), which also knows its recording's temporary file. */
+   `impetus run` and `impetus render` use it. */
 #ifndef IMPETUS_APPS_CLI_INTERRUPT_H
 #define IMPETUS_APPS_CLI_INTERRUPT_H
+
+#include <signal.h>
 
 /* seconds the work in progress may take after a signal */
 #define CLI_INTERRUPT_GRACE 2
 
-/* Install the handlers; what names the command in the message of a forced
-   exit ("impetus render"). */
-void cli_interrupt_install(const char* what);
+/* Install the handlers. The message of a forced exit is "WHAT: interrupted
+   in the middle of FORCED" (what: "impetus run"; forced: "a step that did
+   not end; nothing written"). */
+void cli_interrupt_install(const char* what, const char* forced);
+
+/* Block the stop signals (old: the mask to restore), e.g. while a file is
+   created and guarded, so no forced exit comes between the two. */
+void cli_interrupt_hold(sigset_t* old);
+void cli_interrupt_release(const sigset_t* old);
 
 /* True once SIGINT, SIGTERM or SIGHUP came. */
 int cli_interrupted(void);

@@ -282,7 +282,7 @@ int cmd_render(int argc, char** argv) {
   int st = parse_args(argc, argv, &a);
   if (st) return st < 0 ? 0 : st;
   /* from here a signal stops the run between frames (cli_interrupt.h) */
-  cli_interrupt_install("impetus render");
+  cli_interrupt_install("impetus render", "work that did not end; stopped at once");
   imp_model* m = cli_load(a.model, load_options);
   if (!m) return CLI_EXIT_ERROR;
   imp_data* d = imp_make_data(m);

@@ -3,14 +3,11 @@
    record a trajectory, and summarize the run (see the usage text in
    impetus.c).
 
-   Stopping on SIGINT/SIGTERM/SIGHUP (a closed terminal): the handler sets a flag that the loop reads
-   between steps, so a normal run stops cleanly at the next step boundary.
-   A step that never ends (a solver that hangs) would never read it, so the
-   handler also arms an alarm: if the loop has not acknowledged the flag
-   GRACE_SECONDS later, or a second signal comes first, the process removes
-   the recording's temporary file and exits 130 from the handler, with
-   async-signal-safe calls only (unlink, write, _exit). Either way nothing
-   half-done is left at the recording's path. */
+   Stopping on SIGINT/SIGTERM/SIGHUP (a closed terminal), cli_interrupt.h:
+   the loop reads the flag between steps, so a normal run stops cleanly at
+   the next step boundary; a step that never ends is cut short by the grace
+   alarm, which removes the recording's temporary file (guarded) and exits
+   130. Either way nothing half-done is left at the recording's path. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
@@ -21,80 +18,12 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "cli_interrupt.h"
 #include "cli_progress.h"
 #include "cmd.h"
 #include "contact.h" /* IMP_EXIT_CONVERGED */
 #include "ctrl_file.h"
 #include "record.h"
-
-/* seconds a step may take after a signal before the process exits anyway */
-#define GRACE_SECONDS 2
-
-/* set by SIGINT/SIGTERM/SIGHUP: stop stepping and discard the recording */
-static volatile sig_atomic_t interrupted = 0;
-/* set by the loop once it has seen the flag and is stopping by itself */
-static volatile sig_atomic_t acknowledged = 0;
-/* the recorder's temporary file (a name of its own, record.h), copied
-   while the signals are blocked, right after the recorder made it, so the
-   handler can remove it without touching the recorder's state */
-static char tmp_path[4200];
-static volatile sig_atomic_t have_tmp = 0;
-
-/* Give up on the step in progress: remove the temporary file and exit 130
-   (async-signal-safe calls only). */
-static void exit_now(void) {
-  static const char msg[] =
-      "impetus run: interrupted in the middle of a step that did not end; nothing written\n";
-  if (have_tmp) unlink(tmp_path);
-  ssize_t w = write(STDERR_FILENO, msg, sizeof msg - 1);
-  (void)w;
-  _exit(130);
-}
-
-/* SIGINT/SIGTERM/SIGHUP: ask the loop to stop; a second signal before it has
-   stopped means stop now */
-static void on_signal(int sig) {
-  (void)sig;
-  if (interrupted && !acknowledged) exit_now();
-  interrupted = 1;
-  alarm(GRACE_SECONDS);
-}
-
-/* SIGALRM after a signal: the step in progress did not end in time */
-static void on_alarm(int sig) {
-  (void)sig;
-  if (interrupted && !acknowledged) exit_now();
-}
-
-/* The signals that stop a run, and the grace alarm: blocked together. */
-static void stop_signals(sigset_t* set) {
-  sigemptyset(set);
-  sigaddset(set, SIGINT);
-  sigaddset(set, SIGTERM);
-  sigaddset(set, SIGHUP);
-  sigaddset(set, SIGALRM);
-}
-
-/* Install the handlers for SIGINT, SIGTERM, SIGHUP and the grace alarm. */
-static void install_handlers(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  /* one handler at a time: the alarm cannot interrupt the signal handler */
-  stop_signals(&sa.sa_mask);
-  sa.sa_handler = on_signal;
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  /* a terminal that goes away: SIGHUP's default would leave the temporary file */
-  sigaction(SIGHUP, &sa, NULL);
-  sa.sa_handler = on_alarm;
-  sigaction(SIGALRM, &sa, NULL);
-}
-
-/* The loop has stopped by itself: the handlers need not exit for it. */
-static void acknowledge_signal(void) {
-  acknowledged = 1;
-  alarm(0);
-}
 
 /* True when path ends in .csv or .npy (any case), the formats of record.c. */
 static int known_extension(const char* path) {
@@ -181,7 +110,7 @@ static int parse_args(int argc, char** argv, run_args* a) {
   if (a->record && !known_extension(a->record)) {
     return cli_usage_error("--record %s: the file must end in .csv or .npy", a->record);
   }
-  if (a->record && strlen(a->record) + sizeof ".XXXXXX.tmp" > sizeof tmp_path) {
+  if (a->record && strlen(a->record) + sizeof ".XXXXXX.tmp" > 4096) { /* cli_interrupt_guard */
     return cli_usage_error("--record: the path is too long");
   }
   return 0;
@@ -379,18 +308,13 @@ static imp_recorder* open_recording(const run_args* a, const imp_model* m, int* 
   /* the recorder picks a unique temporary name: the handler learns it with
      the signals blocked, so no forced exit comes between the file's
      creation and the moment the handler knows its name */
-  sigset_t block, old;
-  stop_signals(&block);
-  sigprocmask(SIG_BLOCK, &block, &old);
+  sigset_t old;
+  cli_interrupt_hold(&old);
   char err[1024] = "";
   imp_recorder* rec = imp_recorder_open_flags(
       a->record, m, a->record_solver ? IMP_RECORD_SOLVER : 0, err, sizeof err);
-  const char* tmp = imp_recorder_temp_path(rec);
-  if (tmp && strlen(tmp) < sizeof tmp_path) {
-    memcpy(tmp_path, tmp, strlen(tmp) + 1);
-    have_tmp = 1;
-  }
-  sigprocmask(SIG_SETMASK, &old, NULL);
+  cli_interrupt_guard(imp_recorder_temp_path(rec));
+  cli_interrupt_release(&old);
   if (!rec) {
     fprintf(stderr, "impetus run: %s\n", err);
     *failed = 1;
@@ -409,7 +333,7 @@ int cmd_run(int argc, char** argv) {
   if (rc > 0) return rc; /* the one-line message is printed */
   if (keep_partial && !a.record) return cli_usage_error("--keep-partial needs --record FILE");
   /* from here on a signal stops the run, also while a large model loads */
-  install_handlers();
+  cli_interrupt_install("impetus run", "a step that did not end; nothing written");
 
   imp_model* m = NULL;
   imp_data* d = prepare(&a, &m, &rc);
@@ -423,7 +347,7 @@ int cmd_run(int argc, char** argv) {
     free(vel);
     imp_free_data(d);
     imp_free_model(m);
-    acknowledge_signal();
+    cli_interrupt_done();
     return rc ? rc : CLI_EXIT_ERROR;
   }
 
@@ -437,7 +361,7 @@ int cmd_run(int argc, char** argv) {
   long long rows = rec ? 1 : 0, done = 0;
   run_stats s = {0, 0, 0, 0, 0, 0.0, -1, 0};
   double t0 = cli_now();
-  for (long long i = 1; i <= a.steps && !interrupted && !io_error; i++) {
+  for (long long i = 1; i <= a.steps && !cli_interrupted() && !io_error; i++) {
     imp_step(m, d);
     done = i;
     track_step(m, d, &s);
@@ -454,18 +378,18 @@ int cmd_run(int argc, char** argv) {
   free(vel);
   /* no step is in progress any more: what is left ends by itself, and a
      signal from here on is handled below or not at all */
-  acknowledge_signal();
+  cli_interrupt_done();
 
   int status = 0;
-  if (interrupted && !io_error && rec && keep_partial) {
+  if (cli_interrupted() && !io_error && rec && keep_partial) {
     int kept = keep_partial_recording(rec, a.record, done, rows);
     imp_free_data(d);
     imp_free_model(m);
     return kept ? kept : 130;
   }
-  if (interrupted || io_error) {
+  if (cli_interrupted() || io_error) {
     if (rec) imp_recorder_abort(rec);
-    if (interrupted)
+    if (cli_interrupted())
       fprintf(stderr, "impetus run: interrupted after %lld steps%s%s\n", done,
               a.record ? "; nothing written to " : "", a.record ? a.record : "");
     else
@@ -474,7 +398,7 @@ int cmd_run(int argc, char** argv) {
     imp_free_data(d);
     imp_free_model(m);
     ctrl_file_free(ctl);
-    return interrupted ? 130 : CLI_EXIT_ERROR;
+    return cli_interrupted() ? 130 : CLI_EXIT_ERROR;
   }
   if (rec) {
     char err[1024] = "";
