@@ -8,8 +8,15 @@
  * directory as MJCF defines. The sections of <mujoco> are then read in
  * MuJoCo's order (compiler, option, size, visual, default, asset, worldbody,
  * contact, equality, actuator, sensor, keyframe), whatever their order in
- * the file; <asset> is read by asset.c, <sensor> by sensor.c. */
+ * the file; <asset> is read by asset.c, <sensor> by sensor.c.
+ *
+ * Loading is thread-safe: everything a load changes lives in its ld_ctx.
+ * libxml2 wants its global tables set up once before threads parse at the
+ * same time (libxml2 docs, xmlInitParser: "call once before processing in
+ * case of use in multithreaded programs"); the first load does it, through
+ * pthread_once, so a program need not. */
 #define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
 #include <libxml/globals.h>
 #include <libxml/parser.h>
 #include <libxml/xmlerror.h>
@@ -797,8 +804,12 @@ static void append_warnings(ld_ctx* c) {
     snprintf(c->err + k, cap - k, "\n(%d more warning%s)", left, left > 1 ? "s" : "");
 }
 
+static void init_libxml2(void) { xmlInitParser(); }
+
 static imp_model* load(const char* path, const char* xml, const char* dir, int options,
                        char* err, int errsz) {
+  static pthread_once_t libxml2_once = PTHREAD_ONCE_INIT; /* set once, then only read */
+  pthread_once(&libxml2_once, init_libxml2);
   ld_ctx* c = calloc(1, sizeof *c);
   if (!c) {
     if (err && errsz > 0) snprintf(err, (size_t)errsz, "out of memory");
