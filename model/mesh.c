@@ -73,19 +73,9 @@ typedef struct raw_mesh {
 
 /* the whole file in arena memory, NUL-terminated */
 static char* read_file(ld_ctx* c, const ld_mesh* me, long* size) {
-  FILE* f = fopen(me->path, "rb");
-  if (!f) MESH_ERROR(c, me, "cannot open file");
-  long n = -1;
-  if (fseek(f, 0, SEEK_END) == 0) n = ftell(f);
-  if (n < 0 || n > MESH_MAXFILE || fseek(f, 0, SEEK_SET) != 0) {
-    fclose(f);
-    MESH_ERROR(c, me, n > MESH_MAXFILE ? "file too large" : "cannot read file");
-  }
-  char* buf = ld_alloc(c, (size_t)n + 1);
-  size_t got = fread(buf, 1, (size_t)n, f);
-  fclose(f);
-  if (got != (size_t)n) MESH_ERROR(c, me, "cannot read file");
-  *size = n;
+  const char* why = NULL;
+  char* buf = ld_read_regular_file(c, me->path, MESH_MAXFILE, size, &why);
+  if (!buf) MESH_ERROR(c, me, "%s", why);
   return buf;
 }
 

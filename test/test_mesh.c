@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "engine.h"
 #include "impetus.h"
@@ -454,6 +456,25 @@ START_TEST(error_missing_and_unknown_files) {
 }
 END_TEST
 
+/* A mesh "file" that is a FIFO (the load waited forever for a writer) or a
+   directory is refused at the <mesh> element (issue 15). */
+START_TEST(error_mesh_file_not_regular) {
+  char xml[1024], path[4096];
+  snprintf(path, sizeof path, "%s/mesh_fifo.stl", IMP_TEST_TMPDIR);
+  unlink(path);
+  ck_assert_int_eq(mkfifo(path, 0600), 0);
+  one_mesh_xml(xml, sizeof xml, "mesh_fifo.stl", "", "");
+  expect_mesh_error(xml, 2, "mesh_fifo.stl", "not a regular file");
+  unlink(path);
+  snprintf(path, sizeof path, "%s/mesh_dir.stl", IMP_TEST_TMPDIR);
+  rmdir(path);
+  ck_assert_int_eq(mkdir(path, 0700), 0);
+  one_mesh_xml(xml, sizeof xml, "mesh_dir.stl", "", "");
+  expect_mesh_error(xml, 2, "mesh_dir.stl", "not a regular file");
+  rmdir(path);
+}
+END_TEST
+
 START_TEST(error_binary_stl_truncated_or_mismatched) {
   char xml[1024];
   unsigned char hdr[60] = {0};
@@ -758,6 +779,7 @@ static Suite* mesh_suite(void) {
   suite_add_tcase(s, t);
   t = tcase_create("errors");
   tcase_add_test(t, error_missing_and_unknown_files);
+  tcase_add_test(t, error_mesh_file_not_regular);
   tcase_add_test(t, error_binary_stl_truncated_or_mismatched);
   tcase_add_test(t, error_ascii_stl_syntax);
   tcase_add_test(t, error_obj_syntax_and_indices);
