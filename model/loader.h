@@ -49,6 +49,12 @@
    recursion that expands them) */
 #define LD_MAXENTITYDEPTH 16
 
+/* Largest magnitude of a mesh file's vertex coordinate (before scale):
+   2^30, where MuJoCo 2.2.2 refuses an STL too ("vertex coordinates ...
+   exceed maximum bounds"; found by loading files on either side of it).
+   An STL's floats reach 3e38, whose volume and inertia overflow. */
+#define LD_MAXMESHCOORD 1073741824.0
+
 /* ---- the light node tree ---- */
 
 typedef struct ld_attr {

@@ -250,6 +250,12 @@ static int parse_numbers(ld_ctx* c, ld_node* n, const char* name, const char* s,
     if (end == p || (*end && *end != ' ' && *end != '\t' && *end != '\n' && *end != '\r'))
       ld_error(c, n->file, n->line, "attribute '%s' of '%s': '%s' is not a number", name, n->name,
                s);
+    /* no attribute of MJCF means infinity or "not a number": such a value
+       (or one that overflows, 1e999) would load and then reset the
+       simulation every step (issue 15) */
+    if (!isfinite(v))
+      ld_error(c, n->file, n->line, "attribute '%s' of '%s': '%.*s' is not a finite number",
+               name, n->name, (int)(end - p), p);
     if (out && k < max) out[k] = v;
     k++;
     p = end;

@@ -658,6 +658,10 @@ void ld_mesh_load(ld_ctx* c, ld_mesh* me) {
   if (r.nface == 0) MESH_ERROR(c, me, "no triangles");
   if (r.nvert < 4) MESH_ERROR(c, me, "%d vertices: a mesh needs at least 4", r.nvert);
   double flip = me->scale[0] * me->scale[1] * me->scale[2];
+  for (int k = 0; k < 3 * r.nvert; k++)
+    if (!(fabs(r.vert[k]) <= LD_MAXMESHCOORD))
+      MESH_ERROR(c, me, "vertex coordinate %g beyond %g in magnitude", r.vert[k],
+                 LD_MAXMESHCOORD);
   for (int v = 0; v < r.nvert; v++)
     for (int i = 0; i < 3; i++) {
       r.vert[3 * v + i] *= me->scale[i];

@@ -20,6 +20,7 @@
 #include <libxml/globals.h>
 #include <libxml/parser.h>
 #include <libxml/xmlerror.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -330,6 +331,14 @@ static void parse_option(ld_ctx* c, ld_node* n) {
       "ls_iterations", "ls_tolerance", "o_friction", "sdf_iterations", "sdf_initpoints",
       "ccd_iterations", "ccd_tolerance", NULL};
   ld_attr_nums(c, n, "timestep", &c->opt.timestep, 1, 1);
+  /* time must advance (0 ran with time stuck at 0); a denormal step is
+     below any time the state could resolve */
+  if (!(c->opt.timestep > 0))
+    ld_error(c, n->file, n->line, "option timestep must be positive, not %g", c->opt.timestep);
+  if (c->opt.timestep < DBL_MIN)
+    ld_error(c, n->file, n->line,
+             "option timestep %g is too small (a denormal number, below %g)", c->opt.timestep,
+             DBL_MIN);
   ld_attr_nums(c, n, "gravity", c->opt.gravity, 3, 3);
   parse_solver_options(c, n);
   int it;

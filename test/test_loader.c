@@ -766,6 +766,53 @@ START_TEST(include_of_a_non_regular_file_is_refused) {
 }
 END_TEST
 
+/* Numbers a model needs finite (all of them) and positive (the time step)
+   or non-negative (masses, densities, inertias) are checked where they are
+   read, with file:line (issue 15: a timestep of 0 ran with time stuck, a
+   nan or inf mass loaded and reset every step). */
+START_TEST(numbers_must_be_finite_and_in_range) {
+  static const struct {
+    const char* xml; /* the element on line 2 */
+    const char* what;
+  } bad[] = {
+      {"<option timestep='0'/>", "timestep must be positive"},
+      {"<option timestep='-0.001'/>", "timestep must be positive"},
+      {"<option timestep='nan'/>", "'nan' is not a finite number"},
+      {"<option timestep='inf'/>", "'inf' is not a finite number"},
+      {"<option timestep='1e-320'/>", "too small"},
+      {"<option gravity='0 0 -inf'/>", "not a finite number"},
+      {"<option density='1e999'/>", "not a finite number"},
+      {"<worldbody><body><freejoint/><inertial pos='0 0 0' mass='inf' diaginertia='1 1 1'/>"
+       "</body></worldbody>", "not a finite number"},
+      {"<worldbody><body><freejoint/><inertial pos='0 0 0' mass='1' diaginertia='nan 1 1'/>"
+       "</body></worldbody>", "not a finite number"},
+      {"<worldbody><body><freejoint/><geom size='.1' mass='nan'/></body></worldbody>",
+       "not a finite number"},
+      {"<worldbody><body><freejoint/><geom size='.1' mass='-1'/></body></worldbody>",
+       "mass and density must be non-negative"},
+      {"<worldbody><body><freejoint/><geom size='.1' density='-1'/></body></worldbody>",
+       "mass and density must be non-negative"},
+      {"<worldbody><body><freejoint/><geom size='.1' density='inf'/></body></worldbody>",
+       "not a finite number"},
+      {"<worldbody><body><freejoint/><geom size='inf'/></body></worldbody>", "not a finite"},
+      {"<worldbody><body pos='0 nan 0'><freejoint/><geom size='1'/></body></worldbody>",
+       "not a finite number"},
+      /* finite, but its mass overflows */
+      {"<worldbody><body><freejoint/><geom size='1e200'/></body></worldbody>",
+       "mass or inertia is not finite"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char xml[600];
+    snprintf(xml, sizeof xml, "<mujoco>\n%s\n</mujoco>", bad[i].xml);
+    imp_test_expect_error(xml, 2, bad[i].what);
+  }
+  /* the smallest normal time step is allowed */
+  imp_model* m = imp_test_load_string("<mujoco><option timestep='2.3e-308'/></mujoco>");
+  ck_assert_double_eq(m->opt.timestep, 2.3e-308);
+  imp_free_model(m);
+}
+END_TEST
+
 START_TEST(missing_main_file_is_named) {
   imp_model* m = imp_load_xml("/nonexistent/dir/model.xml", g_err, sizeof g_err);
   ck_assert_ptr_null(m);
@@ -1834,6 +1881,7 @@ Suite* loader_suite(void) {
   tcase_add_test(t, entity_expansion_is_bounded);
   tcase_add_test(t, includes_are_bounded_in_number_and_bytes);
   tcase_add_test(t, include_of_a_non_regular_file_is_refused);
+  tcase_add_test(t, numbers_must_be_finite_and_in_range);
   tcase_add_test(t, missing_main_file_is_named);
   tcase_add_test(t, qpos_layout_free_ball_hinge_slide);
   tcase_add_test(t, dof_parent_skips_bodies_without_dofs);

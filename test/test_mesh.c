@@ -475,6 +475,33 @@ START_TEST(error_mesh_file_not_regular) {
 }
 END_TEST
 
+/* An STL's floats reach 3e38, whose volume overflows and whose body reset
+   every step (issue 15): coordinates beyond 2^30 are refused, as MuJoCo
+   2.2.2 refuses them; 2^30 itself loads. */
+START_TEST(error_mesh_coordinates_too_large) {
+  /* an outward tetrahedron with legs of length L along the axes */
+  static const char* tet =
+      "solid t\n"
+      "facet normal 0 0 0\nouter loop\nvertex 0 0 0\nvertex 0 %1$s 0\nvertex %1$s 0 0\n"
+      "endloop\nendfacet\n"
+      "facet normal 0 0 0\nouter loop\nvertex 0 0 0\nvertex %1$s 0 0\nvertex 0 0 %1$s\n"
+      "endloop\nendfacet\n"
+      "facet normal 0 0 0\nouter loop\nvertex 0 0 0\nvertex 0 0 %1$s\nvertex 0 %1$s 0\n"
+      "endloop\nendfacet\n"
+      "facet normal 0 0 0\nouter loop\nvertex %1$s 0 0\nvertex 0 %1$s 0\nvertex 0 0 %1$s\n"
+      "endloop\nendfacet\nendsolid t\n";
+  char xml[1024], text[2000];
+  snprintf(text, sizeof text, tet, "3e38");
+  write_text("mesh_huge.stl", text);
+  one_mesh_xml(xml, sizeof xml, "mesh_huge.stl", "", "");
+  expect_mesh_error(xml, 2, "mesh_huge.stl", "vertex coordinate 3e+38 beyond");
+  snprintf(text, sizeof text, tet, "1073741824");
+  write_text("mesh_2p30.stl", text);
+  one_mesh_xml(xml, sizeof xml, "mesh_2p30.stl", "", "");
+  imp_free_model(load_in(IMP_TEST_TMPDIR, xml));
+}
+END_TEST
+
 START_TEST(error_binary_stl_truncated_or_mismatched) {
   char xml[1024];
   unsigned char hdr[60] = {0};
@@ -780,6 +807,7 @@ static Suite* mesh_suite(void) {
   t = tcase_create("errors");
   tcase_add_test(t, error_missing_and_unknown_files);
   tcase_add_test(t, error_mesh_file_not_regular);
+  tcase_add_test(t, error_mesh_coordinates_too_large);
   tcase_add_test(t, error_binary_stl_truncated_or_mismatched);
   tcase_add_test(t, error_ascii_stl_syntax);
   tcase_add_test(t, error_obj_syntax_and_indices);
