@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -87,8 +88,18 @@ int cli_parse_double(const char* opt, const char* s, int positive, double* out) 
   char* end = NULL;
   errno = 0;
   double v = strtod(s, &end);
-  if (!*s || *end || errno == ERANGE || !isfinite(v)) {
+  if (!*s || *end) {
+    cli_usage_error("--%s: not a number: '%s'", opt, s);
+    return -1;
+  }
+  if (!isfinite(v) || (errno == ERANGE && fabs(v) > 1)) {
     cli_usage_error("--%s: not a finite number: '%s'", opt, s);
+    return -1;
+  }
+  /* strtod says ERANGE when the value underflows: 0 or a denormal */
+  if (errno == ERANGE || (v != 0 && fabs(v) < DBL_MIN)) {
+    cli_usage_error("--%s: '%s' is too small (below %g, the smallest normal double)", opt, s,
+                    DBL_MIN);
     return -1;
   }
   if (positive ? !(v > 0) : !(v >= 0)) {

@@ -72,6 +72,13 @@ void ld_body_mass_properties(ld_ctx* c, imp_model* m) {
     if (c->boundmass > 0 && bd->mass < c->boundmass) bd->mass = c->boundmass;
     for (int i = 0; i < 3 && c->boundinertia > 0; i++)
       if (bd->inertia[i] < c->boundinertia) bd->inertia[i] = c->boundinertia;
+    /* finite inputs can still overflow (a size of 1e300 cubed): such a body
+       would load and reset the simulation every step */
+    int finite = isfinite(bd->mass);
+    for (int i = 0; i < 3; i++) finite &= isfinite(bd->inertia[i]) && isfinite(bd->ipos[i]);
+    if (!finite)
+      ld_error(c, bd->file, bd->line,
+               "body mass or inertia is not finite (sizes, densities or masses too large)");
   }
   for (int b = 0; b < nbody; b++) {
     m->body_mass[b] = B[b].mass;

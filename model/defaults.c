@@ -208,6 +208,9 @@ void ld_read_geom(ld_ctx* c, ld_node* n, ld_geom* g) {
                    fluid);
   ld_attr_nums(c, n, "density", &g->density, 1, 1);
   if (ld_attr_nums(c, n, "mass", &g->mass, 1, 1) > 0) g->has_mass = 1;
+  /* as MuJoCo 2.2.2 refuses them ("mass, inertia or density are negative") */
+  if (g->mass < 0 || g->density < 0)
+    ld_error(c, n->file, n->line, "geom mass and density must be non-negative");
   ld_attr_nums(c, n, "friction", g->friction, 1, 3);
   ld_attr_int(c, n, "contype", &g->contype);
   ld_attr_int(c, n, "conaffinity", &g->conaffinity);

@@ -21,6 +21,40 @@
 
 #include "impetus.h"
 
+/* ---- bounds on what a file can make the loader do (issue 15) ----
+   Each is exceeded with a file:line error; each is far beyond what real
+   models need. For scale: the deepest sample model shipped with MuJoCo
+   (/usr/share/mujoco/model: humanoid and the files that include it) nests
+   elements 9 deep (bodies 6 deep), and those files include at most 1 file. */
+
+/* Elements nested in one another, all files together (bodies, frames,
+   default classes ...). The readers recurse once a level; 1000 levels use
+   well under 1 MB of stack, so a load in a thread with a small stack is
+   safe too. libxml2 alone stops a single file at 256 levels; this bound
+   holds across <include>s, which it does not see. */
+#define LD_MAXDEPTH 1000
+/* <include>s inside included files inside ... (a cycle ends here) */
+#define LD_MAXINCLUDEDEPTH 20
+/* <include> elements read in one load, and the bytes of the files they
+   read: a file that includes the next twice, twenty times over, would
+   otherwise read a million files. Real models include a handful. */
+#define LD_MAXINCLUDES 10000
+#define LD_MAXINCLUDEBYTES (64L << 20)
+/* Bytes that entity references (<!ENTITY>, expanded when attributes are
+   read) add to attribute values in one load: one 100 KB entity named 5,000
+   times would make 500 MB. MuJoCo's own parser expands no entities, so
+   MJCF written for it uses none. */
+#define LD_MAXENTITYBYTES (4L << 20)
+/* entities referring to entities ... (libxml2 refuses loops; this bounds the
+   recursion that expands them) */
+#define LD_MAXENTITYDEPTH 16
+
+/* Largest magnitude of a mesh file's vertex coordinate (before scale):
+   2^30, where MuJoCo 2.2.2 refuses an STL too ("vertex coordinates ...
+   exceed maximum bounds"; found by loading files on either side of it).
+   An STL's floats reach 3e38, whose volume and inertia overflow. */
+#define LD_MAXMESHCOORD 1073741824.0
+
 /* ---- the light node tree ---- */
 
 typedef struct ld_attr {
@@ -427,6 +461,11 @@ typedef struct ld_ctx {
   size_t nwarn_bytes, capwarn;
   int nwarning;
   ld_vec warnkeys; /* const char* keys already warned about */
+
+  /* what the files made the loader do so far (bounds above) */
+  int nincludes;        /* <include> elements read */
+  long include_bytes;   /* bytes of the files they read */
+  long entity_bytes;    /* bytes entity references added to attribute values */
 } ld_ctx;
 
 /* ---- loader_util.c: utilities shared by the loader files ---- */
@@ -465,6 +504,11 @@ void ld_unsupported(ld_ctx* c, const char* key, const char* file, int line, cons
    nothing the simulation computes, else ld_unsupported */
 void ld_warn_unused(ld_ctx* c, ld_node* n);
 void ld_warn_element(ld_ctx* c, ld_node* n);
+/* The whole of a regular file into the arena (NUL-terminated, *size bytes);
+   NULL with *why set when it cannot be opened or read, is larger than max
+   bytes, or is not a regular file (a FIFO would block the load forever, a
+   device never end). */
+char* ld_read_regular_file(ld_ctx* c, const char* path, long max, long* size, const char** why);
 /* file relative to dir ("" or NULL: as given); absolute paths unchanged */
 const char* ld_join_path(ld_ctx* c, const char* dir, const char* file);
 /* reads pos/quat/axisangle/euler/xyaxes/zaxis; 1 when an orientation was given */

@@ -4,11 +4,15 @@
  * physics (ld_unsupported) and what only warns, attribute readers that mark
  * what they read, and frames (pos/quat/axisangle/euler/xyaxes/zaxis). */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "loader.h"
 #include "mathx.h"
@@ -54,6 +58,44 @@ void* ld_push(ld_ctx* c, ld_vec* v) {
   memset(p, 0, v->elsz);
   v->n++;
   return p;
+}
+
+/* ------------------------------------------------------------ files */
+
+char* ld_read_regular_file(ld_ctx* c, const char* path, long max, long* size, const char** why) {
+  /* O_NONBLOCK: opening a FIFO without a writer would otherwise wait forever
+     (issue 15); it changes nothing for a regular file */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    *why = "cannot open file";
+    return NULL;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    *why = "not a regular file (a directory, device or pipe cannot be read as a model file)";
+    return NULL;
+  }
+  if (st.st_size > max) {
+    close(fd);
+    *why = "file too large";
+    return NULL;
+  }
+  long n = (long)st.st_size, got = 0;
+  char* buf = ld_alloc(c, (size_t)n + 1); /* zeroed: NUL-terminated */
+  while (got < n) {
+    ssize_t k = read(fd, buf + got, (size_t)(n - got));
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    got += k;
+  }
+  close(fd);
+  if (got != n) {
+    *why = "cannot read file";
+    return NULL;
+  }
+  *size = n;
+  return buf;
 }
 
 /* ------------------------------------------------------ errors, warnings */
@@ -208,6 +250,12 @@ static int parse_numbers(ld_ctx* c, ld_node* n, const char* name, const char* s,
     if (end == p || (*end && *end != ' ' && *end != '\t' && *end != '\n' && *end != '\r'))
       ld_error(c, n->file, n->line, "attribute '%s' of '%s': '%s' is not a number", name, n->name,
                s);
+    /* no attribute of MJCF means infinity or "not a number": such a value
+       (or one that overflows, 1e999) would load and then reset the
+       simulation every step (issue 15) */
+    if (!isfinite(v))
+      ld_error(c, n->file, n->line, "attribute '%s' of '%s': '%.*s' is not a finite number",
+               name, n->name, (int)(end - p), p);
     if (out && k < max) out[k] = v;
     k++;
     p = end;

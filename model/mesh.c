@@ -73,19 +73,9 @@ typedef struct raw_mesh {
 
 /* the whole file in arena memory, NUL-terminated */
 static char* read_file(ld_ctx* c, const ld_mesh* me, long* size) {
-  FILE* f = fopen(me->path, "rb");
-  if (!f) MESH_ERROR(c, me, "cannot open file");
-  long n = -1;
-  if (fseek(f, 0, SEEK_END) == 0) n = ftell(f);
-  if (n < 0 || n > MESH_MAXFILE || fseek(f, 0, SEEK_SET) != 0) {
-    fclose(f);
-    MESH_ERROR(c, me, n > MESH_MAXFILE ? "file too large" : "cannot read file");
-  }
-  char* buf = ld_alloc(c, (size_t)n + 1);
-  size_t got = fread(buf, 1, (size_t)n, f);
-  fclose(f);
-  if (got != (size_t)n) MESH_ERROR(c, me, "cannot read file");
-  *size = n;
+  const char* why = NULL;
+  char* buf = ld_read_regular_file(c, me->path, MESH_MAXFILE, size, &why);
+  if (!buf) MESH_ERROR(c, me, "%s", why);
   return buf;
 }
 
@@ -327,14 +317,22 @@ static void read_obj(ld_ctx* c, const ld_mesh* me, char* buf, long size, raw_mes
 
 /* ------------------------------------------------ merging STL vertices */
 
-static const double* g_sort_vert; /* qsort has no context argument */
+/* A vertex with its index: sorting these needs no context beyond the two
+   elements compared, so loads in several threads share nothing (qsort has
+   no context argument, and a global one raced: issue 15). */
+typedef struct keyed_vertex {
+  double x[3];
+  int id;
+} keyed_vertex;
 
-static int cmp_vertex(const void* a, const void* b) {
-  const double* u = g_sort_vert + 3 * *(const int*)a;
-  const double* v = g_sort_vert + 3 * *(const int*)b;
+/* coordinates lexicographically, then the index: a total order, so the
+   result does not depend on qsort's algorithm */
+static int cmp_keyed_vertex(const void* a, const void* b) {
+  const keyed_vertex* u = a;
+  const keyed_vertex* v = b;
   for (int k = 0; k < 3; k++)
-    if (u[k] != v[k]) return u[k] < v[k] ? -1 : 1;
-  return *(const int*)a - *(const int*)b;
+    if (u->x[k] != v->x[k]) return u->x[k] < v->x[k] ? -1 : 1;
+  return (u->id > v->id) - (u->id < v->id);
 }
 
 /* one vertex per distinct position (exact equality), faces renumbered */
@@ -343,9 +341,13 @@ static void merge_vertices(ld_ctx* c, raw_mesh* r) {
   int* order = ld_alloc(c, sizeof(int) * (size_t)(n + 1));
   int* newid = ld_alloc(c, sizeof(int) * (size_t)(n + 1));
   double* vert = ld_alloc(c, sizeof(double) * 3 * (size_t)(n + 1));
-  for (int i = 0; i < n; i++) order[i] = i;
-  g_sort_vert = r->vert;
-  qsort(order, (size_t)n, sizeof(int), cmp_vertex);
+  keyed_vertex* kv = ld_alloc(c, sizeof(keyed_vertex) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) {
+    memcpy(kv[i].x, r->vert + 3 * i, sizeof kv[i].x);
+    kv[i].id = i;
+  }
+  qsort(kv, (size_t)n, sizeof *kv, cmp_keyed_vertex);
+  for (int i = 0; i < n; i++) order[i] = kv[i].id;
   /* ids in order of first appearance keep the file's order */
   int* first = ld_alloc(c, sizeof(int) * (size_t)(n + 1));
   for (int k = 0; k < n; k++) {
@@ -656,6 +658,10 @@ void ld_mesh_load(ld_ctx* c, ld_mesh* me) {
   if (r.nface == 0) MESH_ERROR(c, me, "no triangles");
   if (r.nvert < 4) MESH_ERROR(c, me, "%d vertices: a mesh needs at least 4", r.nvert);
   double flip = me->scale[0] * me->scale[1] * me->scale[2];
+  for (int k = 0; k < 3 * r.nvert; k++)
+    if (!(fabs(r.vert[k]) <= LD_MAXMESHCOORD))
+      MESH_ERROR(c, me, "vertex coordinate %g beyond %g in magnitude", r.vert[k],
+                 LD_MAXMESHCOORD);
   for (int v = 0; v < r.nvert; v++)
     for (int i = 0; i < 3; i++) {
       r.vert[3 * v + i] *= me->scale[i];

@@ -8,11 +8,20 @@
  * directory as MJCF defines. The sections of <mujoco> are then read in
  * MuJoCo's order (compiler, option, size, visual, default, asset, worldbody,
  * contact, equality, actuator, sensor, keyframe), whatever their order in
- * the file; <asset> is read by asset.c, <sensor> by sensor.c. */
+ * the file; <asset> is read by asset.c, <sensor> by sensor.c.
+ *
+ * Loading is thread-safe: everything a load changes lives in its ld_ctx.
+ * libxml2 wants its global tables set up once before threads parse at the
+ * same time (libxml2 docs, xmlInitParser: "call once before processing in
+ * case of use in multithreaded programs"); the first load does it, through
+ * pthread_once, so a program need not. */
 #define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
 #include <libxml/globals.h>
 #include <libxml/parser.h>
 #include <libxml/xmlerror.h>
+#include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,7 +51,62 @@ static void on_xml_error(void* user, xmlErrorPtr e) {
   while (k && (f->msg[k - 1] == '\n' || f->msg[k - 1] == ' ')) f->msg[--k] = 0;
 }
 
-static ld_node* copy_tree(ld_ctx* c, xmlNodePtr x, const char* file) {
+/* An attribute's value being assembled: its text with entity references
+   expanded. libxml2 bounds entity amplification when it expands them, but
+   without XML_PARSE_NOENT it leaves attribute references in the tree and
+   expanding them (xmlNodeListGetString did it here, by repeated strcat)
+   passed every bound: one 100 KB entity named 5,000 times took 87 s and
+   1 GB (issue 15). So the expansion is ours, linear, and bounded. */
+typedef struct attr_text {
+  char* s;
+  size_t n, cap;
+  int fail; /* 1: LD_MAXENTITYBYTES reached, 2: LD_MAXENTITYDEPTH, 3: out of memory */
+} attr_text;
+
+static void text_append(ld_ctx* c, attr_text* t, const char* s, int from_entity) {
+  size_t k = strlen(s);
+  if (from_entity && (c->entity_bytes += (long)k) > LD_MAXENTITYBYTES) {
+    t->fail = 1;
+    return;
+  }
+  if (t->n + k + 1 > t->cap) {
+    size_t cap = 2 * (t->n + k + 1);
+    char* p = realloc(t->s, cap);
+    if (!p) {
+      t->fail = 3;
+      return;
+    }
+    t->s = p;
+    t->cap = cap;
+  }
+  memcpy(t->s + t->n, s, k + 1);
+  t->n += k;
+}
+
+/* the text of a node list (an attribute's children, or an entity's), each
+   entity reference replaced by its replacement text (depth: entities
+   around the list) */
+static void expand_text(ld_ctx* c, xmlDocPtr doc, xmlNodePtr list, int depth, attr_text* t) {
+  for (xmlNodePtr x = list; x && !t->fail; x = x->next) {
+    if (x->type == XML_TEXT_NODE || x->type == XML_CDATA_SECTION_NODE) {
+      if (x->content) text_append(c, t, (const char*)x->content, depth > 0);
+    } else if (x->type == XML_ENTITY_REF_NODE) {
+      if (depth >= LD_MAXENTITYDEPTH) {
+        t->fail = 2;
+        return;
+      }
+      xmlEntityPtr e = xmlGetDocEntity(doc, x->name);
+      if (e && e->children) expand_text(c, doc, e->children, depth + 1, t);
+      else if (e && e->content) text_append(c, t, (const char*)e->content, 1);
+    }
+  }
+}
+
+/* Copy element x and its descendants. An attribute whose entities expand
+   past the bounds stops the copy: *bad_line is set to its element's line
+   and *fail to attr_text's code, for the caller to report once libxml2's
+   document is freed. */
+static ld_node* copy_tree(ld_ctx* c, xmlNodePtr x, const char* file, int* fail, int* bad_line) {
   ld_node* n = ld_alloc(c, sizeof *n);
   n->name = ld_strdup(c, (const char*)x->name);
   n->file = file;
@@ -50,32 +114,48 @@ static ld_node* copy_tree(ld_ctx* c, xmlNodePtr x, const char* file) {
   for (xmlAttrPtr a = x->properties; a; a = a->next) n->nattr++;
   n->attr = ld_alloc(c, sizeof(ld_attr) * (size_t)(n->nattr ? n->nattr : 1));
   int i = 0;
-  for (xmlAttrPtr a = x->properties; a; a = a->next, i++) {
+  for (xmlAttrPtr a = x->properties; a && !*fail; a = a->next, i++) {
     n->attr[i].name = ld_strdup(c, (const char*)a->name);
-    xmlChar* v = xmlNodeListGetString(x->doc, a->children, 1);
-    n->attr[i].value = ld_strdup(c, v ? (const char*)v : "");
-    xmlFree(v);
+    attr_text t = {NULL, 0, 0, 0};
+    expand_text(c, x->doc, a->children, 0, &t);
+    n->attr[i].value = ld_strdup(c, t.s && !t.fail ? t.s : "");
+    free(t.s);
+    if (t.fail) {
+      *fail = t.fail;
+      *bad_line = n->line;
+    }
   }
   ld_node** tail = &n->child;
-  for (xmlNodePtr ch = x->children; ch; ch = ch->next) {
+  for (xmlNodePtr ch = x->children; ch && !*fail; ch = ch->next) {
     if (ch->type != XML_ELEMENT_NODE) continue;
-    *tail = copy_tree(c, ch, file);
+    *tail = copy_tree(c, ch, file, fail, bad_line);
     tail = &(*tail)->next;
   }
   return n;
 }
 
-/* Parse one file (or in-memory text when xml != NULL) into a node tree. */
+/* Parse one file (or in-memory text when xml != NULL) into a node tree;
+   an included file (from: the including file, at fromline) is read whole
+   first, refused unless it is a regular file, and counted against
+   LD_MAXINCLUDEBYTES. */
 static ld_node* read_xml(ld_ctx* c, const char* file, const char* xml, const char* from,
                          int fromline) {
-  if (!xml) {
+  long size = 0;
+  if (!xml && from) {
+    const char* why = NULL;
+    xml = ld_read_regular_file(c, file, LD_MAXINCLUDEBYTES, &size, &why);
+    if (!xml) ld_error(c, from, fromline, "included file '%s': %s", file, why);
+    if ((c->include_bytes += size) > LD_MAXINCLUDEBYTES)
+      ld_error(c, from, fromline,
+               "included files exceed %ld MB in total (a file included over and over?)",
+               LD_MAXINCLUDEBYTES >> 20);
+  } else if (!xml) {
     FILE* f = fopen(file, "rb");
-    if (!f) {
-      if (from) ld_error(c, from, fromline, "cannot open included file '%s'", file);
-      ld_error(c, file, 0, "cannot open file");
-    }
+    if (!f) ld_error(c, file, 0, "cannot open file");
     fclose(f);
   }
+  if (xml && !size) size = (long)strlen(xml);
+  if (size > INT_MAX) ld_error(c, file, 0, "file too large");
   xmlParserCtxtPtr p = xmlNewParserCtxt();
   if (!p) ld_error(c, file, 0, "out of memory");
   int opt = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_BIG_LINES;
@@ -85,7 +165,7 @@ static ld_node* read_xml(ld_ctx* c, const char* file, const char* xml, const cha
   void* olduser = xmlStructuredErrorContext;
   xmlStructuredErrorFunc oldfn = xmlStructuredError;
   xmlSetStructuredErrorFunc(&fe, on_xml_error);
-  xmlDocPtr doc = xml ? xmlCtxtReadMemory(p, xml, (int)strlen(xml), file, NULL, opt)
+  xmlDocPtr doc = xml ? xmlCtxtReadMemory(p, xml, (int)size, file, NULL, opt)
                       : xmlCtxtReadFile(p, file, NULL, opt);
   xmlSetStructuredErrorFunc(olduser, oldfn);
   if (!doc || !p->wellFormed) {
@@ -103,8 +183,16 @@ static ld_node* read_xml(ld_ctx* c, const char* file, const char* xml, const cha
     xmlFreeDoc(doc);
     ld_error(c, file, 0, "empty XML document");
   }
-  ld_node* n = copy_tree(c, root, file);
+  int fail = 0, bad_line = 0;
+  ld_node* n = copy_tree(c, root, file, &fail, &bad_line);
   xmlFreeDoc(doc);
+  if (fail == 1)
+    ld_error(c, file, bad_line,
+             "entity references expand to more than %ld MB of attribute text in total "
+             "(entity amplification)", LD_MAXENTITYBYTES >> 20);
+  if (fail == 2)
+    ld_error(c, file, bad_line, "entities nested more than %d deep", LD_MAXENTITYDEPTH);
+  if (fail) ld_error(c, file, bad_line, "out of memory");
   if (strcmp(n->name, "mujoco"))
     ld_error(c, file, n->line, "root element must be 'mujoco', not '%s'", n->name);
   return n;
@@ -120,22 +208,34 @@ const char* ld_join_path(ld_ctx* c, const char* dir, const char* file) {
   return p;
 }
 
-/* replace every <include file=.../> below n by the included file's children */
-static void expand_includes(ld_ctx* c, ld_node* n, int depth) {
+/* Replace every <include file=.../> below n by the included file's
+   children (incdepth: includes around n; level: n's depth in the tree the
+   includes make, checked against LD_MAXDEPTH so that no recursive reader
+   goes deeper). */
+static void expand_includes(ld_ctx* c, ld_node* n, int incdepth, int level) {
   ld_node** link = &n->child;
   while (*link) {
     ld_node* ch = *link;
+    if (level + 1 > LD_MAXDEPTH)
+      ld_error(c, ch->file, ch->line, "elements nested more than %d deep (through includes)",
+               LD_MAXDEPTH);
     if (strcmp(ch->name, "include")) {
-      expand_includes(c, ch, depth);
+      expand_includes(c, ch, incdepth, level + 1);
       link = &ch->next;
       continue;
     }
     const char* f = ld_attr_str(ch, "file");
     if (!f) ld_error(c, ch->file, ch->line, "include without a file attribute");
-    if (depth > 20) ld_error(c, ch->file, ch->line, "includes nested too deeply (a cycle?)");
+    if (incdepth >= LD_MAXINCLUDEDEPTH)
+      ld_error(c, ch->file, ch->line, "includes nested more than %d deep (a cycle?)",
+               LD_MAXINCLUDEDEPTH);
+    if (++c->nincludes > LD_MAXINCLUDES)
+      ld_error(c, ch->file, ch->line, "more than %d includes (a file included over and over?)",
+               LD_MAXINCLUDES);
     ld_warn_unused(c, ch);
     ld_node* root = read_xml(c, ld_join_path(c, c->dir, f), NULL, ch->file, ch->line);
-    expand_includes(c, root, depth + 1);
+    /* the included file's children take the <include>'s place */
+    expand_includes(c, root, incdepth + 1, level);
     if (!root->child) {
       *link = ch->next;
       continue;
@@ -231,6 +331,14 @@ static void parse_option(ld_ctx* c, ld_node* n) {
       "ls_iterations", "ls_tolerance", "o_friction", "sdf_iterations", "sdf_initpoints",
       "ccd_iterations", "ccd_tolerance", NULL};
   ld_attr_nums(c, n, "timestep", &c->opt.timestep, 1, 1);
+  /* time must advance (0 ran with time stuck at 0); a denormal step is
+     below any time the state could resolve */
+  if (!(c->opt.timestep > 0))
+    ld_error(c, n->file, n->line, "option timestep must be positive, not %g", c->opt.timestep);
+  if (c->opt.timestep < DBL_MIN)
+    ld_error(c, n->file, n->line,
+             "option timestep %g is too small (a denormal number, below %g)", c->opt.timestep,
+             DBL_MIN);
   ld_attr_nums(c, n, "gravity", c->opt.gravity, 3, 3);
   parse_solver_options(c, n);
   int it;
@@ -447,6 +555,16 @@ static void parse_body(ld_ctx* c, ld_node* n, int body, int childclass) {
   parse_children(c, n, body, childclass, NULL);
 }
 
+/* <freejoint>: the built-in joint defaults (it ignores default classes).
+   A function of its own so that the class it builds (kilobytes) is not on
+   the stack of every level of the recursive body reader. */
+__attribute__((noinline)) static void freejoint_defaults(ld_joint* j) {
+  ld_class builtin;
+  ld_defaults_builtin(&builtin);
+  *j = builtin.joint;
+  j->type = IMP_JNT_FREE;
+}
+
 /* The children of a body, or of a frame in it (frame: the frame's pose in
    the body, NULL when directly in the body). */
 static void parse_children(ld_ctx* c, ld_node* n, int body, int childclass, const double* frame) {
@@ -483,10 +601,7 @@ static void parse_children(ld_ctx* c, ld_node* n, int body, int childclass, cons
         *j = LD_AT(c->classes, ld_class, element_class(c, ch, childclass))->joint;
         ld_read_joint(c, ch, j);
       } else {
-        ld_class builtin; /* <freejoint> ignores default classes */
-        ld_defaults_builtin(&builtin);
-        *j = builtin.joint;
-        j->type = IMP_JNT_FREE;
+        freejoint_defaults(j);
         ld_accept(ch, (const char* const[]){"group", NULL});
       }
       j->name = ld_attr_str(ch, "name");
@@ -797,8 +912,12 @@ static void append_warnings(ld_ctx* c) {
     snprintf(c->err + k, cap - k, "\n(%d more warning%s)", left, left > 1 ? "s" : "");
 }
 
+static void init_libxml2(void) { xmlInitParser(); }
+
 static imp_model* load(const char* path, const char* xml, const char* dir, int options,
                        char* err, int errsz) {
+  static pthread_once_t libxml2_once = PTHREAD_ONCE_INIT; /* set once, then only read */
+  pthread_once(&libxml2_once, init_libxml2);
   ld_ctx* c = calloc(1, sizeof *c);
   if (!c) {
     if (err && errsz > 0) snprintf(err, (size_t)errsz, "out of memory");
@@ -819,7 +938,7 @@ static imp_model* load(const char* path, const char* xml, const char* dir, int o
       c->dir = "";
     }
     ld_node* root = read_xml(c, ld_strdup(c, path), xml, NULL, 0);
-    expand_includes(c, root, 0);
+    expand_includes(c, root, 0, 1);
     parse_root(c, root);
     m = ld_compile(c);
   } else {

@@ -255,6 +255,12 @@ START_TEST(run_bad_arguments) {
     assert_nothing_at(rec);
   }
   ck_assert_int_eq(impetus("run --steps 10"), 2); /* no model */
+  /* a denormal step is finite: the message says what is wrong with it */
+  char args[8800];
+  snprintf(args, sizeof args, "run --record '%s' '%s' --steps 10 --dt 1e-320", rec, PENDULUM);
+  ck_assert_int_eq(impetus(args), 2);
+  ck_assert_msg(strstr(text_of(err_path), "'1e-320' is too small") != NULL, "%s",
+                text_of(err_path));
 }
 END_TEST
 

@@ -8,10 +8,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "engine.h"
 #include "impetus.h"
@@ -453,6 +456,52 @@ START_TEST(error_missing_and_unknown_files) {
 }
 END_TEST
 
+/* A mesh "file" that is a FIFO (the load waited forever for a writer) or a
+   directory is refused at the <mesh> element (issue 15). */
+START_TEST(error_mesh_file_not_regular) {
+  char xml[1024], path[4096];
+  snprintf(path, sizeof path, "%s/mesh_fifo.stl", IMP_TEST_TMPDIR);
+  unlink(path);
+  ck_assert_int_eq(mkfifo(path, 0600), 0);
+  one_mesh_xml(xml, sizeof xml, "mesh_fifo.stl", "", "");
+  expect_mesh_error(xml, 2, "mesh_fifo.stl", "not a regular file");
+  unlink(path);
+  snprintf(path, sizeof path, "%s/mesh_dir.stl", IMP_TEST_TMPDIR);
+  rmdir(path);
+  ck_assert_int_eq(mkdir(path, 0700), 0);
+  one_mesh_xml(xml, sizeof xml, "mesh_dir.stl", "", "");
+  expect_mesh_error(xml, 2, "mesh_dir.stl", "not a regular file");
+  rmdir(path);
+}
+END_TEST
+
+/* An STL's floats reach 3e38, whose volume overflows and whose body reset
+   every step (issue 15): coordinates beyond 2^30 are refused, as MuJoCo
+   2.2.2 refuses them; 2^30 itself loads. */
+START_TEST(error_mesh_coordinates_too_large) {
+  /* an outward tetrahedron with legs of length L along the axes */
+  static const char* tet =
+      "solid t\n"
+      "facet normal 0 0 0\nouter loop\nvertex 0 0 0\nvertex 0 %1$s 0\nvertex %1$s 0 0\n"
+      "endloop\nendfacet\n"
+      "facet normal 0 0 0\nouter loop\nvertex 0 0 0\nvertex %1$s 0 0\nvertex 0 0 %1$s\n"
+      "endloop\nendfacet\n"
+      "facet normal 0 0 0\nouter loop\nvertex 0 0 0\nvertex 0 0 %1$s\nvertex 0 %1$s 0\n"
+      "endloop\nendfacet\n"
+      "facet normal 0 0 0\nouter loop\nvertex %1$s 0 0\nvertex 0 %1$s 0\nvertex 0 0 %1$s\n"
+      "endloop\nendfacet\nendsolid t\n";
+  char xml[1024], text[2000];
+  snprintf(text, sizeof text, tet, "3e38");
+  write_text("mesh_huge.stl", text);
+  one_mesh_xml(xml, sizeof xml, "mesh_huge.stl", "", "");
+  expect_mesh_error(xml, 2, "mesh_huge.stl", "vertex coordinate 3e+38 beyond");
+  snprintf(text, sizeof text, tet, "1073741824");
+  write_text("mesh_2p30.stl", text);
+  one_mesh_xml(xml, sizeof xml, "mesh_2p30.stl", "", "");
+  imp_free_model(load_in(IMP_TEST_TMPDIR, xml));
+}
+END_TEST
+
 START_TEST(error_binary_stl_truncated_or_mismatched) {
   char xml[1024];
   unsigned char hdr[60] = {0};
@@ -620,6 +669,119 @@ START_TEST(error_mesh_references) {
 }
 END_TEST
 
+/* ------------------------------------------------------ loading in threads */
+
+/* Binary STL of a tessellated ellipsoid (radii r, nlat x nlon corners):
+   2 nlon (nlat - 1) triangles, the whole surface written copies times, so
+   loading spends its time merging the many repeated corners by sorting
+   them (mesh.c merge_vertices), not in the hull. */
+static void write_ellipsoid_stl(const char* name, const double r[3], int nlat, int nlon,
+                                int copies) {
+  int ntri = 2 * nlon * (nlat - 1) * copies;
+  size_t n = 84 + 50 * (size_t)ntri;
+  unsigned char* buf = calloc(1, n);
+  ck_assert_ptr_nonnull(buf);
+  buf[80] = (unsigned char)(ntri & 255);
+  buf[81] = (unsigned char)(ntri >> 8 & 255);
+  buf[82] = (unsigned char)(ntri >> 16 & 255);
+  unsigned char* p = buf + 84;
+  for (int copy = 0; copy < copies; copy++)
+  for (int i = 0; i < nlat; i++)
+    for (int j = 0; j < nlon; j++) {
+      float c[4][3]; /* the quad's corners: (i, j), (i+1, j), (i+1, j+1), (i, j+1) */
+      for (int k = 0; k < 4; k++) {
+        int a = i + (k == 1 || k == 2), b = (j + (k >= 2)) % nlon;
+        double th = IMP_PI * a / nlat, ph = 2 * IMP_PI * b / nlon;
+        c[k][0] = (float)(r[0] * sin(th) * cos(ph));
+        c[k][1] = (float)(r[1] * sin(th) * sin(ph));
+        c[k][2] = (float)(r[2] * cos(th));
+        /* -0 to +0: merging compares bits, and a pole's corners would stay apart */
+        for (int d = 0; d < 3; d++) c[k][d] += 0.0f;
+      }
+      static const int tri[2][3] = {{0, 1, 2}, {0, 2, 3}};
+      for (int t = 0; t < 2; t++) {
+        if ((i == 0 && t == 1) || (i == nlat - 1 && t == 0)) continue; /* degenerate at poles */
+        p += 12; /* normal left zero */
+        for (int k = 0; k < 3; k++) memcpy(p + 12 * k, c[tri[t][k]], 12);
+        p += 38;
+      }
+    }
+  ck_assert_uint_eq((size_t)(p - buf), n);
+  write_file(name, buf, n);
+  free(buf);
+}
+
+#define NTHREAD_MESH 4
+#define NLOAD_PER_THREAD 12
+
+typedef struct mesh_ref {
+  char xml[512];
+  int nvert, nface;
+  double* vert;
+  int* face;
+  int mismatches; /* loads that failed or differed, counted by the thread */
+} mesh_ref;
+
+/* 1 when m's meshes equal ref's bit for bit */
+static int same_mesh(const imp_model* m, const mesh_ref* ref) {
+  return m->nmeshvert == ref->nvert && m->nmeshface == ref->nface &&
+         !memcmp(m->mesh_vert, ref->vert, sizeof(double) * 3 * (size_t)ref->nvert) &&
+         !memcmp(m->mesh_face, ref->face, sizeof(int) * 3 * (size_t)ref->nface);
+}
+
+static void* load_mesh_repeatedly(void* arg) {
+  mesh_ref* ref = arg;
+  for (int k = 0; k < NLOAD_PER_THREAD; k++) {
+    char err[500];
+    imp_model* m = imp_load_xml_string(ref->xml, IMP_TEST_TMPDIR, "t.xml", err, sizeof err);
+    if (!m || !same_mesh(m, ref)) ref->mismatches++;
+    imp_free_model(m);
+  }
+  return NULL;
+}
+
+/* Issue 15: loads in several threads at once each get exactly the mesh a
+   single-threaded load gives (merging STL corners once sorted through a
+   global: some concurrent loads got another thread's vertices). Each thread
+   loads a different mesh, so any sharing shows. */
+START_TEST(concurrent_loads_give_the_single_threaded_meshes) {
+  mesh_ref ref[NTHREAD_MESH];
+  for (int t = 0; t < NTHREAD_MESH; t++) {
+    char name[64];
+    snprintf(name, sizeof name, "thread_mesh%d.stl", t);
+    double r[3] = {1 + 0.1 * t, 0.7 + 0.05 * t, 0.5 + 0.2 * t};
+    /* different tessellations: sorting one mesh's corners by another's
+       coordinates would not give the same order */
+    write_ellipsoid_stl(name, r, 10 + t, 20 + 3 * t, 300);
+    snprintf(ref[t].xml, sizeof ref[t].xml,
+             "<mujoco><asset><mesh name='m' file='%s'/></asset><worldbody><body>"
+             "<freejoint/><geom type='mesh' mesh='m'/></body></worldbody></mujoco>", name);
+    imp_model* m = load_in(IMP_TEST_TMPDIR, ref[t].xml);
+    ref[t].nvert = m->nmeshvert;
+    ref[t].nface = m->nmeshface;
+    ck_assert_int_le(ref[t].nvert, (11 + t) * (20 + 3 * t)); /* the copies' corners merged */
+    ref[t].vert = malloc(sizeof(double) * 3 * (size_t)m->nmeshvert);
+    ref[t].face = malloc(sizeof(int) * 3 * (size_t)m->nmeshface);
+    memcpy(ref[t].vert, m->mesh_vert, sizeof(double) * 3 * (size_t)m->nmeshvert);
+    memcpy(ref[t].face, m->mesh_face, sizeof(int) * 3 * (size_t)m->nmeshface);
+    ref[t].mismatches = 0;
+    imp_free_model(m);
+  }
+  pthread_t th[NTHREAD_MESH];
+  for (int t = 0; t < NTHREAD_MESH; t++)
+    ck_assert_int_eq(pthread_create(&th[t], NULL, load_mesh_repeatedly, &ref[t]), 0);
+  for (int t = 0; t < NTHREAD_MESH; t++) pthread_join(th[t], NULL);
+  int bad = 0;
+  for (int t = 0; t < NTHREAD_MESH; t++) {
+    bad += ref[t].mismatches;
+    free(ref[t].vert);
+    free(ref[t].face);
+  }
+  ck_assert_msg(bad == 0, "%d of %d concurrent loads failed or gave another mesh", bad,
+                NTHREAD_MESH * NLOAD_PER_THREAD);
+}
+END_TEST
+
 static Suite* mesh_suite(void) {
   Suite* s = suite_create("mesh");
   TCase* t = tcase_create("good");
@@ -638,8 +800,14 @@ static Suite* mesh_suite(void) {
   tcase_add_test(t, names_paths_and_directories);
   tcase_add_test(t, mesh_drop_scene_loads);
   suite_add_tcase(s, t);
+  t = tcase_create("threads");
+  tcase_set_timeout(t, 60);
+  tcase_add_test(t, concurrent_loads_give_the_single_threaded_meshes);
+  suite_add_tcase(s, t);
   t = tcase_create("errors");
   tcase_add_test(t, error_missing_and_unknown_files);
+  tcase_add_test(t, error_mesh_file_not_regular);
+  tcase_add_test(t, error_mesh_coordinates_too_large);
   tcase_add_test(t, error_binary_stl_truncated_or_mismatched);
   tcase_add_test(t, error_ascii_stl_syntax);
   tcase_add_test(t, error_obj_syntax_and_indices);
