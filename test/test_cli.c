@@ -110,8 +110,8 @@ static int find_temp(const char* rec, char* out, size_t n) {
     size_t len = strlen(e->d_name);
     if (len >= bl + 4 && strncmp(e->d_name, base, bl) == 0 && e->d_name[bl] == '.' &&
         strcmp(e->d_name + len - 4, ".tmp") == 0) {
-      snprintf(out, n, "%s/%s", d, e->d_name);
-      found = 1;
+      int k = snprintf(out, n, "%s/%s", d, e->d_name);
+      found = k >= 0 && (size_t)k < n;
     }
   }
   closedir(dp);
