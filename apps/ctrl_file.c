@@ -4,12 +4,12 @@
    state of its own (the row comes from d->nstep or d->time), so a reset or
    the viewer's rewind starts the file again. */
 #define _POSIX_C_SOURCE 200809L
+#include "engine.h"
 #include "ctrl_file.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,16 +29,6 @@ struct ctrl_file {
   int timed;        /* column 0 is time (fixed by the header, else by bind) */
   int* act;         /* ncol: actuator of each column, -1 for time */
 };
-
-static void set_err(char* err, int errsz, const char* fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char* err, int errsz, const char* fmt, ...) {
-  if (!err || errsz <= 0) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, (size_t)errsz, fmt, ap);
-  va_end(ap);
-}
 
 /* "path:LINE" for CSV row r, "path: row R" (1-based) for NPY, into buf */
 static const char* where(const ctrl_file* c, long r, char* buf, size_t n) {
@@ -67,17 +57,17 @@ void ctrl_file_free(ctrl_file* c) {
 static char* slurp(const char* path, size_t* len, char* err, int errsz) {
   FILE* f = fopen(path, "rb");
   if (!f) {
-    set_err(err, errsz, "%s: %s", path, strerror(errno));
+    imp_format_error(err, errsz, "%s: %s", path, strerror(errno));
     return NULL;
   }
   struct stat st;
   if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-    set_err(err, errsz, "%s: not a regular file", path);
+    imp_format_error(err, errsz, "%s: not a regular file", path);
     fclose(f);
     return NULL;
   }
   if (st.st_size > CTRL_FILE_MAX_BYTES) {
-    set_err(err, errsz, "%s: %lld bytes, more than the %ld MiB a control file may have", path,
+    imp_format_error(err, errsz, "%s: %lld bytes, more than the %ld MiB a control file may have", path,
             (long long)st.st_size, CTRL_FILE_MAX_BYTES >> 20);
     fclose(f);
     return NULL;
@@ -87,7 +77,7 @@ static char* slurp(const char* path, size_t* len, char* err, int errsz) {
   int bad = !buf || ferror(f) || n != (size_t)st.st_size;
   fclose(f);
   if (bad) {
-    set_err(err, errsz, "%s: %s", path, buf ? "read failed" : "out of memory");
+    imp_format_error(err, errsz, "%s: %s", path, buf ? "read failed" : "out of memory");
     free(buf);
     return NULL;
   }
@@ -146,7 +136,7 @@ static int number(const char* s, double* x) {
    names with commas). 0, or -1 with the message. */
 static int read_header(ctrl_file* c, char** field, int n, int lineno, char* err, int errsz) {
   c->names = calloc((size_t)n, sizeof(char*));
-  if (!c->names) return set_err(err, errsz, "%s: out of memory", c->path), -1;
+  if (!c->names) return imp_format_error(err, errsz, "%s: out of memory", c->path), -1;
   c->ncol = n;
   c->header_line = lineno;
   for (int i = 0; i < n; i++) {
@@ -154,10 +144,10 @@ static int read_header(ctrl_file* c, char** field, int n, int lineno, char* err,
     size_t len = strlen(s);
     if (len >= 2 && s[0] == '"' && s[len - 1] == '"') s[len - 1] = '\0', s++;
     if (!*s) {
-      set_err(err, errsz, "%s:%d: column %d of the header has no name", c->path, lineno, i + 1);
+      imp_format_error(err, errsz, "%s:%d: column %d of the header has no name", c->path, lineno, i + 1);
       return -1;
     }
-    if (!(c->names[i] = strdup(s))) return set_err(err, errsz, "%s: out of memory", c->path), -1;
+    if (!(c->names[i] = strdup(s))) return imp_format_error(err, errsz, "%s: out of memory", c->path), -1;
   }
   c->timed = !strcasecmp(c->names[0], "time") || !strcasecmp(c->names[0], "t");
   return 0;
@@ -167,24 +157,24 @@ static int read_header(ctrl_file* c, char** field, int n, int lineno, char* err,
 static int read_row(ctrl_file* c, long* cap, char** field, int n, int lineno, char* err,
                     int errsz) {
   if (n != c->ncol) {
-    set_err(err, errsz, "%s:%d: %d values, expected %d (as %s)", c->path, lineno, n, c->ncol,
+    imp_format_error(err, errsz, "%s:%d: %d values, expected %d (as %s)", c->path, lineno, n, c->ncol,
             c->names ? "the header names" : "in the first row");
     return -1;
   }
   if (c->nrow >= CTRL_FILE_MAX_ROWS) {
-    set_err(err, errsz, "%s:%d: more than %ld rows", c->path, lineno, CTRL_FILE_MAX_ROWS);
+    imp_format_error(err, errsz, "%s:%d: more than %ld rows", c->path, lineno, CTRL_FILE_MAX_ROWS);
     return -1;
   }
-  if (grow(c, cap)) return set_err(err, errsz, "%s: out of memory", c->path), -1;
+  if (grow(c, cap)) return imp_format_error(err, errsz, "%s: out of memory", c->path), -1;
   double* row = c->v + (size_t)c->nrow * (size_t)c->ncol;
   for (int i = 0; i < n; i++) {
     if (!number(field[i], &row[i])) {
-      set_err(err, errsz, "%s:%d: column %d: '%.40s' is not a number", c->path, lineno, i + 1,
+      imp_format_error(err, errsz, "%s:%d: column %d: '%.40s' is not a number", c->path, lineno, i + 1,
               field[i]);
       return -1;
     }
     if (!isfinite(row[i])) {
-      set_err(err, errsz, "%s:%d: column %d: '%.40s' is not finite", c->path, lineno, i + 1,
+      imp_format_error(err, errsz, "%s:%d: column %d: '%.40s' is not finite", c->path, lineno, i + 1,
               field[i]);
       return -1;
     }
@@ -199,7 +189,7 @@ static int read_lines(ctrl_file* c, char* buf, char** field, int max, char* err,
 static int read_csv(ctrl_file* c, char* buf, char* err, int errsz) {
   enum { MAXF = 4096 };
   char** field = malloc(sizeof(char*) * (MAXF + 1));
-  if (!field) return set_err(err, errsz, "%s: out of memory", c->path), -1;
+  if (!field) return imp_format_error(err, errsz, "%s: out of memory", c->path), -1;
   int rc = read_lines(c, buf, field, MAXF, err, errsz);
   free(field);
   return rc;
@@ -216,14 +206,14 @@ static int read_lines(ctrl_file* c, char* buf, char** field, int max, char* err,
     p = nl ? nl + 1 : p + strlen(p);
     lineno++;
     if (strlen(line) > CTRL_FILE_MAX_LINE) {
-      set_err(err, errsz, "%s:%d: line longer than %d bytes", c->path, lineno, CTRL_FILE_MAX_LINE);
+      imp_format_error(err, errsz, "%s:%d: line longer than %d bytes", c->path, lineno, CTRL_FILE_MAX_LINE);
       return -1;
     }
     char* s = trim(line);
     if (!*s || *s == '#') continue;
     int n = split(s, field, max);
     if (n > max) {
-      set_err(err, errsz, "%s:%d: more than %d columns", c->path, lineno, max);
+      imp_format_error(err, errsz, "%s:%d: more than %d columns", c->path, lineno, max);
       return -1;
     }
     if (c->ncol == 0) { /* the first line: a header unless all numbers */
@@ -266,7 +256,7 @@ static const char* dict_value(const char* dict, const char* key) {
 static int read_npy(ctrl_file* c, const unsigned char* buf, size_t len, char* err, int errsz) {
   c->npy = 1;
   if (len < 10 || memcmp(buf, "\x93NUMPY", 6) != 0) {
-    set_err(err, errsz, "%s: not an NPY file (no \\x93NUMPY magic)", c->path);
+    imp_format_error(err, errsz, "%s: not an NPY file (no \\x93NUMPY magic)", c->path);
     return -1;
   }
   int major = buf[6];
@@ -278,11 +268,11 @@ static int read_npy(ctrl_file* c, const unsigned char* buf, size_t len, char* er
     hl = (size_t)buf[8] | (size_t)buf[9] << 8 | (size_t)buf[10] << 16 | (size_t)buf[11] << 24;
     start = 12;
   } else {
-    set_err(err, errsz, "%s: NPY version %d is not supported", c->path, major);
+    imp_format_error(err, errsz, "%s: NPY version %d is not supported", c->path, major);
     return -1;
   }
   if (hl > 65536 || start + hl > len) {
-    set_err(err, errsz, "%s: NPY header cut short", c->path);
+    imp_format_error(err, errsz, "%s: NPY header cut short", c->path);
     return -1;
   }
   char dict[65537];
@@ -292,11 +282,11 @@ static int read_npy(ctrl_file* c, const unsigned char* buf, size_t len, char* er
   const char* order = dict_value(dict, "'fortran_order'");
   const char* shape = dict_value(dict, "'shape'");
   if (!descr || !order || !shape) {
-    set_err(err, errsz, "%s: NPY header without descr, fortran_order and shape", c->path);
+    imp_format_error(err, errsz, "%s: NPY header without descr, fortran_order and shape", c->path);
     return -1;
   }
   if (strncmp(descr, "'<f8'", 5) != 0 && strncmp(descr, "'<d'", 4) != 0) {
-    set_err(err, errsz, "%s: NPY dtype %.8s: a control file must be float64 ('<f8')", c->path,
+    imp_format_error(err, errsz, "%s: NPY dtype %.8s: a control file must be float64 ('<f8')", c->path,
             descr);
     return -1;
   }
@@ -311,30 +301,30 @@ static int read_npy(ctrl_file* c, const unsigned char* buf, size_t len, char* er
     if (k != 2 || tail != ')') k = 0;
   }
   if (k < 2 || rows < 0 || cols < 1 || cols > 4096) {
-    set_err(err, errsz, "%s: NPY shape %.40s: a control file is 1-D or 2-D (rows, columns)",
+    imp_format_error(err, errsz, "%s: NPY shape %.40s: a control file is 1-D or 2-D (rows, columns)",
             c->path, shape);
     return -1;
   }
   if (rows > CTRL_FILE_MAX_ROWS) {
-    set_err(err, errsz, "%s: %lld rows, more than %ld", c->path, rows, CTRL_FILE_MAX_ROWS);
+    imp_format_error(err, errsz, "%s: %lld rows, more than %ld", c->path, rows, CTRL_FILE_MAX_ROWS);
     return -1;
   }
   size_t data = start + hl, need = (size_t)rows * (size_t)cols * 8;
   if (len - data < need) {
-    set_err(err, errsz, "%s: NPY data cut short: %zu bytes for %lld x %lld values", c->path,
+    imp_format_error(err, errsz, "%s: NPY data cut short: %zu bytes for %lld x %lld values", c->path,
             len - data, rows, cols);
     return -1;
   }
   c->ncol = (int)cols;
   c->nrow = (long)rows;
   c->v = malloc(need ? need : 1);
-  if (!c->v) return set_err(err, errsz, "%s: out of memory", c->path), -1;
+  if (!c->v) return imp_format_error(err, errsz, "%s: out of memory", c->path), -1;
   for (long r = 0; r < c->nrow; r++)
     for (int j = 0; j < c->ncol; j++) {
       size_t at = fortran ? (size_t)j * (size_t)rows + (size_t)r : (size_t)r * cols + (size_t)j;
       double x = get_f64le(buf + data + 8 * at);
       if (!isfinite(x)) {
-        set_err(err, errsz, "%s: row %ld, column %d: not finite", c->path, r + 1, j + 1);
+        imp_format_error(err, errsz, "%s: row %ld, column %d: not finite", c->path, r + 1, j + 1);
         return -1;
       }
       c->v[(size_t)r * cols + (size_t)j] = x;
@@ -370,7 +360,7 @@ static int check_times(const ctrl_file* c, char* err, int errsz) {
   for (long r = 1; r < c->nrow; r++) {
     double t0 = c->v[(size_t)(r - 1) * c->ncol], t1 = c->v[(size_t)r * c->ncol];
     if (!(t1 > t0)) {
-      set_err(err, errsz, "%s: time %.17g does not come after the previous row's %.17g",
+      imp_format_error(err, errsz, "%s: time %.17g does not come after the previous row's %.17g",
               where(c, r, at, sizeof at), t1, t0);
       return -1;
     }
@@ -381,7 +371,7 @@ static int check_times(const ctrl_file* c, char* err, int errsz) {
 int ctrl_file_bind(ctrl_file* c, const imp_model* m, char* err, int errsz) {
   char list[2048];
   int* act = malloc(sizeof(int) * (size_t)c->ncol);
-  if (!act) return set_err(err, errsz, "%s: out of memory", c->path), -1;
+  if (!act) return imp_format_error(err, errsz, "%s: out of memory", c->path), -1;
   if (c->names) {
     for (int i = 0; i < c->ncol; i++) {
       act[i] = -1;
@@ -389,14 +379,14 @@ int ctrl_file_bind(ctrl_file* c, const imp_model* m, char* err, int errsz) {
       int u = imp_name2id(m, IMP_OBJ_ACTUATOR, c->names[i]);
       if (u < 0) {
         actuator_list(m, list, sizeof list);
-        set_err(err, errsz, "%s:%d: column %d: '%s' is no actuator of the model (actuators: %s)",
+        imp_format_error(err, errsz, "%s:%d: column %d: '%s' is no actuator of the model (actuators: %s)",
                 c->path, c->header_line, i + 1, c->names[i], list);
         free(act);
         return -1;
       }
       for (int j = 0; j < i; j++)
         if (act[j] == u) {
-          set_err(err, errsz, "%s:%d: columns %d and %d both name actuator '%s'", c->path,
+          imp_format_error(err, errsz, "%s:%d: columns %d and %d both name actuator '%s'", c->path,
                   c->header_line, j + 1, i + 1, c->names[i]);
           free(act);
           return -1;
@@ -406,7 +396,7 @@ int ctrl_file_bind(ctrl_file* c, const imp_model* m, char* err, int errsz) {
   } else {
     if (c->ncol != m->nu && c->ncol != m->nu + 1) {
       char at[4200];
-      set_err(err, errsz,
+      imp_format_error(err, errsz,
               "%s: %d columns; the model has %d actuators: a file without a header has %d "
               "columns (one row per step) or %d (time first), or a header naming actuators",
               c->nrow > 0 ? where(c, 0, at, sizeof at) : c->path, c->ncol, m->nu, m->nu,
@@ -432,7 +422,7 @@ ctrl_file* ctrl_file_load(const char* path, const imp_model* m, char* err, int e
   if (!buf) return NULL;
   ctrl_file* c = calloc(1, sizeof *c);
   if (!c || !(c->path = strdup(path))) {
-    set_err(err, errsz, "%s: out of memory", path);
+    imp_format_error(err, errsz, "%s: out of memory", path);
     free(c);
     free(buf);
     return NULL;
@@ -441,7 +431,7 @@ ctrl_file* ctrl_file_load(const char* path, const imp_model* m, char* err, int e
                         : read_csv(c, buf, err, errsz);
   free(buf);
   if (rc == 0 && c->nrow == 0) {
-    set_err(err, errsz, "%s: no rows of controls", path);
+    imp_format_error(err, errsz, "%s: no rows of controls", path);
     rc = -1;
   }
   if (rc == 0) rc = ctrl_file_bind(c, m, err, errsz);

@@ -32,6 +32,11 @@ int imp_arena_reserve(imp_data* d, size_t bytes);
 void imp_error(const char* fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 /* Report a run-time warning through the warning hook. */
 void imp_warning(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+/* printf into a caller's error buffer err of errsz bytes (nothing when err
+   is NULL or errsz <= 0): the "char* err, int errsz" convention of the
+   functions that return an error message instead of reporting it. */
+void imp_format_error(char* err, int errsz, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* ---- step.c ---- */
 

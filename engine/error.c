@@ -35,3 +35,11 @@ void imp_warning(const char* fmt, ...) {
     fprintf(stderr, "impetus warning: %s\n", msg);
   }
 }
+
+void imp_format_error(char* err, int errsz, const char* fmt, ...) {
+  if (!err || errsz <= 0) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, (size_t)errsz, fmt, ap);
+  va_end(ap);
+}

@@ -18,12 +18,12 @@
  * long long can hold, and rewritten in place (same length) at close. */
 #define _POSIX_C_SOURCE 200809L
 
+#include "engine.h"
 #include "record.h"
 #include "record_internal.h"
 #include "tmpfile.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,17 +68,6 @@ struct imp_recorder {
   double* row;           /* ncol: the row being written */
   unsigned char* bytes;  /* NPY: 8 * ncol little-endian bytes of a row */
 };
-
-/* snprintf into err when there is room for a message */
-static void set_err(char* err, int errsz, const char* fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char* err, int errsz, const char* fmt, ...) {
-  if (!err || errsz <= 0) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, (size_t)errsz, fmt, ap);
-  va_end(ap);
-}
 
 /* s followed by suffix, in a fresh allocation (NULL when out of memory) */
 static char* concat(const char* s, const char* suffix) {
@@ -286,21 +275,21 @@ imp_recorder* imp_recorder_open(const char* path, const imp_model* m, char* err,
 imp_recorder* imp_recorder_open_flags(const char* path, const imp_model* m, int flags, char* err,
                                       int errsz) {
   if (!path || !m) {
-    set_err(err, errsz, "recorder: no path or no model");
+    imp_format_error(err, errsz, "recorder: no path or no model");
     return NULL;
   }
   if (flags & ~IMP_RECORD_SOLVER) {
-    set_err(err, errsz, "%s: unknown recorder flags 0x%x", path, (unsigned)flags);
+    imp_format_error(err, errsz, "%s: unknown recorder flags 0x%x", path, (unsigned)flags);
     return NULL;
   }
   int format = format_of(path);
   if (format < 0) {
-    set_err(err, errsz, "%s: unknown recording format (use .csv or .npy)", path);
+    imp_format_error(err, errsz, "%s: unknown recording format (use .csv or .npy)", path);
     return NULL;
   }
   imp_recorder* r = calloc(1, sizeof *r);
   if (!r) {
-    set_err(err, errsz, "%s: out of memory", path);
+    imp_format_error(err, errsz, "%s: out of memory", path);
     return NULL;
   }
   r->format = format;
@@ -321,7 +310,7 @@ imp_recorder* imp_recorder_open_flags(const char* path, const imp_model* m, int 
   if (!r->path || !r->row || !r->bytes || make_names(r, m) != 0 ||
       make_descriptions(r, m) != 0) {
     destroy(r);
-    set_err(err, errsz, "%s: out of memory", path);
+    imp_format_error(err, errsz, "%s: out of memory", path);
     return NULL;
   }
 
@@ -330,7 +319,7 @@ imp_recorder* imp_recorder_open_flags(const char* path, const imp_model* m, int 
   r->f = fd >= 0 ? fdopen(fd, "wb") : NULL;
   if (!r->f) {
     /* the user's path: the temporary name beside it is ours, not theirs */
-    set_err(err, errsz, "%s: cannot create: %s", r->path, strerror(errno));
+    imp_format_error(err, errsz, "%s: cannot create: %s", r->path, strerror(errno));
     if (fd >= 0) {
       close(fd);
       unlink(r->tmppath);
@@ -356,7 +345,7 @@ imp_recorder* imp_recorder_open_flags(const char* path, const imp_model* m, int 
     }
   }
   if (rc != 0) {
-    set_err(err, errsz, "%s: cannot write: %s", r->path, strerror(errno));
+    imp_format_error(err, errsz, "%s: cannot write: %s", r->path, strerror(errno));
     fclose(r->f);
     unlink(r->tmppath);
     destroy(r);
@@ -499,7 +488,7 @@ static int write_sidecar(const imp_recorder* r, const char* path, char** tmp, in
    a recording cut short, which gets a sidecar whatever its format). */
 static int finish(imp_recorder* r, int complete, char* err, int errsz) {
   if (!r) {
-    set_err(err, errsz, "recorder: NULL");
+    imp_format_error(err, errsz, "recorder: NULL");
     return -1;
   }
   errno = 0;
@@ -538,7 +527,7 @@ static int finish(imp_recorder* r, int complete, char* err, int errsz) {
     imp_tmpfile_unlock_dir(lock);
   }
   if (!ok) {
-    set_err(err, errsz, "%s: recording failed (%s)%s%s", r->path, what, errno ? ": " : "",
+    imp_format_error(err, errsz, "%s: recording failed (%s)%s%s", r->path, what, errno ? ": " : "",
             errno ? strerror(errno) : "");
     unlink(r->tmppath);
     if (jsontmp) unlink(jsontmp);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "contact.h"
+#include "test_files.h"
 #include "test_util.h"
 
 #ifndef IMPETUS_BIN
@@ -39,11 +40,8 @@ static void setup(void) {
   snprintf(err_path, sizeof err_path, "%s/stderr.txt", dir);
 }
 
-static void teardown(void) {
-  char cmd[4300];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
-}
+static void teardown(void) { imp_test_remove_dir(dir); }
+
 
 /* Run `IMPETUS_BIN args` (args already shell-quoted where needed) with
    stdout and stderr captured; return its exit status (-1: killed). */
@@ -58,23 +56,6 @@ static int run_prog(const char* prog, const char* args) {
 }
 #define impetus(args) run_prog(IMPETUS_BIN, (args))
 
-/* the file's text (static buffer, cut at 64 KiB) */
-static const char* text_of(const char* path) {
-  static char buf[65536];
-  buf[0] = '\0';
-  FILE* f = fopen(path, "rb");
-  if (!f) return buf;
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  buf[n] = '\0';
-  fclose(f);
-  return buf;
-}
-
-static int exists(const char* path) {
-  struct stat st;
-  return stat(path, &st) == 0;
-}
-
 /* number of '\n' in the file */
 static int count_lines(const char* path) {
   FILE* f = fopen(path, "rb");
@@ -86,14 +67,6 @@ static int count_lines(const char* path) {
 }
 
 /* path of a file name in the scratch directory (one of 4 rotating buffers) */
-static const char* in_dir(const char* name) {
-  static char bufs[4][4300];
-  static int k = 0;
-  char* b = bufs[k++ % 4];
-  snprintf(b, sizeof bufs[0], "%s/%s", dir, name);
-  return b;
-}
-
 /* A temporary file of a recording at rec (record.h: "<rec>.XXXXXX.tmp", or
    the fixed "<rec>.tmp" of older versions;
    also its sidecar's "<rec>.json.XXXXXX.tmp") into out; 1 when there is one. */
@@ -121,36 +94,36 @@ static int find_temp(const char* rec, char* out, size_t n) {
 /* No file of any kind was left for a recording at path. */
 static void assert_nothing_at(const char* path) {
   char p[4400];
-  ck_assert_msg(!exists(path), "%s exists", path);
+  ck_assert_msg(!imp_test_exists(path), "%s exists", path);
   snprintf(p, sizeof p, "%s.tmp", path);
-  ck_assert_msg(!exists(p), "%s exists", p);
+  ck_assert_msg(!imp_test_exists(p), "%s exists", p);
   ck_assert_msg(!find_temp(path, p, sizeof p), "%s exists", p);
   snprintf(p, sizeof p, "%s.json", path);
-  ck_assert_msg(!exists(p), "%s exists", p);
+  ck_assert_msg(!imp_test_exists(p), "%s exists", p);
 }
 
 START_TEST(usage_and_help) {
   ck_assert_int_eq(impetus(""), 2);
-  ck_assert_msg(strstr(text_of(err_path), "usage: impetus") != NULL, "%s", text_of(err_path));
+  ck_assert_msg(strstr(imp_test_text_of(err_path), "usage: impetus") != NULL, "%s", imp_test_text_of(err_path));
   ck_assert_int_eq(impetus("--help"), 0);
-  ck_assert(strstr(text_of(out_path), "usage: impetus") != NULL);
+  ck_assert(strstr(imp_test_text_of(out_path), "usage: impetus") != NULL);
   ck_assert_int_eq(impetus("help"), 0);
   ck_assert_int_eq(impetus("help run"), 0);
-  ck_assert(strstr(text_of(out_path), "--record") != NULL);
+  ck_assert(strstr(imp_test_text_of(out_path), "--record") != NULL);
   ck_assert_int_eq(impetus("run --help"), 0);
   ck_assert_int_eq(impetus("bench -h"), 0);
-  ck_assert(strstr(text_of(out_path), "--ctrlnoise") != NULL);
+  ck_assert(strstr(imp_test_text_of(out_path), "--ctrlnoise") != NULL);
   ck_assert_int_eq(impetus("frobnicate"), 2);
-  ck_assert(strstr(text_of(err_path), "frobnicate") != NULL);
-  ck_assert(strstr(text_of(err_path), "usage: impetus") != NULL);
-  ck_assert_str_eq(text_of(out_path), "");
+  ck_assert(strstr(imp_test_text_of(err_path), "frobnicate") != NULL);
+  ck_assert(strstr(imp_test_text_of(err_path), "usage: impetus") != NULL);
+  ck_assert_str_eq(imp_test_text_of(out_path), "");
   ck_assert_int_eq(impetus("help frobnicate"), 2);
 }
 END_TEST
 
 START_TEST(check_pendulum) {
   ck_assert_int_eq(impetus("check '" PENDULUM "'"), 0);
-  const char* out = text_of(out_path);
+  const char* out = imp_test_text_of(out_path);
   const char* keys[] = {"model: pendulum\n", "nq: 1\n", "nv: 1\n", "nbody: 2\n", "njnt: 1\n",
                         "nu: 0\n", "na: 0\n", "ntendon: 0\n", "nmocap: 0\n",
                         "nhfield: 0\n", "nsensor: 0\n", "timestep: 0.001\n", "warnings: 0\n",
@@ -165,7 +138,7 @@ END_TEST
    cylinder gets 3 points where ours gets 4), e.g. the ball 1 mm into the floor */
 START_TEST(check_contacts) {
   ck_assert_int_eq(impetus("check --contacts '" IMP_MODELS_DIR "/contact_primitives.xml'"), 0);
-  const char* out = text_of(out_path);
+  const char* out = imp_test_text_of(out_path);
   ck_assert_msg(strstr(out, "ncon: 19\n") != NULL, "no 'ncon: 19' in:\n%s", out);
   ck_assert_msg(strstr(out, "floor (plane) - ball (sphere) dist -0.001 pos -1 0 -0.0005 normal 0 0 1") != NULL,
                 "no floor-ball contact in:\n%s", out);
@@ -173,18 +146,18 @@ START_TEST(check_contacts) {
   /* --key needs --contacts; an unknown keyframe is the user's error */
   ck_assert_int_eq(impetus("check --key x '" IMP_MODELS_DIR "/contact_primitives.xml'"), 2);
   ck_assert_int_eq(impetus("check --contacts --key nosuch '" IMP_MODELS_DIR "/contact_primitives.xml'"), 1);
-  ck_assert(strstr(text_of(err_path), "nosuch") != NULL);
+  ck_assert(strstr(imp_test_text_of(err_path), "nosuch") != NULL);
 }
 END_TEST
 
 START_TEST(check_missing_file) {
-  const char* missing = in_dir("no_such_model.xml");
+  const char* missing = imp_test_in_dir(dir, "no_such_model.xml");
   char args[4400];
   snprintf(args, sizeof args, "check '%s'", missing);
   ck_assert_int_eq(impetus(args), 1);
-  ck_assert_msg(strstr(text_of(err_path), "no_such_model.xml") != NULL, "stderr: %s",
-                text_of(err_path));
-  ck_assert_str_eq(text_of(out_path), "");
+  ck_assert_msg(strstr(imp_test_text_of(err_path), "no_such_model.xml") != NULL, "stderr: %s",
+                imp_test_text_of(err_path));
+  ck_assert_str_eq(imp_test_text_of(out_path), "");
   ck_assert_int_eq(impetus("check"), 2);
   ck_assert_int_eq(impetus("check --verbose '" PENDULUM "'"), 2);
 }
@@ -195,7 +168,7 @@ END_TEST
    dropped, leaving the body without mass); nothing on stdout. Without
    --allow-unsupported the flexcomp itself is the error. */
 START_TEST(check_failure_prints_earlier_warnings) {
-  const char* bad = in_dir("massless.xml");
+  const char* bad = imp_test_in_dir(dir, "massless.xml");
   FILE* f = fopen(bad, "w");
   ck_assert(f != NULL);
   fputs("<mujoco>\n<worldbody>\n<body>\n<joint/>\n<flexcomp type='grid' count='2 2 1'/>\n"
@@ -204,14 +177,14 @@ START_TEST(check_failure_prints_earlier_warnings) {
   char args[4400];
   snprintf(args, sizeof args, "check --allow-unsupported '%s'", bad);
   ck_assert_int_eq(impetus(args), 1);
-  const char* err = text_of(err_path);
+  const char* err = imp_test_text_of(err_path);
   const char* e = strstr(err, "massless.xml:3: mass and inertia of moving bodies");
   const char* w = strstr(err, "massless.xml:5: warning: element 'flexcomp' is not supported");
   ck_assert_msg(e && w && e < w, "stderr: %s", err);
-  ck_assert_str_eq(text_of(out_path), "");
+  ck_assert_str_eq(imp_test_text_of(out_path), "");
   snprintf(args, sizeof args, "check '%s'", bad);
   ck_assert_int_eq(impetus(args), 1);
-  err = text_of(err_path);
+  err = imp_test_text_of(err_path);
   ck_assert_msg(strstr(err, "massless.xml:5: element 'flexcomp' is not supported yet") &&
                     strstr(err, "--allow-unsupported"),
                 "stderr: %s", err);
@@ -219,7 +192,7 @@ START_TEST(check_failure_prints_earlier_warnings) {
 END_TEST
 
 START_TEST(malformed_xml) {
-  const char* bad = in_dir("broken.xml");
+  const char* bad = imp_test_in_dir(dir, "broken.xml");
   FILE* f = fopen(bad, "w");
   ck_assert(f != NULL);
   fputs("<mujoco>\n  <worldbody>\n    <body>\n  </worldbody>\n", f); /* unbalanced */
@@ -227,9 +200,9 @@ START_TEST(malformed_xml) {
   char args[4400];
   snprintf(args, sizeof args, "check '%s'", bad);
   ck_assert_int_eq(impetus(args), 1);
-  const char* err = text_of(err_path);
+  const char* err = imp_test_text_of(err_path);
   ck_assert_msg(strstr(err, "broken.xml:") != NULL, "want file:line: message, got: %s", err);
-  const char* rec = in_dir("broken.csv");
+  const char* rec = imp_test_in_dir(dir, "broken.csv");
   snprintf(args, sizeof args, "run '%s' --steps 10 --record '%s'", bad, rec);
   ck_assert_int_eq(impetus(args), 1);
   assert_nothing_at(rec);
@@ -244,14 +217,14 @@ START_TEST(run_bad_arguments) {
       "--steps 10 --frob", "--steps 10 --record",  "",
       "--steps 10 --dt 1e999",
   };
-  const char* rec = in_dir("out.csv");
+  const char* rec = imp_test_in_dir(dir, "out.csv");
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     char args[8800];
     /* the recording first, so that every bad argument comes after it */
     snprintf(args, sizeof args, "run --record '%s' '%s' %s", rec, PENDULUM, bad[i]);
     ck_assert_msg(impetus(args) == 2, "'%s' should exit 2; stderr: %s", bad[i],
-                  text_of(err_path));
-    ck_assert_msg(text_of(err_path)[0] != '\0', "'%s': no message", bad[i]);
+                  imp_test_text_of(err_path));
+    ck_assert_msg(imp_test_text_of(err_path)[0] != '\0', "'%s': no message", bad[i]);
     assert_nothing_at(rec);
   }
   ck_assert_int_eq(impetus("run --steps 10"), 2); /* no model */
@@ -259,36 +232,36 @@ START_TEST(run_bad_arguments) {
   char args[8800];
   snprintf(args, sizeof args, "run --record '%s' '%s' --steps 10 --dt 1e-320", rec, PENDULUM);
   ck_assert_int_eq(impetus(args), 2);
-  ck_assert_msg(strstr(text_of(err_path), "'1e-320' is too small") != NULL, "%s",
-                text_of(err_path));
+  ck_assert_msg(strstr(imp_test_text_of(err_path), "'1e-320' is too small") != NULL, "%s",
+                imp_test_text_of(err_path));
 }
 END_TEST
 
 START_TEST(run_unknown_extension) {
   const char* names[] = {"out.txt", "out", "out.csv.bak"};
   for (int k = 0; k < 3; k++) {
-    const char* rec = in_dir(names[k]);
+    const char* rec = imp_test_in_dir(dir, names[k]);
     char args[8800];
     snprintf(args, sizeof args, "run '%s' --steps 10 --record '%s'", PENDULUM, rec);
     ck_assert_int_eq(impetus(args), 2);
-    ck_assert_msg(strstr(text_of(err_path), ".csv or .npy") != NULL, "%s", text_of(err_path));
+    ck_assert_msg(strstr(imp_test_text_of(err_path), ".csv or .npy") != NULL, "%s", imp_test_text_of(err_path));
     assert_nothing_at(rec);
   }
 }
 END_TEST
 
 START_TEST(run_errors_write_nothing) {
-  const char* rec = in_dir("out.npy");
+  const char* rec = imp_test_in_dir(dir, "out.npy");
   char args[8800];
-  snprintf(args, sizeof args, "run '%s' --steps 10 --record '%s'", in_dir("none.xml"), rec);
+  snprintf(args, sizeof args, "run '%s' --steps 10 --record '%s'", imp_test_in_dir(dir, "none.xml"), rec);
   ck_assert_int_eq(impetus(args), 1);
   assert_nothing_at(rec);
   snprintf(args, sizeof args, "run '%s' --steps 10 --key nosuchkey --record '%s'", PENDULUM,
            rec);
   ck_assert_int_eq(impetus(args), 1);
-  ck_assert(strstr(text_of(err_path), "nosuchkey") != NULL);
+  ck_assert(strstr(imp_test_text_of(err_path), "nosuchkey") != NULL);
   assert_nothing_at(rec);
-  const char* deep = in_dir("missing_dir/out.csv");
+  const char* deep = imp_test_in_dir(dir, "missing_dir/out.csv");
   snprintf(args, sizeof args, "run '%s' --steps 10 --record '%s'", PENDULUM, deep);
   ck_assert_int_eq(impetus(args), 1);
   assert_nothing_at(deep);
@@ -296,13 +269,13 @@ START_TEST(run_errors_write_nothing) {
 END_TEST
 
 START_TEST(run_records_csv) {
-  const char* rec = in_dir("pend.csv");
+  const char* rec = imp_test_in_dir(dir, "pend.csv");
   char args[8800];
   snprintf(args, sizeof args, "run '%s' --steps 100 --every 10 --key release --record '%s'",
            PENDULUM, rec);
-  ck_assert_msg(impetus(args) == 0, "stderr: %s", text_of(err_path));
-  ck_assert(strstr(text_of(out_path), "steps: 100\n") != NULL);
-  ck_assert(strstr(text_of(out_path), "rows: 11\n") != NULL);
+  ck_assert_msg(impetus(args) == 0, "stderr: %s", imp_test_text_of(err_path));
+  ck_assert(strstr(imp_test_text_of(out_path), "steps: 100\n") != NULL);
+  ck_assert(strstr(imp_test_text_of(out_path), "rows: 11\n") != NULL);
   ck_assert_int_eq(count_lines(rec), 1 + 11); /* header, initial state, 10 more */
   char tmp[4400];
   ck_assert(!find_temp(rec, tmp, sizeof tmp));
@@ -324,17 +297,17 @@ START_TEST(run_records_csv) {
 END_TEST
 
 START_TEST(run_records_npy_with_dt) {
-  const char* rec = in_dir("pend.npy");
+  const char* rec = imp_test_in_dir(dir, "pend.npy");
   char args[8800];
   snprintf(args, sizeof args, "run '%s' --steps=7 --dt=0.01 --record='%s'", PENDULUM, rec);
-  ck_assert_msg(impetus(args) == 0, "stderr: %s", text_of(err_path));
-  ck_assert(strstr(text_of(out_path), "timestep: 0.01\n") != NULL);
+  ck_assert_msg(impetus(args) == 0, "stderr: %s", imp_test_text_of(err_path));
+  ck_assert(strstr(imp_test_text_of(out_path), "timestep: 0.01\n") != NULL);
   struct stat st;
   ck_assert_int_eq(stat(rec, &st), 0);
   ck_assert_int_eq(st.st_size, 128 + 8 * 3 * 8); /* header, 8 rows of 3 doubles */
   char json[4400];
   snprintf(json, sizeof json, "%s.json", rec);
-  const char* side = text_of(json);
+  const char* side = imp_test_text_of(json);
   ck_assert_msg(strstr(side, "\"rows\": 8") != NULL, "%s", side);
   ck_assert_msg(strstr(side, "\"timestep\": 0.01") != NULL, "%s", side);
 }
@@ -344,12 +317,12 @@ END_TEST
    row k's are the values of step k's start state (MuJoCo's convention), so
    the jointpos of row 2 is the qpos of row 1. */
 START_TEST(run_records_sensors) {
-  const char* rec = in_dir("sensors.csv");
+  const char* rec = imp_test_in_dir(dir, "sensors.csv");
   char args[8800];
   snprintf(args, sizeof args, "run '%s/sensors.xml' --steps 3 --key reach --record '%s'",
            IMP_MODELS_DIR, rec);
-  ck_assert_msg(impetus(args) == 0, "stderr: %s", text_of(err_path));
-  const char* text = text_of(rec);
+  ck_assert_msg(impetus(args) == 0, "stderr: %s", imp_test_text_of(err_path));
+  const char* text = imp_test_text_of(rec);
   ck_assert_msg(strstr(text, ",ctrl_3,sensor_yaw,sensor_shoulder_vel,sensor_extend,"
                              "sensor_wrist_quat_0,sensor_wrist_quat_1,") != NULL,
                 "%.400s", text);
@@ -373,30 +346,30 @@ END_TEST
 
 START_TEST(run_without_recording) {
   ck_assert_int_eq(impetus("run '" PENDULUM "' --steps 0"), 0);
-  ck_assert(strstr(text_of(out_path), "steps: 0\n") != NULL);
+  ck_assert(strstr(imp_test_text_of(out_path), "steps: 0\n") != NULL);
   ck_assert_int_eq(impetus("run '" PENDULUM "' --steps 50"), 0);
-  ck_assert(strstr(text_of(out_path), "time: 0.05\n") != NULL);
-  ck_assert(strstr(text_of(out_path), "nan_resets: 0\n") != NULL);
+  ck_assert(strstr(imp_test_text_of(out_path), "time: 0.05\n") != NULL);
+  ck_assert(strstr(imp_test_text_of(out_path), "nan_resets: 0\n") != NULL);
 }
 END_TEST
 
 START_TEST(run_nonfinite_exits_3) {
   /* a 40 N/m spring on 1 kg stepped with h = 1 s: explicit in the spring, it blows up */
-  const char* rec = in_dir("blowup.csv");
+  const char* rec = imp_test_in_dir(dir, "blowup.csv");
   char args[8800];
   snprintf(args, sizeof args, "run '%s/slider_spring.xml' --steps 100 --dt 1 --record '%s'",
            IMP_MODELS_DIR, rec);
   ck_assert_int_eq(impetus(args), 3);
-  ck_assert_msg(strstr(text_of(err_path), "non-finite") != NULL, "%s", text_of(err_path));
-  ck_assert(strstr(text_of(out_path), "nan_resets: 0\n") == NULL);
+  ck_assert_msg(strstr(imp_test_text_of(err_path), "non-finite") != NULL, "%s", imp_test_text_of(err_path));
+  ck_assert(strstr(imp_test_text_of(out_path), "nan_resets: 0\n") == NULL);
   ck_assert_int_eq(count_lines(rec), 1 + 101); /* the recording is still complete */
 }
 END_TEST
 
 START_TEST(bench_prints_speed) {
   ck_assert_msg(impetus("bench '" PENDULUM "' --steps 200 --ctrlnoise 0.01") == 0, "%s",
-                text_of(err_path));
-  const char* out = text_of(out_path);
+                imp_test_text_of(err_path));
+  const char* out = imp_test_text_of(out_path);
   const char* keys[] = {"model: pendulum\n", "steps: 200\n", "timestep: 0.001\n",
                         "steps_per_second: ", "realtime_factor: ", "ns_per_step: "};
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
@@ -404,7 +377,7 @@ START_TEST(bench_prints_speed) {
   ck_assert_msg(strstr(out, "contacts_per_step: 0\n") != NULL, "pendulum has no contacts:\n%s", out);
   /* a scene with contacts: 19 at the first step (4 of them the standing cylinder) */
   ck_assert_int_eq(impetus("bench '" IMP_MODELS_DIR "/contact_primitives.xml' --steps 1"), 0);
-  out = text_of(out_path);
+  out = imp_test_text_of(out_path);
   ck_assert_msg(strstr(out, "contacts_per_step: 19\n") != NULL, "%s", out);
   ck_assert_msg(strstr(out, "collision_ns_per_step: ") != NULL, "%s", out);
   ck_assert_int_eq(impetus("bench '" PENDULUM "' --steps 0"), 2);
@@ -426,7 +399,7 @@ static const char* const ball_on_plane_xml =
 
 /* Write the ball-on-plane model into the scratch directory; its path. */
 static const char* write_ball_on_plane(void) {
-  const char* path = in_dir("ball_on_plane.xml");
+  const char* path = imp_test_in_dir(dir, "ball_on_plane.xml");
   FILE* f = fopen(path, "w");
   ck_assert(f != NULL);
   fputs(ball_on_plane_xml, f);
@@ -474,8 +447,8 @@ static const char* key_text(const char* text, const char* key, char* buf, size_t
 START_TEST(run_summary_free_fall) {
   char buf[256];
   ck_assert_msg(impetus("run '" IMP_MODELS_DIR "/free_fall.xml' --steps 1000") == 0, "%s",
-                text_of(err_path));
-  const char* out = text_of(out_path);
+                imp_test_text_of(err_path));
+  const char* out = imp_test_text_of(out_path);
   double t = key_number(out, "time"), g = 9.81, h = 0.001;
   imp_assert_near(t, 1, 1e-12);
   imp_assert_near(key_number(out, "max_body_speed"), g * t, 1e-9);
@@ -486,7 +459,7 @@ START_TEST(run_summary_free_fall) {
   ck_assert_int_eq((int)key_number(out, "steps_not_converged"), 0); /* contact disabled */
   /* no step: nothing has moved yet, and the body is where the file puts it */
   ck_assert_int_eq(impetus("run '" IMP_MODELS_DIR "/free_fall.xml' --steps 0"), 0);
-  out = text_of(out_path);
+  out = imp_test_text_of(out_path);
   ck_assert(key_number(out, "max_body_speed") == 0);
   ck_assert_str_eq(key_text(out, "max_body_speed_body", buf, sizeof buf), "none");
   ck_assert(key_number(out, "root_height") == 3);
@@ -499,8 +472,8 @@ END_TEST
 START_TEST(run_summary_pendulum) {
   char buf[256];
   ck_assert_msg(impetus("run '" PENDULUM "' --steps 1000 --key release") == 0, "%s",
-                text_of(err_path));
-  const char* out = text_of(out_path);
+                imp_test_text_of(err_path));
+  const char* out = imp_test_text_of(out_path);
   /* rod 0.05 kg (0 to 0.8 m, thin), bob 1 kg sphere of radius 0.06 at 0.8 m */
   double mass = 1.05, rc = (0.05 * 0.4 + 1 * 0.8) / mass, g = 9.81, th = atan(1);
   double inertia = 0.05 * 0.64 / 3 + 0.4 * 0.06 * 0.06 + 0.64;
@@ -518,7 +491,7 @@ START_TEST(run_summary_pendulum) {
   char by_name[256];
   key_text(out, "max_body_speed", by_name, sizeof by_name);
   ck_assert_int_eq(impetus("run '" PENDULUM "' --steps 1000 --key '#0'"), 0);
-  ck_assert_str_eq(key_text(text_of(out_path), "max_body_speed", buf, sizeof buf), by_name);
+  ck_assert_str_eq(key_text(imp_test_text_of(out_path), "max_body_speed", buf, sizeof buf), by_name);
   ck_assert_int_eq(impetus("run '" PENDULUM "' --steps 10 --key '#1'"), 1);
 }
 END_TEST
@@ -527,8 +500,8 @@ END_TEST
    stays where it is and barely moves. */
 START_TEST(run_summary_resting) {
   ck_assert_msg(impetus("run '" IMP_MODELS_DIR "/box_rest.xml' --steps 2000") == 0, "%s",
-                text_of(err_path));
-  const char* out = text_of(out_path);
+                imp_test_text_of(err_path));
+  const char* out = imp_test_text_of(out_path);
   ck_assert_int_eq((int)key_number(out, "steps_not_converged"), 0);
   ck_assert_msg(strstr(out, "worst_exit: converged\n") != NULL, "%s", out);
   ck_assert_msg(key_number(out, "max_body_speed") < 1e-3, "%s", out);
@@ -541,7 +514,7 @@ END_TEST
    default solver is known to miss some). */
 START_TEST(run_summary_not_converged_counts) {
   ck_assert_int_eq(impetus("run '" IMP_MODELS_DIR "/box_pile.xml' --steps 300"), 0);
-  const char* out = text_of(out_path);
+  const char* out = imp_test_text_of(out_path);
   double n = key_number(out, "steps_not_converged");
   ck_assert(is_whole(n) && n >= 0 && n <= 300);
   int all_converged = strstr(out, "worst_exit: converged\n") != NULL;
@@ -563,7 +536,7 @@ END_TEST
    redundant contact rows an island, no gravity) under option to file name
    in the test directory; its path. */
 static const char* write_box_pairs(const char* name, const char* option, int pairs) {
-  const char* path = in_dir(name);
+  const char* path = imp_test_in_dir(dir, name);
   FILE* f = fopen(path, "w");
   ck_assert(f != NULL);
   fprintf(f, "<mujoco><option %s gravity='0 0 0'/><worldbody>\n", option);
@@ -618,7 +591,7 @@ static void wait_for_temp(const char* rec, pid_t pid, char* tmp, size_t n) {
     if (now_s() - t0 > 20) {
       kill(pid, SIGKILL);
       waitpid(pid, NULL, 0);
-      ck_abort_msg("no temporary file of %s appeared; stderr: %s", rec, text_of(err_path));
+      ck_abort_msg("no temporary file of %s appeared; stderr: %s", rec, imp_test_text_of(err_path));
     }
   }
 }
@@ -661,7 +634,7 @@ static int wait_exit(pid_t pid, double limit, double* took) {
    OpenBLAS lives in impetus-compare only). */
 START_TEST(run_is_one_thread) {
   const char* path = write_box_pairs("one_thread.xml", "", 10);
-  const char* rec = in_dir("one_thread.csv");
+  const char* rec = imp_test_in_dir(dir, "one_thread.csv");
   char tmp[4400];
   pid_t pid = start_run(path, "1000000", rec);
   wait_for_temp(rec, pid, tmp, sizeof tmp);
@@ -679,7 +652,7 @@ END_TEST
 START_TEST(run_signal_between_steps) {
   const int sigs[] = {SIGTERM, SIGINT};
   for (int k = 0; k < 2; k++) {
-    const char* rec = in_dir(k ? "int.csv" : "term.csv");
+    const char* rec = imp_test_in_dir(dir, k ? "int.csv" : "term.csv");
     char tmp[4400];
     pid_t pid = start_run(PENDULUM, "1000000000", rec);
     wait_for_temp(rec, pid, tmp, sizeof tmp);
@@ -687,10 +660,10 @@ START_TEST(run_signal_between_steps) {
     kill(pid, sigs[k]);
     double took = 0;
     ck_assert_int_eq(wait_exit(pid, 30, &took), 130);
-    const char* err = text_of(err_path);
+    const char* err = imp_test_text_of(err_path);
     ck_assert_msg(strstr(err, "interrupted after ") && strstr(err, "nothing written to "),
                   "want the step-boundary message: %s", err);
-    ck_assert_str_eq(text_of(out_path), ""); /* no summary of a run that did not finish */
+    ck_assert_str_eq(imp_test_text_of(out_path), ""); /* no summary of a run that did not finish */
     assert_nothing_at(rec);
   }
 }
@@ -700,7 +673,7 @@ END_TEST
    from the handler, removing the recording's temporary file. */
 START_TEST(run_signal_in_endless_step) {
   const char* model = write_endless_step_model();
-  const char* rec = in_dir("endless.npy");
+  const char* rec = imp_test_in_dir(dir, "endless.npy");
   char tmp[4400];
   pid_t pid = start_run(model, "10", rec);
   wait_for_temp(rec, pid, tmp, sizeof tmp);
@@ -708,7 +681,7 @@ START_TEST(run_signal_in_endless_step) {
   kill(pid, SIGTERM);
   double took = 0;
   ck_assert_int_eq(wait_exit(pid, 30, &took), 130);
-  const char* err = text_of(err_path);
+  const char* err = imp_test_text_of(err_path);
   ck_assert_msg(strstr(err, "in the middle of a step") != NULL, "want the grace message: %s",
                 err);
   ck_assert_msg(strstr(err, "interrupted after ") == NULL, "the step ended after all: %s", err);
@@ -721,7 +694,7 @@ END_TEST
 /* A second signal does not wait for the grace to run out. */
 START_TEST(run_second_signal_exits_at_once) {
   const char* model = write_endless_step_model();
-  const char* rec = in_dir("twice.csv");
+  const char* rec = imp_test_in_dir(dir, "twice.csv");
   char tmp[4400];
   pid_t pid = start_run(model, "10", rec);
   wait_for_temp(rec, pid, tmp, sizeof tmp);
@@ -733,8 +706,8 @@ START_TEST(run_second_signal_exits_at_once) {
   double took = 0;
   ck_assert_int_eq(wait_exit(pid, 30, &took), 130);
   took = now_s() - t0;
-  ck_assert_msg(strstr(text_of(err_path), "in the middle of a step") != NULL, "%s",
-                text_of(err_path));
+  ck_assert_msg(strstr(imp_test_text_of(err_path), "in the middle of a step") != NULL, "%s",
+                imp_test_text_of(err_path));
   ck_assert_msg(took < 1.5, "exited %g s after the second signal (the grace is 2 s)", took);
   assert_nothing_at(rec);
 }
@@ -743,7 +716,7 @@ END_TEST
 /* A closed terminal (SIGHUP) stops the run like Ctrl-C: exit 130 and no
    file left behind, the temporary one included. */
 START_TEST(run_sighup_leaves_nothing) {
-  const char* rec = in_dir("hup.csv");
+  const char* rec = imp_test_in_dir(dir, "hup.csv");
   char tmp[4400];
   pid_t pid = start_run(PENDULUM, "1000000000", rec);
   wait_for_temp(rec, pid, tmp, sizeof tmp);
@@ -751,7 +724,7 @@ START_TEST(run_sighup_leaves_nothing) {
   kill(pid, SIGHUP);
   double took = 0;
   ck_assert_int_eq(wait_exit(pid, 30, &took), 130);
-  ck_assert_msg(strstr(text_of(err_path), "interrupted after ") != NULL, "%s", text_of(err_path));
+  ck_assert_msg(strstr(imp_test_text_of(err_path), "interrupted after ") != NULL, "%s", imp_test_text_of(err_path));
   assert_nothing_at(rec);
 }
 END_TEST
@@ -761,10 +734,10 @@ END_TEST
    at keeps its bytes, the links stay, and the recording is a file of its
    own at rec with its sidecar. */
 START_TEST(run_record_ignores_planted_links) {
-  const char* victim = in_dir("victim.txt");
+  const char* victim = imp_test_in_dir(dir, "victim.txt");
   FILE* f = fopen(victim, "w");
   ck_assert(f && fputs("precious\n", f) >= 0 && fclose(f) == 0);
-  const char* rec = in_dir("linked.npy");
+  const char* rec = imp_test_in_dir(dir, "linked.npy");
   char link1[4400], link2[4400];
   snprintf(link1, sizeof link1, "%s.tmp", rec);
   snprintf(link2, sizeof link2, "%s.json.tmp", rec);
@@ -772,8 +745,8 @@ START_TEST(run_record_ignores_planted_links) {
   ck_assert_int_eq(symlink(victim, link2), 0);
   char args[9000];
   snprintf(args, sizeof args, "run '%s' --steps 10 --record '%s'", PENDULUM, rec);
-  ck_assert_msg(impetus(args) == 0, "%s", text_of(err_path));
-  ck_assert_str_eq(text_of(victim), "precious\n");
+  ck_assert_msg(impetus(args) == 0, "%s", imp_test_text_of(err_path));
+  ck_assert_str_eq(imp_test_text_of(victim), "precious\n");
   struct stat st;
   ck_assert(lstat(rec, &st) == 0 && S_ISREG(st.st_mode));
   ck_assert_int_eq((long long)st.st_size, 128 + 3 * 8 * 11); /* 11 rows of 3 columns */
@@ -793,7 +766,7 @@ END_TEST
    is the whole recording of one of them, its sidecar with it (a run that
    ends while the other is still writing does not share its file). */
 START_TEST(run_two_runs_one_path) {
-  const char* rec = in_dir("both.npy");
+  const char* rec = imp_test_in_dir(dir, "both.npy");
   char tmp[4400], json[4400];
   snprintf(json, sizeof json, "%s.json", rec);
   pid_t a = start_run(PENDULUM, "400000", rec); /* long: still writing when b ends */
@@ -809,12 +782,12 @@ START_TEST(run_two_runs_one_path) {
   ck_assert_int_eq(waitpid(b, &st, 0), b);
   ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the short run failed");
   double took = 0;
-  ck_assert_msg(wait_exit(a, 120, &took) == 0, "the long run failed: %s", text_of(err_path));
+  ck_assert_msg(wait_exit(a, 120, &took) == 0, "the long run failed: %s", imp_test_text_of(err_path));
   /* the long run ended last: its recording, whole, and its sidecar */
   struct stat sb;
   ck_assert_int_eq(stat(rec, &sb), 0);
   ck_assert_int_eq((long long)sb.st_size, 128 + 3 * 8 * 400001LL);
-  ck_assert_msg(strstr(text_of(json), "\"rows\": 400001,") != NULL, "%s", text_of(json));
+  ck_assert_msg(strstr(imp_test_text_of(json), "\"rows\": 400001,") != NULL, "%s", imp_test_text_of(json));
   FILE* f = fopen(rec, "rb");
   ck_assert(f != NULL);
   char head[129] = "";
@@ -834,7 +807,7 @@ END_TEST
 
 START_TEST(solvers_lists_registry) {
   ck_assert_int_eq(impetus("solvers"), 0);
-  const char* out = text_of(out_path);
+  const char* out = imp_test_text_of(out_path);
   int n = imp_solver_count();
   ck_assert_int_ge(n, 2);
   ck_assert_int_eq(count_lines(out_path), n); /* one solver a line, nothing else */
@@ -856,36 +829,36 @@ START_TEST(solvers_lists_registry) {
   ck_assert_msg(strstr(out, "\npgs ") != NULL, "no pgs in:\n%s", out);
 
   ck_assert_int_eq(impetus("help solvers"), 0);
-  ck_assert(strstr(text_of(out_path), "usage: impetus solvers") != NULL);
+  ck_assert(strstr(imp_test_text_of(out_path), "usage: impetus solvers") != NULL);
   ck_assert_int_eq(impetus("solvers --help"), 0);
-  ck_assert(strstr(text_of(out_path), "usage: impetus solvers") != NULL);
+  ck_assert(strstr(imp_test_text_of(out_path), "usage: impetus solvers") != NULL);
   ck_assert_int_eq(impetus("help"), 0);
-  ck_assert(strstr(text_of(out_path), "  solvers ") != NULL);
+  ck_assert(strstr(imp_test_text_of(out_path), "  solvers ") != NULL);
   ck_assert_int_eq(impetus("solvers extra"), 2);
-  ck_assert_str_eq(text_of(out_path), "");
+  ck_assert_str_eq(imp_test_text_of(out_path), "");
   /* every command's help names the option */
   const char* cmds[] = {"help run", "help bench", "help check"};
   for (int i = 0; i < 3; i++) {
     ck_assert_int_eq(impetus(cmds[i]), 0);
-    ck_assert_msg(strstr(text_of(out_path), "--solver NAME") != NULL, "%s", cmds[i]);
+    ck_assert_msg(strstr(imp_test_text_of(out_path), "--solver NAME") != NULL, "%s", cmds[i]);
   }
-  ck_assert(impetus("help run") == 0 && strstr(text_of(out_path), "--record-solver") != NULL);
+  ck_assert(impetus("help run") == 0 && strstr(imp_test_text_of(out_path), "--record-solver") != NULL);
 }
 END_TEST
 
 START_TEST(solver_option_accepted) {
   /* no constraint rows in the pendulum: no iterations, nothing to fail */
   ck_assert_msg(impetus("run '" PENDULUM "' --steps 10 --solver pgs") == 0, "%s",
-                text_of(err_path));
-  ck_assert_msg(strstr(text_of(out_path), "solver: pgs iterations: 0 worst_exit: converged\n"),
-                "%s", text_of(out_path));
+                imp_test_text_of(err_path));
+  ck_assert_msg(strstr(imp_test_text_of(out_path), "solver: pgs iterations: 0 worst_exit: converged\n"),
+                "%s", imp_test_text_of(out_path));
   ck_assert_int_eq(impetus("run '" PENDULUM "' --steps 10"), 0);
-  ck_assert_msg(strstr(text_of(out_path), "solver: todorov iterations: 0 worst_exit: converged\n"),
-                "%s", text_of(out_path));
+  ck_assert_msg(strstr(imp_test_text_of(out_path), "solver: todorov iterations: 0 worst_exit: converged\n"),
+                "%s", imp_test_text_of(out_path));
   ck_assert_int_eq(impetus("run '" PENDULUM "' --steps 10 --solver=todorov"), 0);
   ck_assert_msg(impetus("bench '" PENDULUM "' --steps 10 --solver pgs") == 0, "%s",
-                text_of(err_path));
-  ck_assert_msg(strstr(text_of(out_path), "\nsolver: pgs\n") != NULL, "%s", text_of(out_path));
+                imp_test_text_of(err_path));
+  ck_assert_msg(strstr(imp_test_text_of(out_path), "\nsolver: pgs\n") != NULL, "%s", imp_test_text_of(out_path));
   ck_assert_int_eq(impetus("bench '" PENDULUM "' --steps 10 --solver=pgs"), 0);
   ck_assert_int_eq(impetus("bench '" PENDULUM "' --steps 10 --solver"), 2);
   ck_assert_int_eq(impetus("run '" PENDULUM "' --steps 10 --solver"), 2);
@@ -894,8 +867,8 @@ START_TEST(solver_option_accepted) {
   const char* ball = write_ball_on_plane();
   char args[8800];
   snprintf(args, sizeof args, "check --contacts --solver pgs '%s'", ball);
-  ck_assert_msg(impetus(args) == 0, "%s", text_of(err_path));
-  const char* out = text_of(out_path);
+  ck_assert_msg(impetus(args) == 0, "%s", imp_test_text_of(err_path));
+  const char* out = imp_test_text_of(out_path);
   ck_assert_msg(strstr(out, "ncon: 1\n") != NULL, "%s", out);
   const char* line = strstr(out, "\nsolver: pgs iterations: ");
   ck_assert_msg(line != NULL, "%s", out);
@@ -913,22 +886,22 @@ START_TEST(solver_option_accepted) {
 END_TEST
 
 START_TEST(unknown_solver_is_usage) {
-  const char* recs[] = {in_dir("s.csv"), in_dir("s.npy")};
+  const char* recs[] = {imp_test_in_dir(dir, "s.csv"), imp_test_in_dir(dir, "s.npy")};
   for (int k = 0; k < 2; k++) {
     char args[8800];
     snprintf(args, sizeof args, "run '%s' --steps 10 --record '%s' --record-solver --solver nosuch",
              PENDULUM, recs[k]);
     ck_assert_int_eq(impetus(args), 2);
-    const char* err = text_of(err_path);
+    const char* err = imp_test_text_of(err_path);
     ck_assert_msg(strstr(err, "nosuch") && strstr(err, "todorov") && strstr(err, "pgs"),
                   "the message should list the known solvers: %s", err);
     assert_nothing_at(recs[k]);
   }
   ck_assert_int_eq(impetus("bench '" PENDULUM "' --steps 10 --solver nosuch"), 2);
-  ck_assert_str_eq(text_of(out_path), "");
-  ck_assert(strstr(text_of(err_path), "pgs") != NULL);
+  ck_assert_str_eq(imp_test_text_of(out_path), "");
+  ck_assert(strstr(imp_test_text_of(err_path), "pgs") != NULL);
   ck_assert_int_eq(impetus("check --contacts --solver nosuch '" PENDULUM "'"), 2);
-  ck_assert_str_eq(text_of(out_path), "");
+  ck_assert_str_eq(imp_test_text_of(out_path), "");
   /* --record-solver without a recording is bad usage too */
   ck_assert_int_eq(impetus("run '" PENDULUM "' --steps 10 --record-solver"), 2);
 }
@@ -939,7 +912,7 @@ START_TEST(bench_prints_solver_figures) {
                         "constraint_rows_per_step", "islands_per_step", "solver_ns_per_step"};
   /* the pendulum: no rows, so the figures are zeros, except the timer */
   ck_assert_int_eq(impetus("bench '" PENDULUM "' --steps 20"), 0);
-  const char* out = text_of(out_path);
+  const char* out = imp_test_text_of(out_path);
   ck_assert_msg(strstr(out, "\nsolver: todorov\n") != NULL, "%s", out);
   for (int i = 0; i < 5; i++) ck_assert_msg(key_number(out, keys[i]) == 0, "%s:\n%s", keys[i], out);
   ck_assert(key_number(out, "solver_ns_per_step") >= 0);
@@ -953,8 +926,8 @@ START_TEST(bench_prints_solver_figures) {
   for (int s = 0; s < 2; s++) {
     char args[8800];
     snprintf(args, sizeof args, "bench '%s' --steps 20 --solver %s", ball, solvers[s]);
-    ck_assert_msg(impetus(args) == 0, "%s", text_of(err_path));
-    out = text_of(out_path);
+    ck_assert_msg(impetus(args) == 0, "%s", imp_test_text_of(err_path));
+    out = imp_test_text_of(out_path);
     char want[64];
     snprintf(want, sizeof want, "\nsolver: %s\n", solvers[s]);
     ck_assert_msg(strstr(out, want) != NULL, "%s", out);
@@ -989,15 +962,15 @@ static int first_differing_line(const char* a, const char* b) {
 START_TEST(run_threads_record_the_same) {
   const char* path = write_box_pairs("three_pairs.xml", "timestep='0.002'", 3);
   char args[8800];
-  const char* one = in_dir("one_thread.csv");
-  const char* three = in_dir("three_threads.csv");
+  const char* one = imp_test_in_dir(dir, "one_thread.csv");
+  const char* three = imp_test_in_dir(dir, "three_threads.csv");
   snprintf(args, sizeof args, "run '%s' --steps 40 --every 2 --record '%s' --record-solver", path, one);
-  ck_assert_msg(impetus(args) == 0, "%s", text_of(err_path));
+  ck_assert_msg(impetus(args) == 0, "%s", imp_test_text_of(err_path));
   snprintf(args, sizeof args, "run '%s' --steps 40 --every 2 --record '%s' --record-solver --threads 3", path,
            three);
-  ck_assert_msg(impetus(args) == 0, "%s", text_of(err_path));
-  char* a = strdup(text_of(one));
-  const char* b = text_of(three);
+  ck_assert_msg(impetus(args) == 0, "%s", imp_test_text_of(err_path));
+  char* a = strdup(imp_test_text_of(one));
+  const char* b = imp_test_text_of(three);
   ck_assert(strlen(a) > 1000);
   ck_assert_msg(strcmp(a, b) == 0, "the recordings differ from line %d on", first_differing_line(a, b));
   free(a);
@@ -1013,16 +986,16 @@ START_TEST(bench_counts_unconverged_steps) {
   const char* path = write_box_pairs("two_iterations.xml", "iterations='2' tolerance='1e-12'", 3);
   char args[8800];
   snprintf(args, sizeof args, "run '%s' --steps 30", path);
-  ck_assert_msg(impetus(args) == 0, "%s", text_of(err_path));
-  double run_nc = key_number(text_of(out_path), "steps_not_converged");
-  ck_assert_msg(run_nc > 0, "%s", text_of(out_path));
+  ck_assert_msg(impetus(args) == 0, "%s", imp_test_text_of(err_path));
+  double run_nc = key_number(imp_test_text_of(out_path), "steps_not_converged");
+  ck_assert_msg(run_nc > 0, "%s", imp_test_text_of(out_path));
   double first[6] = {0};
   const char* keys[] = {"steps_not_converged", "island_iterations_median", "island_iterations_p90",
                         "island_iterations_max", "solver_iterations_per_step", "islands_per_step"};
   for (int t = 1; t <= 3; t += 2) {
     snprintf(args, sizeof args, "bench '%s' --steps 30 --threads %d", path, t);
-    ck_assert_msg(impetus(args) == 0, "%s", text_of(err_path));
-    const char* out = text_of(out_path);
+    ck_assert_msg(impetus(args) == 0, "%s", imp_test_text_of(err_path));
+    const char* out = imp_test_text_of(out_path);
     for (int k = 0; k < 6; k++) {
       double v = key_number(out, keys[k]);
       if (t == 1) first[k] = v;
@@ -1066,12 +1039,12 @@ static int read_solver_columns(const char* path, double cols[][4], int maxrows, 
 
 START_TEST(record_solver_csv) {
   const char* ball = write_ball_on_plane();
-  const char* rec = in_dir("ball.csv");
+  const char* rec = imp_test_in_dir(dir, "ball.csv");
   char args[8800];
   snprintf(args, sizeof args, "run '%s' --steps 10 --every 2 --record '%s' --record-solver", ball,
            rec);
-  ck_assert_msg(impetus(args) == 0, "%s", text_of(err_path));
-  ck_assert(strstr(text_of(out_path), "rows: 6\n") != NULL);
+  ck_assert_msg(impetus(args) == 0, "%s", imp_test_text_of(err_path));
+  ck_assert(strstr(imp_test_text_of(out_path), "rows: 6\n") != NULL);
   double cols[8][4];
   char header[4096];
   ck_assert_int_eq(read_solver_columns(rec, cols, 8, header, sizeof header), 6);
@@ -1100,16 +1073,16 @@ START_TEST(record_solver_csv) {
 END_TEST
 
 START_TEST(record_solver_npy) {
-  const char* rec = in_dir("pend.npy");
+  const char* rec = imp_test_in_dir(dir, "pend.npy");
   char args[8800];
   snprintf(args, sizeof args, "run '%s' --steps 7 --record '%s' --record-solver", PENDULUM, rec);
-  ck_assert_msg(impetus(args) == 0, "%s", text_of(err_path));
+  ck_assert_msg(impetus(args) == 0, "%s", imp_test_text_of(err_path));
   struct stat st;
   ck_assert_int_eq(stat(rec, &st), 0);
   ck_assert_int_eq(st.st_size, 128 + 8 * 7 * 8); /* header, 8 rows of 7 doubles */
   char json[4400];
   snprintf(json, sizeof json, "%s.json", rec);
-  const char* side = text_of(json);
+  const char* side = imp_test_text_of(json);
   ck_assert_msg(strstr(side, "\"columns\": [\"time\", \"qpos_0\", \"qvel_0\", \"ncon\", "
                              "\"nefc\", \"solver_iter\", \"solver_residual\"]") != NULL,
                 "%s", side);
@@ -1156,12 +1129,12 @@ static int compared_index(const char* name) {
    900 x 600 PNGs. */
 START_TEST(solvers_compare_writes_csv_and_png) {
   char args[8192];
-  const char* out = in_dir("cmp");
+  const char* out = imp_test_in_dir(dir, "cmp");
   snprintf(args, sizeof args,
            "solvers --compare --steps 20 --max-problems 3 '%s' --out '%s'",
            IMP_MODELS_DIR "/box_rest.xml", out);
   ck_assert_int_eq(impetus(args), 0);
-  const char* it_path = in_dir("cmp/iterations.csv");
+  const char* it_path = imp_test_in_dir(dir, "cmp/iterations.csv");
   FILE* f = fopen(it_path, "r");
   ck_assert_msg(f != NULL, "%s missing", it_path);
   char line[1024];
@@ -1199,26 +1172,26 @@ START_TEST(solvers_compare_writes_csv_and_png) {
     for (int s = 0; s < ns && s < 16; s++)
       ck_assert_msg(last_iter[q][s] >= 0, "no rows for problem %d, solver %d", q, s);
   ck_assert_int_gt(rows, 0);
-  const char* sum_path = in_dir("cmp/summary.csv");
+  const char* sum_path = imp_test_in_dir(dir, "cmp/summary.csv");
   ck_assert_int_eq(count_lines(sum_path), 1 + ns);
-  ck_assert_msg(strncmp(text_of(sum_path),
+  ck_assert_msg(strncmp(imp_test_text_of(sum_path),
                         "scene,solver,problems,median_iterations,median_time_s,"
                         "median_final_residual,converged_share,target_residual,reached_share,"
                         "median_time_to_target_s,median_best_residual\n", 167) == 0,
-                "%s", text_of(sum_path));
+                "%s", imp_test_text_of(sum_path));
   const char* pngs[2] = {"cmp/box_rest_work_precision.png", "cmp/box_rest_convergence.png"};
   for (int k = 0; k < 2; k++) {
     unsigned w = 0, h = 0;
-    ck_assert_msg(png_size(in_dir(pngs[k]), &w, &h) == 0, "%s is not a PNG", pngs[k]);
+    ck_assert_msg(png_size(imp_test_in_dir(dir, pngs[k]), &w, &h) == 0, "%s is not a PNG", pngs[k]);
     ck_assert_uint_eq(w, 900);
     ck_assert_uint_eq(h, 600);
   }
   /* --no-siconos: our solvers only, one summary row each */
   snprintf(args, sizeof args,
            "solvers --compare --no-siconos --steps 20 --max-problems 1 '%s' --out '%s'",
-           IMP_MODELS_DIR "/box_rest.xml", in_dir("cmp_ours"));
+           IMP_MODELS_DIR "/box_rest.xml", imp_test_in_dir(dir, "cmp_ours"));
   ck_assert_int_eq(impetus(args), 0);
-  ck_assert_int_eq(count_lines(in_dir("cmp_ours/summary.csv")), 1 + imp_solver_count());
+  ck_assert_int_eq(count_lines(imp_test_in_dir(dir, "cmp_ours/summary.csv")), 1 + imp_solver_count());
   /* bad usage writes nothing */
   ck_assert_int_eq(impetus("solvers --compare --steps 0"), 2);
   ck_assert_int_eq(impetus("solvers --compare --frobnicate"), 2);
@@ -1258,13 +1231,13 @@ START_TEST(bad_usage_is_one_line_for_every_command) {
     snprintf(args, sizeof args, "%s %s", cases[i].cmd, cases[i].args);
     snprintf(hint, sizeof hint, "(see `impetus help %s`)\n", cases[i].cmd);
     ck_assert_msg(impetus(args) == 2, "impetus %s: exit not 2", args);
-    const char* err = text_of(err_path);
+    const char* err = imp_test_text_of(err_path);
     ck_assert_msg(count_lines(err_path) == 1, "impetus %s: not one line:\n%s", args, err);
     ck_assert_msg(strstr(err, cases[i].what) != NULL, "impetus %s: '%s' not named:\n%s", args,
                   cases[i].what, err);
     ck_assert_msg(strstr(err, hint) != NULL, "impetus %s: no hint '%s':\n%s", args, hint, err);
     ck_assert_msg(strstr(err, "usage:") == NULL, "impetus %s: printed the usage:\n%s", args, err);
-    ck_assert_str_eq(text_of(out_path), "");
+    ck_assert_str_eq(imp_test_text_of(out_path), "");
   }
 }
 END_TEST
@@ -1280,19 +1253,19 @@ START_TEST(errors_name_what_the_user_typed) {
     char args[256];
     snprintf(args, sizeof args, "%s no/such_model.xml", loads[i]);
     ck_assert_msg(impetus(args) == 1, "impetus %s: exit not 1", args);
-    const char* err = text_of(err_path);
+    const char* err = imp_test_text_of(err_path);
     ck_assert_msg(strstr(err, "no/such_model.xml: No such file") != NULL, "impetus %s:\n%s",
                   args, err);
     ck_assert_int_eq(count_lines(err_path), 1);
   }
 
   ck_assert_int_eq(impetus("run '" PENDULUM "' --steps 1 --record no_dir/out.csv"), 1);
-  const char* err = text_of(err_path);
+  const char* err = imp_test_text_of(err_path);
   ck_assert_msg(strstr(err, "no_dir/out.csv: cannot create: No such file") != NULL, "%s", err);
   ck_assert_msg(strstr(err, ".tmp") == NULL, "names the temporary file: %s", err);
 
   /* three keyframes, the second unnamed: listed as #1, as check lists it */
-  const char* keys = in_dir("keys.xml");
+  const char* keys = imp_test_in_dir(dir, "keys.xml");
   FILE* f = fopen(keys, "w");
   ck_assert(f != NULL);
   fputs("<mujoco><worldbody><body><joint type=\"hinge\"/><geom size=\"0.1\"/></body>"
@@ -1305,13 +1278,13 @@ START_TEST(errors_name_what_the_user_typed) {
     char args[4400];
     snprintf(args, sizeof args, "%s '%s' --key nokey", keyed[i], keys);
     ck_assert_msg(impetus(args) == 1, "impetus %s: exit not 1", args);
-    err = text_of(err_path);
+    err = imp_test_text_of(err_path);
     ck_assert_msg(strstr(err, "no keyframe named 'nokey'; the model has 3: up, #1, down\n"),
                   "impetus %s:\n%s", args, err);
   }
   ck_assert_int_eq(impetus("run '" IMP_MODELS_DIR "/incline.xml' --steps 1 --key k"), 1);
-  ck_assert_msg(strstr(text_of(err_path), "no keyframe named 'k'; the model has no keyframes\n"),
-                "%s", text_of(err_path));
+  ck_assert_msg(strstr(imp_test_text_of(err_path), "no keyframe named 'k'; the model has no keyframes\n"),
+                "%s", imp_test_text_of(err_path));
 }
 END_TEST
 
@@ -1322,21 +1295,21 @@ START_TEST(run_progress_lines) {
   ck_assert_int_eq(run_prog("/usr/bin/env", "IMPETUS_PROGRESS=0 '" IMPETUS_BIN "' run '" PENDULUM
                                             "' --steps 5"),
                    0);
-  const char* err = text_of(err_path);
+  const char* err = imp_test_text_of(err_path);
   ck_assert_msg(strstr(err, "impetus run: 1/5 steps (20%), t = 0.001 s, ") != NULL, "%s", err);
   ck_assert_msg(strstr(err, "impetus run: 5/5 steps (100%), t = 0.005 s, ") != NULL, "%s", err);
   ck_assert_msg(strstr(err, " x real time, ETA ") != NULL, "%s", err);
   ck_assert_int_eq(count_lines(err_path), 5);
-  ck_assert(strstr(text_of(out_path), "steps: 5\n") != NULL);
+  ck_assert(strstr(imp_test_text_of(out_path), "steps: 5\n") != NULL);
   ck_assert_int_eq(run_prog("/usr/bin/env", "IMPETUS_PROGRESS=0 '" IMPETUS_BIN "' run '" PENDULUM
                                             "' --steps 5 --quiet"),
                    0);
-  ck_assert_str_eq(text_of(err_path), "");
-  ck_assert(strstr(text_of(out_path), "steps: 5\n") != NULL);
+  ck_assert_str_eq(imp_test_text_of(err_path), "");
+  ck_assert(strstr(imp_test_text_of(out_path), "steps: 5\n") != NULL);
   ck_assert_int_eq(run_prog("/usr/bin/env", "-u IMPETUS_PROGRESS '" IMPETUS_BIN "' run '" PENDULUM
                                             "' --steps 5"),
                    0);
-  ck_assert_str_eq(text_of(err_path), "");
+  ck_assert_str_eq(imp_test_text_of(err_path), "");
 }
 END_TEST
 
@@ -1345,30 +1318,30 @@ END_TEST
    as the summary's steps_not_converged. */
 START_TEST(run_reports_every_unconverged_step) {
   ck_assert_int_eq(impetus("run '" IMP_MODELS_DIR "/box_pile.xml' --steps 300"), 0);
-  double n = key_number(text_of(out_path), "steps_not_converged");
+  double n = key_number(imp_test_text_of(out_path), "steps_not_converged");
   ck_assert_msg(n > 0, "box_pile converged everywhere: the test needs a model that does not");
   char want[200];
   snprintf(want, sizeof want,
            "impetus run: the contact solver stopped short of its tolerance in %.0f of 300 steps",
            n);
-  ck_assert_msg(strstr(text_of(err_path), want) != NULL, "want '%s' in:\n%s", want,
-                text_of(err_path));
+  ck_assert_msg(strstr(imp_test_text_of(err_path), want) != NULL, "want '%s' in:\n%s", want,
+                imp_test_text_of(err_path));
   /* a run where every step converges says nothing of the kind */
   ck_assert_int_eq(impetus("run '" PENDULUM "' --steps 10"), 0);
-  ck_assert_msg(strstr(text_of(err_path), "stopped short") == NULL, "%s", text_of(err_path));
+  ck_assert_msg(strstr(imp_test_text_of(err_path), "stopped short") == NULL, "%s", imp_test_text_of(err_path));
 }
 END_TEST
 
 /* The NPY sidecar names what each column holds and what made the file. */
 START_TEST(sidecar_describes_columns_and_run) {
-  const char* rec = in_dir("desc.npy");
+  const char* rec = imp_test_in_dir(dir, "desc.npy");
   char args[4400], json[4400];
   snprintf(args, sizeof args,
            "run '" IMP_MODELS_DIR "/sensors.xml' --steps 6 --every 2 --solver pgs --record '%s'",
            rec);
   ck_assert_int_eq(impetus(args), 0);
   snprintf(json, sizeof json, "%s.json", rec);
-  const char* side = text_of(json);
+  const char* side = imp_test_text_of(json);
   const char* want[] = {
       "\"descriptions\": [\"simulated time\", \"yaw hinge joint, angle\"",
       "\"wrist ball joint, qw\", \"wrist ball joint, qx\"",
@@ -1383,11 +1356,11 @@ START_TEST(sidecar_describes_columns_and_run) {
     ck_assert_msg(strstr(side, want[i]) != NULL, "want %s in:\n%s", want[i], side);
 
   /* a free joint: position, then the quaternion, w first */
-  rec = in_dir("free.npy");
+  rec = imp_test_in_dir(dir, "free.npy");
   snprintf(args, sizeof args, "run '%s' --steps 1 --record '%s'", write_ball_on_plane(), rec);
   ck_assert_int_eq(impetus(args), 0);
   snprintf(json, sizeof json, "%s.json", rec);
-  side = text_of(json);
+  side = imp_test_text_of(json);
   ck_assert_msg(strstr(side, "\"simulated time\", \"free joint #0, x\", \"free joint #0, y\", "
                              "\"free joint #0, z\", \"free joint #0, qw\"") != NULL,
                 "%s", side);
@@ -1398,11 +1371,11 @@ END_TEST
    too) saying "complete": false; without it the run still writes nothing. */
 START_TEST(run_keep_partial) {
   ck_assert_int_eq(impetus("run '" PENDULUM "' --steps 1 --keep-partial"), 2);
-  ck_assert_msg(strstr(text_of(err_path), "--keep-partial needs --record"), "%s",
-                text_of(err_path));
+  ck_assert_msg(strstr(imp_test_text_of(err_path), "--keep-partial needs --record"), "%s",
+                imp_test_text_of(err_path));
   const char* const names[] = {"partial.csv", "partial.npy"};
   for (int k = 0; k < 2; k++) {
-    const char* rec = in_dir(names[k]);
+    const char* rec = imp_test_in_dir(dir, names[k]);
     char tmp[4400], json[4400];
     snprintf(json, sizeof json, "%s.json", rec);
     pid_t pid = fork();
@@ -1419,12 +1392,12 @@ START_TEST(run_keep_partial) {
     double took = 0;
     ck_assert_int_eq(wait_exit(pid, 30, &took), 130);
     char err[4096]; /* text_of's buffer is reused for the sidecar */
-    snprintf(err, sizeof err, "%s", text_of(err_path));
+    snprintf(err, sizeof err, "%s", imp_test_text_of(err_path));
     ck_assert_msg(strstr(err, "interrupted after ") && strstr(err, "rows in ") &&
                       strstr(err, "marked incomplete"),
                   "%s", err);
-    ck_assert_msg(exists(rec) && !exists(tmp), "%s", err);
-    const char* side = text_of(json);
+    ck_assert_msg(imp_test_exists(rec) && !imp_test_exists(tmp), "%s", err);
+    const char* side = imp_test_text_of(json);
     ck_assert_msg(strstr(side, "\"complete\": false") != NULL, "%s", side);
     ck_assert_msg(strstr(side, "\"every\": 7") != NULL, "%s", side);
     /* as many rows as the message and the sidecar say, a whole number of them */
@@ -1448,11 +1421,11 @@ START_TEST(run_keep_partial) {
 END_TEST
 
 START_TEST(example_runs) {
-  ck_assert_msg(run_prog(EXAMPLE_BIN, "'" PENDULUM "'") == 0, "%s", text_of(err_path));
-  ck_assert_msg(strstr(text_of(out_path), "time 1") != NULL, "%s", text_of(out_path));
-  ck_assert_msg(run_prog(EXAMPLE_BIN, "'" PENDULUM "' release") == 0, "%s", text_of(err_path));
-  ck_assert_msg(strstr(text_of(out_path), "qpos[0] 0\n") == NULL, "released but did not move: %s",
-                text_of(out_path));
+  ck_assert_msg(run_prog(EXAMPLE_BIN, "'" PENDULUM "'") == 0, "%s", imp_test_text_of(err_path));
+  ck_assert_msg(strstr(imp_test_text_of(out_path), "time 1") != NULL, "%s", imp_test_text_of(out_path));
+  ck_assert_msg(run_prog(EXAMPLE_BIN, "'" PENDULUM "' release") == 0, "%s", imp_test_text_of(err_path));
+  ck_assert_msg(strstr(imp_test_text_of(out_path), "qpos[0] 0\n") == NULL, "released but did not move: %s",
+                imp_test_text_of(out_path));
   ck_assert_int_eq(run_prog(EXAMPLE_BIN, "'" PENDULUM "' nosuchkey"), 1);
   ck_assert_int_eq(run_prog(EXAMPLE_BIN, ""), 1);
   ck_assert_int_eq(run_prog(EXAMPLE_BIN, "/nonexistent/model.xml"), 1);

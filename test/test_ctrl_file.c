@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "test_files.h"
 #include "test_util.h"
 
 #ifndef IMPETUS_BIN
@@ -71,20 +72,8 @@ static void setup(void) {
   ck_assert_int_eq(fclose(f), 0);
 }
 
-static void teardown(void) {
-  char cmd[4300];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
-}
+static void teardown(void) { imp_test_remove_dir(dir); }
 
-/* path of a name in the scratch directory (one of 4 rotating buffers) */
-static const char* in_dir(const char* name) {
-  static char bufs[4][4300];
-  static int k = 0;
-  char* b = bufs[k++ % 4];
-  snprintf(b, sizeof bufs[0], "%s/%s", dir, name);
-  return b;
-}
 
 /* `impetus run MODEL args` with stdout and stderr captured: the exit status */
 static int run(const char* args) {
@@ -96,24 +85,8 @@ static int run(const char* args) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static const char* text_of(const char* path) {
-  static char buf[65536];
-  buf[0] = '\0';
-  FILE* f = fopen(path, "rb");
-  if (!f) return buf;
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  buf[n] = '\0';
-  fclose(f);
-  return buf;
-}
-
-static int exists(const char* path) {
-  struct stat st;
-  return stat(path, &st) == 0;
-}
-
 static void write_text(const char* name, const char* text) {
-  FILE* f = fopen(in_dir(name), "w");
+  FILE* f = fopen(imp_test_in_dir(dir, name), "w");
   ck_assert(f != NULL);
   fputs(text, f);
   ck_assert_int_eq(fclose(f), 0);
@@ -203,7 +176,7 @@ static double* read_npy(const char* path, int* rows, int* cols) {
 static void assert_reproduces(const char* rec, const table* tb) {
   int width, rows, cols;
   double* c = c_trajectory(tb, &width);
-  double* r = read_npy(in_dir(rec), &rows, &cols);
+  double* r = read_npy(imp_test_in_dir(dir, rec), &rows, &cols);
   ck_assert_int_eq(rows, STEPS + 1);
   ck_assert_int_ge(cols, width);
   for (int k = 0; k <= STEPS; k++)
@@ -228,7 +201,7 @@ static double pattern(int u, double x) { return (u == 0 ? 3 : 0.8) * sin(3 * x +
    last row holds), values written exactly (%.17g). */
 START_TEST(test_run_ctrl_csv_per_step_bitwise) {
   table tb = {.timed = 0, .nrow = 300, .ncol = NU, .act = {0, 1, 2}};
-  FILE* f = fopen(in_dir("steps.csv"), "w");
+  FILE* f = fopen(imp_test_in_dir(dir, "steps.csv"), "w");
   for (int i = 0; i < tb.nrow; i++) {
     for (int u = 0; u < NU; u++) {
       tb.v[i][u] = pattern(u, 0.01 * i);
@@ -238,17 +211,17 @@ START_TEST(test_run_ctrl_csv_per_step_bitwise) {
   }
   fclose(f);
   ck_assert_int_eq(run("--steps 400 --ctrl steps.csv --record x.npy"), 0);
-  ck_assert_msg(strstr(text_of(err_path), "last row also drives steps 301 to 400") != NULL, "%s",
-                text_of(err_path));
+  ck_assert_msg(strstr(imp_test_text_of(err_path), "last row also drives steps 301 to 400") != NULL, "%s",
+                imp_test_text_of(err_path));
   assert_reproduces("x.npy", &tb);
   /* the sidecar says which control file drove the run */
-  ck_assert_msg(strstr(text_of(in_dir("x.npy.json")), "\"ctrl\": \"steps.csv\"") != NULL, "%s",
-                text_of(in_dir("x.npy.json")));
+  ck_assert_msg(strstr(imp_test_text_of(imp_test_in_dir(dir, "x.npy.json")), "\"ctrl\": \"steps.csv\"") != NULL, "%s",
+                imp_test_text_of(imp_test_in_dir(dir, "x.npy.json")));
   /* a CSV recording gets the sidecar for it; without --ctrl it has none */
   ck_assert_int_eq(run("--steps 3 --ctrl steps.csv --record x.csv"), 0);
-  ck_assert(strstr(text_of(in_dir("x.csv.json")), "\"ctrl\": \"steps.csv\"") != NULL);
+  ck_assert(strstr(imp_test_text_of(imp_test_in_dir(dir, "x.csv.json")), "\"ctrl\": \"steps.csv\"") != NULL);
   ck_assert_int_eq(run("--steps 3 --record y.csv"), 0);
-  ck_assert(exists(in_dir("y.csv")) && !exists(in_dir("y.csv.json")));
+  ck_assert(imp_test_exists(imp_test_in_dir(dir, "y.csv")) && !imp_test_exists(imp_test_in_dir(dir, "y.csv.json")));
 }
 END_TEST
 
@@ -257,7 +230,7 @@ END_TEST
    are not multiples of the step: zero-order hold. */
 START_TEST(test_run_ctrl_csv_timed_header_bitwise) {
   table tb = {.timed = 1, .nrow = 40, .ncol = 2, .act = {1, 0}};
-  FILE* f = fopen(in_dir("timed.csv"), "w");
+  FILE* f = fopen(imp_test_in_dir(dir, "timed.csv"), "w");
   fprintf(f, "# controls\n time , p_elbow, m_shoulder\n\n");
   for (int i = 0; i < tb.nrow; i++) {
     tb.t[i] = 0.0137 * i + 0.003;
@@ -282,7 +255,7 @@ START_TEST(test_run_ctrl_npy_timed_bitwise) {
   int len = snprintf(hdr, sizeof hdr, "{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d), }",
                      tb.nrow, cols);
   int total = 64; /* magic, version, length, dict, padding, newline: a multiple of 64 */
-  FILE* f = fopen(in_dir("c.npy"), "wb");
+  FILE* f = fopen(imp_test_in_dir(dir, "c.npy"), "wb");
   fwrite("\x93NUMPY\x01\x00", 1, 8, f);
   unsigned char hl[2] = {(unsigned char)(total + 64 - 10), 0};
   fwrite(hl, 1, 2, f);
@@ -309,12 +282,12 @@ static void expect_error(const char* name, const char* text, const char* where,
   char args[512];
   snprintf(args, sizeof args, "--steps 10 --ctrl %s --record bad.npy", name);
   ck_assert_int_eq(run(args), 1);
-  const char* err = text_of(err_path);
+  const char* err = imp_test_text_of(err_path);
   ck_assert_msg(strstr(err, where) != NULL, "%s: '%s' not in: %s", name, where, err);
   ck_assert_msg(strstr(err, what) != NULL, "%s: '%s' not in: %s", name, what, err);
-  ck_assert(!exists(in_dir("bad.npy")) && !exists(in_dir("bad.npy.tmp")) &&
-            !exists(in_dir("bad.npy.json")));
-  ck_assert_str_eq(text_of(out_path), "");
+  ck_assert(!imp_test_exists(imp_test_in_dir(dir, "bad.npy")) && !imp_test_exists(imp_test_in_dir(dir, "bad.npy.tmp")) &&
+            !imp_test_exists(imp_test_in_dir(dir, "bad.npy.json")));
+  ck_assert_str_eq(imp_test_text_of(out_path), "");
 }
 
 START_TEST(test_run_ctrl_bad_files) {
@@ -333,7 +306,7 @@ START_TEST(test_run_ctrl_bad_files) {
   expect_error("empty.csv", "# nothing\n", "empty.csv", "no rows of controls");
   expect_error("bad.npy.in.npy", "not an npy", "bad.npy.in.npy", "not an NPY file");
   ck_assert_int_eq(run("--steps 10 --ctrl missing.csv"), 1);
-  ck_assert(strstr(text_of(err_path), "missing.csv: No such file or directory") != NULL);
+  ck_assert(strstr(imp_test_text_of(err_path), "missing.csv: No such file or directory") != NULL);
   ck_assert_int_eq(run("--steps 10 --ctrl"), 2); /* no value: bad usage */
 }
 END_TEST
@@ -343,7 +316,7 @@ START_TEST(test_help_run_documents_ctrl) {
   char cmd[16384];
   snprintf(cmd, sizeof cmd, "'%s' help run >'%s' 2>'%s'", IMPETUS_BIN, out_path, err_path);
   ck_assert_int_eq(system(cmd), 0);
-  const char* t = text_of(out_path);
+  const char* t = imp_test_text_of(out_path);
   ck_assert(strstr(t, "--ctrl FILE") != NULL);
   ck_assert(strstr(t, "zero-order hold") != NULL);
   ck_assert(strstr(t, "last row holds") != NULL);
@@ -364,10 +337,4 @@ static Suite* suite(void) {
   return s;
 }
 
-int main(void) {
-  SRunner* r = srunner_create(suite());
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return imp_test_run_suite(suite()); }

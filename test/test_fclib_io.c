@@ -19,6 +19,7 @@
 #include "contact.h"
 #include "fclib_io.h"
 #include "test_cproblem.h"
+#include "test_files.h"
 #include "test_util.h"
 
 #ifndef IMP_TEST_TMPDIR
@@ -32,25 +33,8 @@ static void setup(void) {
   ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp failed");
 }
 
-static void teardown(void) {
-  char cmd[4300];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
-}
+static void teardown(void) { imp_test_remove_dir(dir); }
 
-/* path of a name in the scratch directory (one of 4 rotating buffers) */
-static const char* in_dir(const char* name) {
-  static char bufs[4][4300];
-  static int k = 0;
-  char* b = bufs[k++ % 4];
-  snprintf(b, sizeof bufs[0], "%s/%s", dir, name);
-  return b;
-}
-
-static int exists(const char* path) {
-  struct stat st;
-  return stat(path, &st) == 0;
-}
 
 /* ---- a recorded problem: the box of models/box_rest.xml on the floor ---- */
 
@@ -119,9 +103,9 @@ START_TEST(round_trip_is_exact) {
   p.h = c.h;
   ck_assert(fclib_io_representable(&p));
   char err[4400] = "";
-  const char* path = in_dir("box.hdf5");
+  const char* path = imp_test_in_dir(dir, "box.hdf5");
   ck_assert_msg(fclib_io_write(path, &p, "box_rest problem 0", err, sizeof err) == 0, "%s", err);
-  ck_assert_msg(!exists(in_dir("box.hdf5.tmp")), "temporary file left behind");
+  ck_assert_msg(!imp_test_exists(imp_test_in_dir(dir, "box.hdf5.tmp")), "temporary file left behind");
   imp_cproblem r;
   void* mem = NULL;
   ck_assert_msg(fclib_io_read(path, &r, &mem, err, sizeof err) == 0, "%s", err);
@@ -156,7 +140,7 @@ START_TEST(read_problem_solves_to_the_weight) {
   record_box_rest(&c, 200);
   imp_cproblem p = view(&c.t);
   char err[4400] = "";
-  const char* path = in_dir("box.hdf5");
+  const char* path = imp_test_in_dir(dir, "box.hdf5");
   ck_assert_msg(fclib_io_write(path, &p, "box", err, sizeof err) == 0, "%s", err);
   imp_cproblem r;
   void* mem = NULL;
@@ -200,7 +184,7 @@ START_TEST(fclib_file_one_contact) {
   int colp[4] = {0, 1, 2, 3}, rowi[3] = {0, 1, 2};
   double x[3] = {1, 1, 1}, q[3] = {-1, 0, 0}, mu[1] = {0.5};
   struct fclib_matrix W = {3, 3, 3, colp, rowi, x, -1, NULL};
-  const char* path = in_dir("one.hdf5");
+  const char* path = imp_test_in_dir(dir, "one.hdf5");
   fclib_writes(path, &W, q, mu, 3);
   imp_cproblem r;
   void* mem = NULL;
@@ -225,7 +209,7 @@ START_TEST(fclib_file_triplets_sliding) {
   int rows[4] = {0, 1, 2, 2}, cols[4] = {0, 1, 2, 2};
   double x[4] = {1, 1, 3, 1}, q[3] = {-1, -0.9, -2.4}, mu[1] = {0.5};
   struct fclib_matrix W = {4, 3, 3, rows, cols, x, 4, NULL};
-  const char* path = in_dir("slide.h5");
+  const char* path = imp_test_in_dir(dir, "slide.h5");
   fclib_writes(path, &W, q, mu, 3);
   imp_cproblem r;
   void* mem = NULL;
@@ -262,7 +246,7 @@ START_TEST(sparse_forms_read_alike) {
     double q[3] = {-1, 0, 0}, mu[1] = {0.5};
     char name[32];
     snprintf(name, sizeof name, "form%d.hdf5", k);
-    const char* path = in_dir(name);
+    const char* path = imp_test_in_dir(dir, name);
     fclib_writes(path, &W[k], q, mu, 3);
     imp_cproblem r;
     void* mem = NULL;
@@ -289,15 +273,15 @@ static void assert_error(const char* path, const char* why) {
 /* Missing, non-HDF5, non-FCLIB, 2D and incomplete files: a message naming
    the file, never libfclib's exit (Check would see the process die). */
 START_TEST(bad_files_name_the_file) {
-  assert_error(in_dir("missing.hdf5"), "cannot open");
-  const char* text = in_dir("text.hdf5");
+  assert_error(imp_test_in_dir(dir, "missing.hdf5"), "cannot open");
+  const char* text = imp_test_in_dir(dir, "text.hdf5");
   FILE* f = fopen(text, "w");
   ck_assert(f != NULL);
   fputs("<mujoco/>\n", f);
   fclose(f);
   assert_error(text, "not an HDF5 file");
   /* an HDF5 file of something else */
-  const char* other = in_dir("other.hdf5");
+  const char* other = imp_test_in_dir(dir, "other.hdf5");
   hid_t h = H5Fcreate(other, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   ck_assert(h >= 0);
   hid_t g = H5Gcreate2(h, "/images", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -308,14 +292,14 @@ START_TEST(bad_files_name_the_file) {
   int colp[3] = {0, 1, 2}, rowi[2] = {0, 1};
   double x[2] = {1, 1}, q[2] = {-1, 0}, mu[1] = {0.3};
   struct fclib_matrix W2 = {2, 2, 2, colp, rowi, x, -1, NULL};
-  const char* flat = in_dir("flat.hdf5");
+  const char* flat = imp_test_in_dir(dir, "flat.hdf5");
   fclib_writes(flat, &W2, q, mu, 2);
   assert_error(flat, "spacedim 2");
   /* a valid file with q removed: libfclib alone would exit(1) */
   int colp3[4] = {0, 1, 2, 3}, rowi3[3] = {0, 1, 2};
   double x3[3] = {1, 1, 1}, q3[3] = {-1, 0, 0};
   struct fclib_matrix W3 = {3, 3, 3, colp3, rowi3, x3, -1, NULL};
-  const char* noq = in_dir("noq.hdf5");
+  const char* noq = imp_test_in_dir(dir, "noq.hdf5");
   fclib_writes(noq, &W3, q3, mu, 3);
   h = H5Fopen(noq, H5F_ACC_RDWR, H5P_DEFAULT);
   ck_assert(h >= 0);
@@ -338,18 +322,18 @@ START_TEST(export_skips_what_fclib_cannot_hold) {
   ck_assert_int_eq(fclib_io_export(dir, "mixed", 3, &p, &c), 0);
   ck_assert_int_eq(c.skipped, 1);
   ck_assert_int_eq(c.written, 0);
-  ck_assert(!exists(in_dir("mixed_3.hdf5")));
+  ck_assert(!imp_test_exists(imp_test_in_dir(dir, "mixed_3.hdf5")));
   tprob one;
   anisotropic_sliding_problem(&one);
   p = view(&one);
   ck_assert_int_eq(fclib_io_export(dir, "slide", 7, &p, &c), 0);
   ck_assert_int_eq(c.written, 1);
-  ck_assert(exists(in_dir("slide_7.hdf5")));
+  ck_assert(imp_test_exists(imp_test_in_dir(dir, "slide_7.hdf5")));
   char err[4400] = "";
-  const char* bad = in_dir("no/such/dir/x.hdf5");
+  const char* bad = imp_test_in_dir(dir, "no/such/dir/x.hdf5");
   ck_assert_int_eq(fclib_io_write(bad, &p, "x", err, sizeof err), -1);
   ck_assert_msg(strncmp(err, bad, strlen(bad)) == 0, "error does not name the file: %s", err);
-  ck_assert(!exists(bad));
+  ck_assert(!imp_test_exists(bad));
 }
 END_TEST
 
@@ -358,21 +342,10 @@ END_TEST
 static int impetus(const char* args) {
   char cmd[16384];
   snprintf(cmd, sizeof cmd, "'%s' %s >'%s' 2>'%s' </dev/null", IMPETUS_BIN, args,
-           in_dir("stdout.txt"), in_dir("stderr.txt"));
+           imp_test_in_dir(dir, "stdout.txt"), imp_test_in_dir(dir, "stderr.txt"));
   int st = system(cmd);
   ck_assert(st != -1);
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static const char* text_of(const char* path) {
-  static char buf[65536];
-  buf[0] = '\0';
-  FILE* f = fopen(path, "rb");
-  if (!f) return buf;
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  buf[n] = '\0';
-  fclose(f);
-  return buf;
 }
 
 /* --fclib-out writes the recorded problems as SCENE_K.hdf5, and --compare
@@ -382,18 +355,18 @@ START_TEST(cli_writes_and_compares_fclib_files) {
   char args[8192];
   snprintf(args, sizeof args,
            "solvers --compare --steps 20 --max-problems 2 --out '%s' --fclib-out '%s' '%s'",
-           in_dir("cmp"), in_dir("fc"), IMP_MODELS_DIR "/box_rest.xml");
-  ck_assert_msg(impetus(args) == 0, "%s", text_of(in_dir("stderr.txt")));
-  ck_assert(exists(in_dir("fc/box_rest_0.hdf5")));
-  ck_assert(exists(in_dir("fc/box_rest_1.hdf5")));
-  ck_assert(!exists(in_dir("fc/box_rest_2.hdf5")));
-  ck_assert_msg(strstr(text_of(in_dir("stderr.txt")), "2 problems written") != NULL, "%s",
-                text_of(in_dir("stderr.txt")));
+           imp_test_in_dir(dir, "cmp"), imp_test_in_dir(dir, "fc"), IMP_MODELS_DIR "/box_rest.xml");
+  ck_assert_msg(impetus(args) == 0, "%s", imp_test_text_of(imp_test_in_dir(dir, "stderr.txt")));
+  ck_assert(imp_test_exists(imp_test_in_dir(dir, "fc/box_rest_0.hdf5")));
+  ck_assert(imp_test_exists(imp_test_in_dir(dir, "fc/box_rest_1.hdf5")));
+  ck_assert(!imp_test_exists(imp_test_in_dir(dir, "fc/box_rest_2.hdf5")));
+  ck_assert_msg(strstr(imp_test_text_of(imp_test_in_dir(dir, "stderr.txt")), "2 problems written") != NULL, "%s",
+                imp_test_text_of(imp_test_in_dir(dir, "stderr.txt")));
   /* our solvers only: Siconos' (where built) are test_siconos_bridge's concern */
-  snprintf(args, sizeof args, "solvers --compare --no-siconos --out '%s' '%s'", in_dir("cmp2"),
-           in_dir("fc/box_rest_1.hdf5"));
-  ck_assert_msg(impetus(args) == 0, "%s", text_of(in_dir("stderr.txt")));
-  FILE* f = fopen(in_dir("cmp2/iterations.csv"), "r");
+  snprintf(args, sizeof args, "solvers --compare --no-siconos --out '%s' '%s'", imp_test_in_dir(dir, "cmp2"),
+           imp_test_in_dir(dir, "fc/box_rest_1.hdf5"));
+  ck_assert_msg(impetus(args) == 0, "%s", imp_test_text_of(imp_test_in_dir(dir, "stderr.txt")));
+  FILE* f = fopen(imp_test_in_dir(dir, "cmp2/iterations.csv"), "r");
   ck_assert(f != NULL);
   char line[1024];
   ck_assert(fgets(line, sizeof line, f) != NULL);
@@ -417,15 +390,15 @@ START_TEST(cli_writes_and_compares_fclib_files) {
   for (int s = 0; s < ns && s < 16; s++)
     ck_assert_msg(seen[s], "no rows for %s", imp_solver_get(s)->name);
   ck_assert_int_gt(rows, ns);
-  ck_assert_msg(strstr(text_of(in_dir("cmp2/summary.csv")), "box_rest_1,todorov,1,") != NULL,
-                "%s", text_of(in_dir("cmp2/summary.csv")));
+  ck_assert_msg(strstr(imp_test_text_of(imp_test_in_dir(dir, "cmp2/summary.csv")), "box_rest_1,todorov,1,") != NULL,
+                "%s", imp_test_text_of(imp_test_in_dir(dir, "cmp2/summary.csv")));
   /* a missing problem file: exit 1, named, no CSV */
-  snprintf(args, sizeof args, "solvers --compare --out '%s' '%s'", in_dir("cmp3"),
-           in_dir("fc/nonexistent.hdf5"));
+  snprintf(args, sizeof args, "solvers --compare --out '%s' '%s'", imp_test_in_dir(dir, "cmp3"),
+           imp_test_in_dir(dir, "fc/nonexistent.hdf5"));
   ck_assert_int_eq(impetus(args), 1);
-  ck_assert_msg(strstr(text_of(in_dir("stderr.txt")), "nonexistent.hdf5: cannot open") != NULL,
-                "%s", text_of(in_dir("stderr.txt")));
-  ck_assert(!exists(in_dir("cmp3/iterations.csv")));
+  ck_assert_msg(strstr(imp_test_text_of(imp_test_in_dir(dir, "stderr.txt")), "nonexistent.hdf5: cannot open") != NULL,
+                "%s", imp_test_text_of(imp_test_in_dir(dir, "stderr.txt")));
+  ck_assert(!imp_test_exists(imp_test_in_dir(dir, "cmp3/iterations.csv")));
 }
 END_TEST
 

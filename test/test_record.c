@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "record.h"
+#include "test_files.h"
 #include "test_util.h"
 
 #ifndef IMP_TEST_TMPDIR
@@ -27,11 +28,6 @@ static const char* const tiny_xml =
 static void make_tmpdir(char* dir, size_t n) {
   snprintf(dir, n, "%s/record_XXXXXX", IMP_TEST_TMPDIR);
   ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp %s failed", dir);
-}
-
-static int exists(const char* path) {
-  struct stat st;
-  return stat(path, &st) == 0;
 }
 
 /* the whole file in a malloc'd buffer (NUL-terminated); *n its size */
@@ -114,12 +110,12 @@ START_TEST(csv_round_trip) {
   for (int k = 0; k < NROWS; k++) {
     set_state(m, d, k, expect[k]);
     ck_assert_int_eq(imp_recorder_write(r, m, d), 0);
-    ck_assert(!exists(path)); /* nothing at path until close */
-    ck_assert(exists(tmp));
+    ck_assert(!imp_test_exists(path)); /* nothing at path until close */
+    ck_assert(imp_test_exists(tmp));
   }
   ck_assert_msg(imp_recorder_close(r, err, sizeof err) == 0, "close: %s", err);
-  ck_assert(exists(path));
-  ck_assert(!exists(tmp));
+  ck_assert(imp_test_exists(path));
+  ck_assert(!imp_test_exists(tmp));
 
   char* text = slurp(path, NULL);
   char* save = NULL;
@@ -198,7 +194,7 @@ START_TEST(npy_round_trip) {
     set_state(m, d, k, expect[k]);
     ck_assert_int_eq(imp_recorder_write(r, m, d), 0);
   }
-  ck_assert(!exists(path));
+  ck_assert(!imp_test_exists(path));
   ck_assert_msg(imp_recorder_close(r, err, sizeof err) == 0, "close: %s", err);
 
   long n = 0;
@@ -359,13 +355,13 @@ START_TEST(abort_leaves_nothing) {
     imp_recorder* r = imp_recorder_open(path, m, err, sizeof err);
     ck_assert_msg(r != NULL, "open: %s", err);
     snprintf(tmp, sizeof tmp, "%s", imp_recorder_temp_path(r));
-    ck_assert(exists(tmp));
+    ck_assert(imp_test_exists(tmp));
     ck_assert_int_eq(imp_recorder_write(r, m, d), 0);
     imp_recorder_abort(r);
-    ck_assert(!exists(path));
-    ck_assert(!exists(tmp));
+    ck_assert(!imp_test_exists(path));
+    ck_assert(!imp_test_exists(tmp));
     snprintf(tmp, sizeof tmp, "%s.json", path);
-    ck_assert(!exists(tmp));
+    ck_assert(!imp_test_exists(tmp));
   }
   ck_assert_int_eq(rmdir(dir), 0); /* empty */
   imp_recorder_abort(NULL);
@@ -419,7 +415,7 @@ START_TEST(unwritable_directory) {
   imp_recorder* r = imp_recorder_open(path, m, err, sizeof err);
   ck_assert(r == NULL);
   ck_assert_msg(strstr(err, "missing/traj.csv") != NULL, "message: '%s'", err);
-  ck_assert(!exists(path));
+  ck_assert(!imp_test_exists(path));
   rmdir(dir);
   imp_free_model(m);
 }
@@ -436,8 +432,8 @@ START_TEST(unknown_extension) {
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     ck_assert(imp_recorder_open(path, m, err, sizeof err) == NULL);
     ck_assert_msg(strstr(err, ".csv or .npy") != NULL, "message: '%s'", err);
-    ck_assert(!exists(path));
-    ck_assert(!exists(tmp));
+    ck_assert(!imp_test_exists(path));
+    ck_assert(!imp_test_exists(tmp));
   }
   ck_assert_int_eq(rmdir(dir), 0);
   imp_free_model(m);
@@ -457,7 +453,7 @@ START_TEST(write_for_another_model_fails) {
   ck_assert(r != NULL);
   ck_assert_int_eq(imp_recorder_write(r, m2, d2), -1);
   ck_assert_int_eq(imp_recorder_close(r, err, sizeof err), -1); /* the failure sticks */
-  ck_assert(!exists(path));
+  ck_assert(!imp_test_exists(path));
   ck_assert_int_eq(rmdir(dir), 0);
   imp_free_data(d2);
   imp_free_model(m2);
@@ -543,9 +539,9 @@ START_TEST(solver_columns) {
   err[0] = '\0';
   ck_assert(imp_recorder_open_flags(bad, m, 2, err, sizeof err) == NULL);
   ck_assert_msg(err[0] != '\0', "no message");
-  ck_assert(!exists(bad));
+  ck_assert(!imp_test_exists(bad));
   snprintf(bad, sizeof bad, "%s/bad.csv.tmp", dir);
-  ck_assert(!exists(bad));
+  ck_assert(!imp_test_exists(bad));
 
   remove(csv);
   remove(npy);
