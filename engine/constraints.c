@@ -111,6 +111,7 @@ typedef struct rel_jac {
   int* side;        /* nJrow */
   double (*lin)[3]; /* nJrow */
   double (*ang)[3]; /* nJrow */
+  int* mark;        /* nv, all 0 between uses: closure_width's marks */
 } rel_jac;
 
 /* Scratch for one relative Jacobian, on the arena. */
@@ -121,6 +122,8 @@ static rel_jac rel_jac_alloc(const imp_model* m, imp_data* d) {
   J.side = imp_stack_alloc_int(d, m->nJrow);
   J.lin = (double(*)[3])imp_stack_alloc(d, 3 * m->nJrow);
   J.ang = (double(*)[3])imp_stack_alloc(d, 3 * m->nJrow);
+  J.mark = imp_stack_alloc_int(d, m->nv);
+  for (int i = 0; i < m->nv; i++) J.mark[i] = 0;
   return J;
 }
 
@@ -143,11 +146,29 @@ static void relative_jacobian(const imp_model* m, const imp_data* d, int b1, con
 
 /* ---- rows and blocks ---- */
 
-/* Open a block of dim rows; -1 (and the rows counted as dropped) when the
-   data has no room. */
-static int add_block(const imp_model* m, imp_data* d, int type, int id, int dim) {
-  if (d->nefc + dim > m->njmax) {
+/* Dofs in the ancestor closure of the dofs a[0..na) and b[0..nb): the
+   entries the contact stage's half-solve of a row on them fills (contact.c),
+   so what the row reserves of efc_J. mark (nv) is all 0 before and after. */
+static int closure_width(const imp_model* m, int* mark, int na, const int* a, int nb,
+                         const int* b) {
+  int n = 0;
+  for (int i = 0; i < na + nb; i++)
+    for (int k = i < na ? a[i] : b[i - na]; k >= 0 && !mark[k]; k = m->dof_parentid[k])
+      mark[k] = 1, n++;
+  /* each walk above marked a path up to a dof marked before it: clearing in
+     the same order stops at the same places */
+  for (int i = 0; i < na + nb; i++)
+    for (int k = i < na ? a[i] : b[i - na]; k >= 0 && mark[k]; k = m->dof_parentid[k]) mark[k] = 0;
+  return n;
+}
+
+/* Open a block of dim rows, each with room for width entries of efc_J (its
+   dofs closed under ancestors); -1 (and the rows counted as dropped) when
+   the data has no room for the rows (njmax) or their entries (nJnnz). */
+static int add_block(const imp_model* m, imp_data* d, int type, int id, int dim, int width) {
+  if (d->nefc + dim > m->njmax || (long long)dim * width > (long long)m->nJnnz - d->nefc_J) {
     d->nefc_dropped += dim;
+    if (d->nefc + dim <= m->njmax) d->nefc_dropped_J += dim;
     return -1;
   }
   int blk = d->nblk++;
@@ -162,8 +183,9 @@ static int add_block(const imp_model* m, imp_data* d, int type, int id, int dim)
     d->efc_type[row] = type;
     d->efc_id[row] = id;
     d->efc_blk[row] = blk;
-    d->efc_J_rowadr[row] = row * m->nJrow;
+    d->efc_J_rowadr[row] = d->nefc_J;
     d->efc_J_rownnz[row] = 0;
+    d->nefc_J += width;
     d->efc_pos[row] = 0;
     d->efc_b[row] = 0;
     d->efc_impulse[row] = 0;
@@ -234,11 +256,11 @@ static void add_contact(const imp_model* m, imp_data* d, int i, rel_jac* J) {
   if (imp_chain_tip(m, b1) < 0 && imp_chain_tip(m, b2) < 0) return; /* nothing can move */
   /* no sliding friction: frictionless, whatever the condim */
   int dim = c->friction[0] > IMP_MINVAL ? c->dim : 1;
-  int blk = add_block(m, d, IMP_CNSTR_CONTACT, i, dim);
+  relative_jacobian(m, d, b1, c->pos, b2, c->pos, J); /* closed under ancestors */
+  int blk = add_block(m, d, IMP_CNSTR_CONTACT, i, dim, J->n);
   if (blk < 0) return;
   int row = d->blk_efcadr[blk];
   c->efc_adr = row;
-  relative_jacobian(m, d, b1, c->pos, b2, c->pos, J);
   const double* F = c->frame;
   for (int r = 0; r < dim; r++) /* rows 0-2 linear n, t1, t2; 3-5 angular n, t1, t2 */
     set_row(d, row + r, J, F + 3 * (r % 3), r >= 3);
@@ -280,13 +302,13 @@ static double ball_angle(const double q[4], double axis[3]) {
    at up to IMP_STAB_VMAX, pos < h IMP_STAB_VMAX (after the step above the
    piper's shoulder sat 1e-9 rad inside its limit, and the next step's
    correction carried it 0.02 rad past). */
-static void add_limit(const imp_model* m, imp_data* d, int id, double pos, int n, const int* dof,
-                      const double* val, const double solref[2]) {
+static void add_limit(const imp_model* m, imp_data* d, int* mark, int id, double pos, int n,
+                      const int* dof, const double* val, const double solref[2]) {
   double h = m->opt.timestep, rate = 0;
   for (int i = 0; i < n; i++)
     rate += val[i] * (d->qvel[dof[i]] + h * d->qacc_smooth[dof[i]]);
   if (pos >= h * IMP_STAB_VMAX && pos + h * rate >= 0) return;
-  int blk = add_block(m, d, IMP_CNSTR_LIMIT, id, 1);
+  int blk = add_block(m, d, IMP_CNSTR_LIMIT, id, 1, closure_width(m, mark, n, dof, 0, NULL));
   if (blk < 0) return;
   int row = d->blk_efcadr[blk];
   set_row_entries(d, row, n, dof, val);
@@ -294,7 +316,7 @@ static void add_limit(const imp_model* m, imp_data* d, int id, double pos, int n
   d->efc_b[row] = imp_unilateral_target(pos, solref, h);
 }
 
-static void add_limits(const imp_model* m, imp_data* d) {
+static void add_limits(const imp_model* m, imp_data* d, int* mark) {
   for (int j = 0; j < m->njnt; j++) {
     if (!m->jnt_limited[j]) continue;
     const double* range = m->jnt_range + 2 * j;
@@ -303,8 +325,8 @@ static void add_limits(const imp_model* m, imp_data* d) {
       case IMP_JNT_HINGE:
       case IMP_JNT_SLIDE: {
         double q = d->qpos[qa], plus = 1, minus = -1;
-        add_limit(m, d, j, q - range[0], 1, &va, &plus, m->jnt_solref + 2 * j);
-        add_limit(m, d, j, range[1] - q, 1, &va, &minus, m->jnt_solref + 2 * j);
+        add_limit(m, d, mark, j, q - range[0], 1, &va, &plus, m->jnt_solref + 2 * j);
+        add_limit(m, d, mark, j, range[1] - q, 1, &va, &minus, m->jnt_solref + 2 * j);
         break;
       }
       case IMP_JNT_BALL: {
@@ -312,7 +334,7 @@ static void add_limits(const imp_model* m, imp_data* d) {
         double angle = ball_angle(d->qpos + qa, axis);
         int dof[3] = {va + 2, va + 1, va};
         double val[3] = {-axis[2], -axis[1], -axis[0]}; /* d(range - angle)/dt = -axis . w */
-        add_limit(m, d, j, range[1] - angle, 3, dof, val, m->jnt_solref + 2 * j);
+        add_limit(m, d, mark, j, range[1] - angle, 3, dof, val, m->jnt_solref + 2 * j);
         break;
       }
       default:
@@ -323,10 +345,10 @@ static void add_limits(const imp_model* m, imp_data* d) {
 
 /* ---- joint friction ---- */
 
-static void add_joint_friction(const imp_model* m, imp_data* d) {
+static void add_joint_friction(const imp_model* m, imp_data* d, int* mark) {
   for (int i = 0; i < m->nv; i++) {
     if (!(m->dof_frictionloss[i] > 0)) continue;
-    int blk = add_block(m, d, IMP_CNSTR_FRICTION, i, 1);
+    int blk = add_block(m, d, IMP_CNSTR_FRICTION, i, 1, closure_width(m, mark, 1, &i, 0, NULL));
     if (blk < 0) return;
     double one = 1;
     set_row_entries(d, d->blk_efcadr[blk], 1, &i, &one);
@@ -339,8 +361,8 @@ static void add_joint_friction(const imp_model* m, imp_data* d) {
 /* Limit rows of tendon t, block ids njnt + 2 t (lower) and + 1 (upper):
    pos = L - (range0 + margin) and (range1 - margin) - L, the rows +-J. A
    tendon no dof moves has none. */
-static void add_tendon_limits(const imp_model* m, imp_data* d) {
-  size_t mark = imp_stack_mark(d);
+static void add_tendon_limits(const imp_model* m, imp_data* d, int* mark) {
+  size_t top = imp_stack_mark(d);
   double* neg = imp_stack_alloc(d, m->nJten);
   for (int t = 0; t < m->ntendon; t++) {
     int adr = d->ten_J_rowadr[t], n = d->ten_J_rownnz[t];
@@ -349,19 +371,21 @@ static void add_tendon_limits(const imp_model* m, imp_data* d) {
     const int* dof = d->ten_J_colind + adr;
     double L = d->ten_length[t], margin = m->tendon_margin[t];
     for (int i = 0; i < n; i++) neg[i] = -J[i];
-    add_limit(m, d, m->njnt + 2 * t, L - range[0] - margin, n, dof, J, m->tendon_solref + 2 * t);
-    add_limit(m, d, m->njnt + 2 * t + 1, range[1] - margin - L, n, dof, neg,
+    add_limit(m, d, mark, m->njnt + 2 * t, L - range[0] - margin, n, dof, J,
+              m->tendon_solref + 2 * t);
+    add_limit(m, d, mark, m->njnt + 2 * t + 1, range[1] - margin - L, n, dof, neg,
               m->tendon_solref + 2 * t);
   }
-  imp_stack_release(d, mark);
+  imp_stack_release(d, top);
 }
 
 /* A row of dry friction along tendon t (id nv + t), bound frictionloss h. */
-static void add_tendon_friction(const imp_model* m, imp_data* d) {
+static void add_tendon_friction(const imp_model* m, imp_data* d, int* mark) {
   for (int t = 0; t < m->ntendon; t++) {
     int adr = d->ten_J_rowadr[t], n = d->ten_J_rownnz[t];
     if (!(m->tendon_frictionloss[t] > 0) || n == 0) continue;
-    int blk = add_block(m, d, IMP_CNSTR_FRICTION, m->nv + t, 1);
+    int blk = add_block(m, d, IMP_CNSTR_FRICTION, m->nv + t, 1,
+                        closure_width(m, mark, n, d->ten_J_colind + adr, 0, NULL));
     if (blk < 0) return;
     set_row_entries(d, d->blk_efcadr[blk], n, d->ten_J_colind + adr, d->ten_J + adr);
     d->blk_mu[blk] = m->tendon_frictionloss[t] * m->opt.timestep;
@@ -394,9 +418,9 @@ static void add_connect(const imp_model* m, imp_data* d, int e, rel_jac* J) {
   double p1[3], p2[3], r[3];
   body_point(d, b1, data, p1);
   body_point(d, b2, data + 3, p2);
-  int blk = add_block(m, d, IMP_CNSTR_EQUALITY, e, 3);
-  if (blk < 0) return;
   relative_jacobian(m, d, b1, p1, b2, p2, J);
+  int blk = add_block(m, d, IMP_CNSTR_EQUALITY, e, 3, J->n);
+  if (blk < 0) return;
   for (int i = 0; i < 3; i++) r[i] = p2[i] - p1[i];
   add_equality_rows(m, d, blk, 0, J, r, 0);
 }
@@ -407,9 +431,9 @@ static void add_weld(const imp_model* m, imp_data* d, int e, rel_jac* J) {
   double target[3], p2[3], r[3], q1t[4], qerr[4], qc[4];
   body_point(d, b1, data, target); /* where body2's point data[7..9] belongs */
   body_point(d, b2, data + 7, p2);
-  int blk = add_block(m, d, IMP_CNSTR_EQUALITY, e, 6);
-  if (blk < 0) return;
   relative_jacobian(m, d, b1, target, b2, p2, J);
+  int blk = add_block(m, d, IMP_CNSTR_EQUALITY, e, 6, J->n);
+  if (blk < 0) return;
   for (int i = 0; i < 3; i++) r[i] = p2[i] - target[i];
   add_equality_rows(m, d, blk, 0, J, r, 0);
   /* orientation error as a world rotation vector: q2 = qerr * q1 * qrel,
@@ -425,7 +449,7 @@ static void add_weld(const imp_model* m, imp_data* d, int e, rel_jac* J) {
 
 /* q1 - q1ref = a0 + a1 x + ... + a4 x^4 with x = q2 - q2ref (or 0 without
    joint2): row dq1 - poly'(x) dq2. */
-static void add_joint_equality(const imp_model* m, imp_data* d, int e) {
+static void add_joint_equality(const imp_model* m, imp_data* d, int e, int* mark) {
   int j1 = m->eq_obj1id[e], j2 = m->eq_obj2id[e];
   const double* a = m->eq_data + 11 * e;
   int q1 = m->jnt_qposadr[j1];
@@ -436,9 +460,6 @@ static void add_joint_equality(const imp_model* m, imp_data* d, int e) {
     poly = a[0] + x * (a[1] + x * (a[2] + x * (a[3] + x * a[4])));
     dpoly = a[1] + x * (2 * a[2] + x * (3 * a[3] + x * 4 * a[4]));
   }
-  int blk = add_block(m, d, IMP_CNSTR_EQUALITY, e, 1);
-  if (blk < 0) return;
-  int row = d->blk_efcadr[blk];
   int dof[2] = {m->jnt_dofadr[j1], j2 >= 0 ? m->jnt_dofadr[j2] : -1};
   double val[2] = {1, -dpoly};
   int n = j2 >= 0 && dof[1] != dof[0] ? 2 : 1;
@@ -448,6 +469,9 @@ static void add_joint_equality(const imp_model* m, imp_data* d, int e) {
     double v = val[0];
     val[0] = val[1], val[1] = v;
   }
+  int blk = add_block(m, d, IMP_CNSTR_EQUALITY, e, 1, closure_width(m, mark, n, dof, 0, NULL));
+  if (blk < 0) return;
+  int row = d->blk_efcadr[blk];
   set_row_entries(d, row, n, dof, val);
   double pos = d->qpos[q1] - m->qpos0[q1] - poly;
   d->efc_pos[row] = pos;
@@ -457,7 +481,7 @@ static void add_joint_equality(const imp_model* m, imp_data* d, int e) {
 /* L1 - L1_0 = a0 + a1 x + ... + a4 x^4 with x = L2 - L2_0 (L_0 the lengths
    at qpos0; without tendon2 x = 0): row J1 - poly'(x) J2, merged with dofs
    descending. */
-static void add_tendon_equality(const imp_model* m, imp_data* d, int e) {
+static void add_tendon_equality(const imp_model* m, imp_data* d, int e, int* mark) {
   int t1 = m->eq_obj1id[e], t2 = m->eq_obj2id[e];
   const double* a = m->eq_data + 11 * e;
   double x = 0, poly = a[0], dpoly = 0;
@@ -471,7 +495,7 @@ static void add_tendon_equality(const imp_model* m, imp_data* d, int e) {
             *c2 = t2 >= 0 ? d->ten_J_colind + d->ten_J_rowadr[t2] : NULL;
   const double *v1 = d->ten_J + d->ten_J_rowadr[t1], *v2 = t2 >= 0 ? d->ten_J + d->ten_J_rowadr[t2] : NULL;
   if (n1 + n2 == 0) return;
-  int blk = add_block(m, d, IMP_CNSTR_EQUALITY, e, 1);
+  int blk = add_block(m, d, IMP_CNSTR_EQUALITY, e, 1, closure_width(m, mark, n1, c1, n2, c2));
   if (blk < 0) return;
   int row = d->blk_efcadr[blk], adr = d->efc_J_rowadr[row], n = 0, i = 0, k = 0;
   while (i < n1 || k < n2) { /* the compiler sized nJrow for the union */
@@ -494,8 +518,8 @@ static void add_equalities(const imp_model* m, imp_data* d, rel_jac* J) {
     switch (m->eq_type[e]) {
       case IMP_EQ_CONNECT: add_connect(m, d, e, J); break;
       case IMP_EQ_WELD: add_weld(m, d, e, J); break;
-      case IMP_EQ_JOINT: add_joint_equality(m, d, e); break;
-      case IMP_EQ_TENDON: add_tendon_equality(m, d, e); break;
+      case IMP_EQ_JOINT: add_joint_equality(m, d, e, J->mark); break;
+      case IMP_EQ_TENDON: add_tendon_equality(m, d, e, J->mark); break;
       default: break;
     }
   }
@@ -524,12 +548,8 @@ static void drop_empty_blocks(const imp_model* m, imp_data* d) {
         d->efc_type[t] = d->efc_type[s];
         d->efc_id[t] = d->efc_id[s];
         d->efc_blk[t] = nb;
-        d->efc_J_rowadr[t] = t * m->nJrow;
+        d->efc_J_rowadr[t] = d->efc_J_rowadr[s]; /* the entries stay where they are */
         d->efc_J_rownnz[t] = d->efc_J_rownnz[s];
-        for (int k = 0; k < d->efc_J_rownnz[s]; k++) {
-          d->efc_J_colind[t * m->nJrow + k] = d->efc_J_colind[s * m->nJrow + k];
-          d->efc_J[t * m->nJrow + k] = d->efc_J[s * m->nJrow + k];
-        }
         d->efc_pos[t] = d->efc_pos[s];
         d->efc_b[t] = d->efc_b[s];
       }
@@ -543,19 +563,19 @@ static void drop_empty_blocks(const imp_model* m, imp_data* d) {
 }
 
 void imp_constraints(const imp_model* m, imp_data* d) {
-  d->nefc = d->nblk = d->nefc_dropped = 0;
+  d->nefc = d->nblk = d->nefc_dropped = d->nefc_J = d->nefc_dropped_J = 0;
   for (int i = 0; i < d->ncon; i++) d->contact[i].efc_adr = -1;
   if (m->opt.disableflags & IMP_DSBL_CONSTRAINT) return;
   size_t mark = imp_stack_mark(d);
   rel_jac J = rel_jac_alloc(m, d);
   if (!(m->opt.disableflags & IMP_DSBL_EQUALITY)) add_equalities(m, d, &J);
   if (!(m->opt.disableflags & IMP_DSBL_FRICTIONLOSS)) {
-    add_joint_friction(m, d);
-    add_tendon_friction(m, d);
+    add_joint_friction(m, d, J.mark);
+    add_tendon_friction(m, d, J.mark);
   }
   if (!(m->opt.disableflags & IMP_DSBL_LIMIT)) {
-    add_limits(m, d);
-    add_tendon_limits(m, d);
+    add_limits(m, d, J.mark);
+    add_tendon_limits(m, d, J.mark);
   }
   if (!(m->opt.disableflags & IMP_DSBL_CONTACT))
     for (int i = 0; i < d->ncon; i++) add_contact(m, d, i, &J);
@@ -563,7 +583,11 @@ void imp_constraints(const imp_model* m, imp_data* d) {
   drop_empty_blocks(m, d);
   if (m->opt.disableflags & IMP_DSBL_STABILIZE) imp_zero(d->efc_b, d->nefc);
   if (d->nefc_dropped) {
-    if (!d->nwarning_efcfull)
+    if (!d->nwarning_efcfull && d->nefc_dropped_J)
+      imp_warning("constraint rows need more than nJnnz = %d Jacobian entries at step %lld "
+                  "(nislandmax x nv): %d rows dropped; raise <size nislandmax> or njmax",
+                  m->nJnnz, d->nstep, d->nefc_dropped);
+    else if (!d->nwarning_efcfull)
       imp_warning("more than njmax = %d constraint rows at step %lld: %d rows dropped; raise "
                   "<size njmax>", m->njmax, d->nstep, d->nefc_dropped);
     d->nwarning_efcfull++;

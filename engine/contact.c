@@ -51,7 +51,7 @@ static size_t solver_work_bytes(const imp_csolver* solver, int n, int nb);
 /* Scratch doubles the stage asks besides A and the solver's work. */
 static size_t stage_doubles(const imp_model* m) {
   size_t n = (size_t)m->njmax;
-  return n * (size_t)m->nJrow /* Y */ + 15 * n + 4 * (size_t)m->nv + 64;
+  return (size_t)m->nJnnz /* Y */ + 15 * n + 4 * (size_t)m->nv + 64;
 }
 
 size_t imp_contact_arena_bytes(const imp_model* m, int solver) {
@@ -59,7 +59,7 @@ size_t imp_contact_arena_bytes(const imp_model* m, int solver) {
   const imp_csolver* s = imp_solver_get(solver);
   size_t work = s ? solver_work_bytes(s, m->nislandmax, m->nislandmax) : 0;
   size_t doubles = na * na /* A */ + stage_doubles(m);
-  size_t ints = n * (size_t)m->nJrow /* Y's pattern */ + 8 * n + 2 * (size_t)m->nv +
+  size_t ints = (size_t)m->nJnnz /* Y's pattern */ + 8 * n + 2 * (size_t)m->nv +
                 2 * (size_t)m->nbody + 64 + 3 * n /* the pool's island order */;
   /* every allocation may lose up to 64 bytes to alignment */
   return doubles * sizeof(double) + ints * sizeof(int) + work + 64 * 64;
@@ -68,8 +68,8 @@ size_t imp_contact_arena_bytes(const imp_model* m, int solver) {
 /* Rows of the half-solve Y = K L^-1: pattern and values. */
 typedef struct half_rows {
   int* nnz;    /* nefc */
-  int* colind; /* nefc x nJrow, dofs descending */
-  double* val; /* nefc x nJrow */
+  int* colind; /* nefc_J, row r at efc_J_rowadr[r], dofs descending */
+  double* val; /* nefc_J, the same */
 } half_rows;
 
 /* Insert dof into the descending list dof[0..n) if absent; returns n. */
@@ -550,11 +550,11 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   /* A_ij = s_i s_j sum_k Y_ik Y_jk / D_k (the scale maps elliptic cones to
      circular ones, contact.h) */
   for (int i = 0; i < n; i++) {
-    int ri = s->rows[i], ai = ri * m->nJrow;
+    int ri = s->rows[i], ai = d->efc_J_rowadr[ri];
     double si = d->blk_scale[6 * d->efc_blk[ri] + (ri - d->blk_efcadr[d->efc_blk[ri]])];
     for (int t = 0; t < Y->nnz[ri]; t++) dense[Y->colind[ai + t]] = Y->val[ai + t] * diaginv[Y->colind[ai + t]];
     for (int j = 0; j <= i; j++) {
-      int rj = s->rows[j], aj = rj * m->nJrow;
+      int rj = s->rows[j], aj = d->efc_J_rowadr[rj];
       double sj = d->blk_scale[6 * d->efc_blk[rj] + (rj - d->blk_efcadr[d->efc_blk[rj]])];
       double sum = 0;
       for (int t = 0; t < Y->nnz[rj]; t++) sum += dense[Y->colind[aj + t]] * Y->val[aj + t];
@@ -763,11 +763,13 @@ void imp_contact_stage(const imp_model* m, imp_data* d) {
   /* Y = K L^-1, row by row */
   double* dense = imp_stack_alloc(d, nv);
   imp_zero(dense, nv);
-  half_rows Y = {imp_stack_alloc_int(d, d->nefc),
-                 imp_stack_alloc_int(d, d->nefc * m->nJrow),
-                 imp_stack_alloc(d, d->nefc * m->nJrow)};
+  /* each row reserved its closure's room in efc_J (constraints.c): Y's
+     rows go at the same places */
+  half_rows Y = {imp_stack_alloc_int(d, d->nefc), imp_stack_alloc_int(d, d->nefc_J),
+                 imp_stack_alloc(d, d->nefc_J)};
   for (int r = 0; r < d->nefc; r++)
-    half_solve_row(m, d, LD, r, dense, Y.colind + r * m->nJrow, Y.val + r * m->nJrow, Y.nnz + r);
+    half_solve_row(m, d, LD, r, dense, Y.colind + d->efc_J_rowadr[r], Y.val + d->efc_J_rowadr[r],
+                   Y.nnz + r);
   int* parent = imp_stack_alloc_int(d, m->nbody);
   int* label = imp_stack_alloc_int(d, m->nbody);
   find_islands(m, d, parent, label);

@@ -42,7 +42,7 @@
   X(cfrc_int, 6 * m->nbody) X(cfrc_ext, 6 * m->nbody)           \
   X(subtree_linvel, 3 * m->nbody) X(subtree_angmom, 3 * m->nbody) \
   X(mocap_pos, 3 * m->nmocap) X(mocap_quat, 4 * m->nmocap)      \
-  X(efc_J, (size_t)m->njmax * m->nJrow) X(efc_pos, m->njmax)    \
+  X(efc_J, m->nJnnz) X(efc_pos, m->njmax)    \
   X(efc_b, m->njmax) X(efc_v0, m->njmax) X(efc_vel, m->njmax)   \
   X(efc_impulse, m->njmax) X(blk_mu, m->njmax)                  \
   X(blk_scale, 6 * (size_t)m->njmax)                            \
@@ -55,7 +55,7 @@
 #define IMP_DATA_IARRAYS(X)                                            \
   X(efc_type, m->njmax) X(efc_id, m->njmax) X(efc_blk, m->njmax)        \
   X(efc_J_rownnz, m->njmax) X(efc_J_rowadr, m->njmax)                   \
-  X(efc_J_colind, (size_t)m->njmax * m->nJrow)                          \
+  X(efc_J_colind, m->nJnnz)                          \
   X(blk_efcadr, m->njmax) X(blk_dim, m->njmax) X(blk_type, m->njmax)    \
   X(blk_id, m->njmax) X(blk_island, m->njmax)                           \
   X(island_blkadr, m->njmax) X(island_blknum, m->njmax)                 \
@@ -167,6 +167,7 @@ void imp_reset_data(const imp_model* m, imp_data* d) {
      the solver chosen with imp_set_solver stays */
   memset(d->buffer, 0, d->nbuffer);
   d->nefc = d->nblk = d->nefc_dropped = d->nwarning_efcfull = 0;
+  d->nefc_J = d->nefc_dropped_J = 0;
   d->nisland = d->warm_nblk = 0;
   d->solver_iter = d->solver_newton = d->solver_exit = d->nwarning_solver = 0;
   d->solver_residual = d->solver_residual_abs = 0;
@@ -218,6 +219,8 @@ void imp_copy_data(const imp_model* m, imp_data* dst, const imp_data* src) {
   dst->nefc = src->nefc;
   dst->nblk = src->nblk;
   dst->nefc_dropped = src->nefc_dropped;
+  dst->nefc_J = src->nefc_J;
+  dst->nefc_dropped_J = src->nefc_dropped_J;
   dst->nwarning_efcfull = src->nwarning_efcfull;
   dst->nisland = src->nisland;
   dst->solver = src->solver;

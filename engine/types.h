@@ -339,6 +339,9 @@ typedef struct imp_model {
                      matrix) a data holds: size nislandmax, or min(njmax, 1000,
                      the rows the model can make: compile.c bound_island_rows) */
   int nJrow;   /* most non-zeros of a constraint row: 2 x the longest dof chain */
+  int nJnnz;   /* non-zeros all constraint rows together may hold (efc_J and the
+                  contact stage's half-solves): min(njmax nJrow, nislandmax nv),
+                  compile.c jacobian_capacity */
   int nM;      /* non-zeros of the tree-sparse mass matrix */
   int nnames;  /* bytes in names */
   int npaths;  /* bytes in paths */
@@ -790,13 +793,16 @@ typedef struct imp_data {
   int nblk;                  /* blocks */
   int nefc_dropped;          /* rows lost at the last forward: more than njmax */
   int nwarning_efcfull;      /* forwards that ran out of rows */
+  int nefc_J;                /* entries of efc_J the rows reserved (each row its
+                                dofs' ancestor closure), at most m->nJnnz */
+  int nefc_dropped_J;        /* of nefc_dropped, rows lost because efc_J was full */
   int* efc_type;             /* njmax: imp_constraint_type of the row's block */
   int* efc_id;               /* njmax: contact index, joint id or equality id */
   int* efc_blk;              /* njmax: block of the row */
   int* efc_J_rownnz;         /* njmax: non-zeros of the row */
   int* efc_J_rowadr;         /* njmax: first non-zero in efc_J_colind / efc_J */
-  int* efc_J_colind;         /* njmax x nJrow: dof of each non-zero */
-  double* efc_J;             /* njmax x nJrow: Jacobian values */
+  int* efc_J_colind;         /* nJnnz: dof of each non-zero */
+  double* efc_J;             /* nJnnz: Jacobian values */
   double* efc_pos;           /* njmax: violation: dist - (margin - gap) for contacts,
                                 distance to the limit, equality residual; 0 on friction rows */
   double* efc_b;             /* njmax: stabilization target of v (Todorov 2010, eq. 11) */

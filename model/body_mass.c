@@ -40,10 +40,13 @@ void ld_body_mass_properties(ld_ctx* c, imp_model* m) {
   ld_body* B = (ld_body*)c->bodies.data;
   const ld_geom* G = (const ld_geom*)c->geoms.data;
   int* gi = ld_alloc(c, sizeof(int) * (size_t)(c->geoms.n + 1));
+  /* moving[b]: the body or an ancestor has joints (parents come first) */
+  int* moving_body = ld_alloc(c, sizeof(int) * (size_t)(nbody + 1));
+  for (int b = 1; b < nbody; b++)
+    moving_body[b] = m->body_jntnum[b] > 0 || moving_body[B[b].parent];
   for (int b = 1; b < nbody; b++) {
     ld_body* bd = &B[b];
-    int moving = 0; /* the body or an ancestor has joints */
-    for (int p = b; p > 0 && !moving; p = B[p].parent) moving = m->body_jntnum[p] > 0;
+    int moving = moving_body[b];
     int ng = 0, adr = m->body_geomadr[b], num = m->body_geomnum[b];
     for (int g = adr; g >= 0 && g < adr + num; g++) {
       if (G[g].type == IMP_GEOM_PLANE && moving)
@@ -94,23 +97,22 @@ void ld_body_mass_properties(ld_ctx* c, imp_model* m) {
   /* a body with joints, together with the descendants welded to it (reached
      without crossing a joint), needs mass and each principal moment summed
      over that group above IMP_MINVAL (MuJoCo's rule) */
+  /* group[d]: the first body with joints on d's path up (d itself
+     included), 0 when none; parents come first, so one pass finds them all
+     and sums each group in body order (a scan of every later body for each
+     jointed one was quadratic, issue 15) */
+  int* group = ld_alloc(c, sizeof(int) * (size_t)(nbody + 1));
+  double* gmass = ld_alloc(c, sizeof(double) * (size_t)(nbody + 1));
+  double* ginertia = ld_alloc(c, sizeof(double) * 3 * (size_t)(nbody + 1));
+  for (int d = 1; d < nbody; d++) {
+    group[d] = m->body_jntnum[d] ? d : group[B[d].parent];
+    if (!group[d]) continue;
+    gmass[group[d]] += m->body_mass[d];
+    imp_add_scl(ginertia + 3 * group[d], m->body_inertia + 3 * d, 1, 3);
+  }
   for (int b = 1; b < nbody; b++) {
     if (!m->body_jntnum[b]) continue;
-    double wm = m->body_mass[b], wi[3];
-    imp_copy(wi, m->body_inertia + 3 * b, 3);
-    for (int d = b + 1; d < nbody; d++) {
-      int welded = 0; /* is d a descendant of b with no joints on the way? */
-      for (int p = d; p > 0; p = B[p].parent) {
-        if (p == b) {
-          welded = 1;
-          break;
-        }
-        if (m->body_jntnum[p]) break;
-      }
-      if (!welded) continue;
-      wm += m->body_mass[d];
-      imp_add_scl(wi, m->body_inertia + 3 * d, 1, 3);
-    }
+    double wm = gmass[b], *wi = ginertia + 3 * b;
     if (wm < IMP_MINVAL || wi[0] < IMP_MINVAL || wi[1] < IMP_MINVAL || wi[2] < IMP_MINVAL)
       ld_error(c, B[b].file, B[b].line,
                "mass and inertia of moving bodies must be larger than %g", IMP_MINVAL);

@@ -35,6 +35,7 @@
  * false and rejects a range without limited, so every valid 2.2.2 file loads
  * the same); principal moments from geoms come sorted in decreasing order
  * (the same tensor, possibly a different iquat). */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,35 +178,56 @@ static void allocate(ld_ctx* c, imp_model* m) {
 #undef X
 }
 
-/* stable order of n objects by their body id: perm[k] = index of the k-th */
+/* stable order of n objects by their body id: perm[k] = index of the k-th
+   (a counting sort, O(n + nbody): scanning all objects once per body made
+   100,000 bodies take a minute, issue 15); num[b], adr[b] (when num is not
+   NULL): each body's count and first place, -1 without any */
 static int* order_by_body(ld_ctx* c, const int* bodyof, int n, int nbody, int* num, int* adr) {
   int* perm = ld_alloc(c, sizeof(int) * (size_t)(n + 1));
-  int k = 0;
+  int* start = ld_alloc(c, sizeof(int) * (size_t)(nbody + 1));
+  for (int i = 0; i < n; i++) start[bodyof[i] + 1]++;
   for (int b = 0; b < nbody; b++) {
     if (num) {
-      num[b] = 0;
-      adr[b] = -1;
+      num[b] = start[b + 1];
+      adr[b] = num[b] ? start[b] : -1;
     }
-    for (int i = 0; i < n; i++)
-      if (bodyof[i] == b) {
-        if (num && !num[b]++) adr[b] = k;
-        perm[k++] = i;
-      }
+    start[b + 1] += start[b];
   }
+  for (int i = 0; i < n; i++) perm[start[bodyof[i]]++] = i;
   return perm;
 }
 
+/* a name and its element's place, sorted by name then place */
+typedef struct named_index {
+  const char* name;
+  int i;
+} named_index;
+
+static int compare_named(const void* pa, const void* pb) {
+  const named_index *a = pa, *b = pb;
+  int k = strcmp(a->name, b->name);
+  return k ? k : (a->i > b->i) - (a->i < b->i);
+}
+
+/* An error at the first element (in file order) whose name an earlier one
+   has. Sorted, O(n log n): comparing every pair took minutes on 100,000
+   named bodies (issue 15). */
 static void check_unique(ld_ctx* c, ld_vec* v, const char* what) {
   /* every spec struct starts with name, file, line */
+  named_index* x = ld_alloc(c, sizeof(named_index) * (size_t)(v->n + 1));
+  int n = 0;
   for (int i = 0; i < v->n; i++) {
-    const char** a = (const char**)(void*)(v->data + (size_t)i * v->elsz);
-    if (!a[0] || !a[0][0]) continue;
-    for (int j = 0; j < i; j++) {
-      const char** b = (const char**)(void*)(v->data + (size_t)j * v->elsz);
-      if (b[0] && !strcmp(a[0], b[0]))
-        ld_error(c, a[1], *(const int*)(a + 2), "repeated %s name '%s'", what, a[0]);
-    }
+    const char* name = *(const char* const*)(const void*)(v->data + (size_t)i * v->elsz);
+    if (name && name[0]) x[n++] = (named_index){name, i};
   }
+  qsort(x, (size_t)n, sizeof *x, compare_named);
+  int first = -1; /* the earliest element repeating a name */
+  for (int k = 1; k < n; k++)
+    if (!strcmp(x[k].name, x[k - 1].name) && (first < 0 || x[k].i < first))
+      first = x[k].i; /* not the first of its name in file order */
+  if (first < 0) return;
+  const char** a = (const char**)(void*)(v->data + (size_t)first * v->elsz);
+  ld_error(c, a[1], *(const int*)(a + 2), "repeated %s name '%s'", what, a[0]);
 }
 
 int ld_find_name(const ld_vec* v, const char* name) {
@@ -458,6 +480,21 @@ static int longest_dof_chain(const imp_model* m) {
     if (n > best) best = n;
   }
   return best;
+}
+
+/* The entries efc_J (and the contact stage's half-solves Y = J L^-1, whose
+   rows are J's closed under ancestors) hold for all rows together. A row
+   holds at most nJrow; but an island's problem keeps at most nislandmax
+   rows (contact.c), each on the island's dofs only, and islands share no
+   dofs, so the rows solved hold at most nislandmax nv entries together.
+   Sizing by rows alone (njmax nJrow) made a chain 1000 bodies deep reserve
+   48,000 rows of 2,000 entries: 1.2 GB (issue 15). Rows past this bound
+   are dropped and counted (constraints.c), as rows past njmax are. */
+static void jacobian_capacity(imp_model* m) {
+  long long rows = (long long)m->njmax * m->nJrow;
+  long long solved = (long long)m->nislandmax * (m->nv > 0 ? m->nv : 1);
+  long long n = rows < solved ? rows : solved;
+  m->nJnnz = n > INT_MAX ? INT_MAX : (int)n;
 }
 
 /* References of the track and trackcom modes: the world offsets of each
@@ -830,6 +867,7 @@ imp_model* ld_compile(ld_ctx* c) {
   if (m->nJrow < nJeq) m->nJrow = nJeq;
   if (m->nJrow < 1) m->nJrow = 1;
   if (m->nJten < 1) m->nJten = 1;
+  jacobian_capacity(m);
 
   /* ---- mass properties ---- */
   ld_body_mass_properties(c, m);
@@ -962,6 +1000,7 @@ imp_model* ld_compile(ld_ctx* c) {
 
   /* ---- the largest island, bounded by the rows the model can make ---- */
   if (c->nislandmax <= 0) bound_island_rows(m);
+  jacobian_capacity(m);
 
   /* ---- warnings: their own allocation, freed with the model ---- */
   m->nwarning = c->nwarning;

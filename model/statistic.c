@@ -36,10 +36,12 @@ static double dist3(const double* a, const double* b) {
 static double body_size(const imp_model* m, int b) {
   const double* com = m->body_ipos + 3 * b;
   double size = 0;
-  for (int j = 0; j < m->njnt; j++)
-    if (m->jnt_bodyid[j] == b) size = fmax(size, dist3(com, m->jnt_pos + 3 * j));
-  for (int g = 0; g < m->ngeom; g++)
-    if (m->geom_bodyid[g] == b && m->geom_rbound[g] > 0 && m->geom_type[g] != IMP_GEOM_HFIELD)
+  /* the body's own joints and geoms (ordered by body): scanning all of
+     them for every body was quadratic (issue 15) */
+  for (int j = m->body_jntadr[b]; j < m->body_jntadr[b] + m->body_jntnum[b]; j++)
+    size = fmax(size, dist3(com, m->jnt_pos + 3 * j));
+  for (int g = m->body_geomadr[b]; g < m->body_geomadr[b] + m->body_geomnum[b]; g++)
+    if (m->geom_rbound[g] > 0 && m->geom_type[g] != IMP_GEOM_HFIELD)
       size = fmax(size, m->geom_rbound[g] + dist3(com, m->geom_pos + 3 * g));
   return fmax(size, 1e-5); /* a point mass still has a size to draw marks at */
 }
