@@ -12,6 +12,7 @@
  * carry its file and line. */
 #include <math.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "loader.h"
@@ -160,29 +161,33 @@ void ld_parse_asset(ld_ctx* c, ld_node* n) {
 
 /* names given in the file are unique among the textures and among the
    meshes; names taken from file names may repeat (see the top) */
+/* the first of vector v's assets (name and autoname at those offsets) whose
+   given name an earlier one has (file-derived names may repeat), -1 none */
+static int first_repeated_asset(ld_ctx* c, const ld_vec* v, size_t autoname_at) {
+  const char** names = ld_alloc(c, sizeof(const char*) * (size_t)(v->n + 1));
+  for (int i = 0; i < v->n; i++) {
+    const char* e = v->data + (size_t)i * v->elsz;
+    int autoname = *(const int*)(const void*)(e + autoname_at);
+    names[i] = autoname ? NULL : *(const char* const*)(const void*)e;
+  }
+  return ld_first_repeated(c, names, v->n);
+}
+
 void ld_check_asset_names(ld_ctx* c) {
-  for (int i = 0; i < c->textures.n; i++) {
+  /* sorted, O(n log n) (issue 15) */
+  int i = first_repeated_asset(c, &c->textures, offsetof(ld_texture, autoname));
+  if (i >= 0) {
     const ld_texture* a = LD_AT(c->textures, ld_texture, i);
-    for (int j = 0; j < i && a->name && !a->autoname; j++) {
-      const ld_texture* b = LD_AT(c->textures, ld_texture, j);
-      if (b->name && !b->autoname && !strcmp(a->name, b->name))
-        ld_error(c, a->file, a->line, "repeated texture name '%s'", a->name);
-    }
+    ld_error(c, a->file, a->line, "repeated texture name '%s'", a->name);
   }
-  for (int i = 0; i < c->meshes.n; i++) {
+  i = first_repeated_asset(c, &c->meshes, offsetof(ld_mesh, autoname));
+  if (i >= 0) {
     const ld_mesh* a = LD_AT(c->meshes, ld_mesh, i);
-    for (int j = 0; j < i && !a->autoname; j++) {
-      const ld_mesh* b = LD_AT(c->meshes, ld_mesh, j);
-      if (!b->autoname && !strcmp(a->name, b->name))
-        ld_error(c, a->file, a->line, "repeated mesh name '%s'", a->name);
-    }
+    ld_error(c, a->file, a->line, "repeated mesh name '%s'", a->name);
   }
-  for (int i = 0; i < c->hfields.n; i++) {
+  i = first_repeated_asset(c, &c->hfields, offsetof(ld_hfield, autoname));
+  if (i >= 0) {
     const ld_hfield* a = LD_AT(c->hfields, ld_hfield, i);
-    for (int j = 0; j < i && !a->autoname; j++) {
-      const ld_hfield* b = LD_AT(c->hfields, ld_hfield, j);
-      if (!b->autoname && !strcmp(a->name, b->name))
-        ld_error(c, a->file, a->line, "repeated hfield name '%s'", a->name);
-    }
+    ld_error(c, a->file, a->line, "repeated hfield name '%s'", a->name);
   }
 }

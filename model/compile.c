@@ -197,34 +197,15 @@ static int* order_by_body(ld_ctx* c, const int* bodyof, int n, int nbody, int* n
   return perm;
 }
 
-/* a name and its element's place, sorted by name then place */
-typedef struct named_index {
-  const char* name;
-  int i;
-} named_index;
-
-static int compare_named(const void* pa, const void* pb) {
-  const named_index *a = pa, *b = pb;
-  int k = strcmp(a->name, b->name);
-  return k ? k : (a->i > b->i) - (a->i < b->i);
-}
-
 /* An error at the first element (in file order) whose name an earlier one
    has. Sorted, O(n log n): comparing every pair took minutes on 100,000
    named bodies (issue 15). */
 static void check_unique(ld_ctx* c, ld_vec* v, const char* what) {
   /* every spec struct starts with name, file, line */
-  named_index* x = ld_alloc(c, sizeof(named_index) * (size_t)(v->n + 1));
-  int n = 0;
-  for (int i = 0; i < v->n; i++) {
-    const char* name = *(const char* const*)(const void*)(v->data + (size_t)i * v->elsz);
-    if (name && name[0]) x[n++] = (named_index){name, i};
-  }
-  qsort(x, (size_t)n, sizeof *x, compare_named);
-  int first = -1; /* the earliest element repeating a name */
-  for (int k = 1; k < n; k++)
-    if (!strcmp(x[k].name, x[k - 1].name) && (first < 0 || x[k].i < first))
-      first = x[k].i; /* not the first of its name in file order */
+  const char** names = ld_alloc(c, sizeof(const char*) * (size_t)(v->n + 1));
+  for (int i = 0; i < v->n; i++)
+    names[i] = *(const char* const*)(const void*)(v->data + (size_t)i * v->elsz);
+  int first = ld_first_repeated(c, names, v->n);
   if (first < 0) return;
   const char** a = (const char**)(void*)(v->data + (size_t)first * v->elsz);
   ld_error(c, a[1], *(const int*)(a + 2), "repeated %s name '%s'", what, a[0]);
@@ -240,7 +221,7 @@ int ld_find_name(const ld_vec* v, const char* name) {
 
 int ld_named_id(ld_ctx* c, const ld_vec* v, const char* what, const char* name,
                 const char* file, int line) {
-  int id = ld_find_name(v, name);
+  int id = ld_lookup_name(c, v, name);
   if (id < 0) ld_error(c, file, line, "unknown %s '%s'", what, name);
   return id;
 }
@@ -544,7 +525,36 @@ static void bound_island_rows(imp_model* m) {
   if (rows < m->nislandmax) m->nislandmax = (int)rows;
 }
 
+/* Every kind of object within LD_MAXOBJECTS: an error at the first element
+   past it (every spec struct but a tendon's path objects starts with name,
+   file, line; those start with file, line). */
+static void check_counts(ld_ctx* c) {
+  struct {
+    const ld_vec* v;
+    const char* what;
+  } kinds[] = {{&c->bodies, "bodies"},       {&c->joints, "joints"},
+               {&c->geoms, "geoms"},         {&c->sites, "sites"},
+               {&c->cameras, "cameras"},     {&c->lights, "lights"},
+               {&c->materials, "materials"}, {&c->textures, "textures"},
+               {&c->meshes, "meshes"},       {&c->hfields, "height fields"},
+               {&c->actuators, "actuators"}, {&c->keys, "keyframes"},
+               {&c->pairs, "contact pairs"}, {&c->excludes, "contact excludes"},
+               {&c->equalities, "equalities"}, {&c->tendons, "tendons"}};
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+    const ld_vec* v = kinds[k].v;
+    if (v->n <= LD_MAXOBJECTS) continue;
+    const char* const* e = (const char* const*)(const void*)(v->data + (size_t)LD_MAXOBJECTS * v->elsz);
+    ld_error(c, e[1], *(const int*)(const void*)(e + 2), "more than %d %s", LD_MAXOBJECTS,
+             kinds[k].what);
+  }
+  if (c->wraps.n > LD_MAXOBJECTS) {
+    const ld_wrap* w = LD_AT(c->wraps, ld_wrap, LD_MAXOBJECTS);
+    ld_error(c, w->file, w->line, "more than %d objects in tendon paths", LD_MAXOBJECTS);
+  }
+}
+
 imp_model* ld_compile(ld_ctx* c) {
+  check_counts(c);
   int nbody = c->bodies.n;
   ld_body* B = (ld_body*)c->bodies.data;
   double deg = c->degree ? IMP_PI / 180 : 1;
@@ -855,6 +865,12 @@ imp_model* ld_compile(ld_ctx* c) {
   for (int d = 0; d < nv; d++) {
     m->dof_Madr[d] = nM;
     for (int p = d; p >= 0; p = m->dof_parentid[p]) nM++;
+    if (nM > LD_MAXMASSENTRIES) {
+      const ld_body* bd = &B[m->dof_bodyid[d]];
+      ld_error(c, bd->file, bd->line,
+               "the mass matrix would have more than %d entries (dofs times their depth)",
+               LD_MAXMASSENTRIES);
+    }
   }
   m->nM = nM;
   /* a constraint row touches the dofs of two bodies' chains, or a tendon's

@@ -49,6 +49,29 @@
    recursion that expands them) */
 #define LD_MAXENTITYDEPTH 16
 
+/* Objects of one kind in a model (bodies, joints, geoms, sites, cameras,
+   lights, materials, textures, meshes, height fields, actuators, keyframes,
+   pairs, excludes, equalities, tendons, tendon path objects): an error at
+   the first element past it. Far above real models (MuJoCo Menagerie's
+   largest have hundreds of bodies; loading is O(n log n), 100,000 bodies
+   load in seconds), and low enough that every size the compiler derives
+   (16 contact slots a geom, 3 rows a slot, dofs, mass-matrix entries)
+   stays inside an int. Sensors have their own bounds (LD_MAXSENSOR). */
+#define LD_MAXOBJECTS 1000000
+/* <size>: contact slots, constraint rows, rows of one island (whose dense
+   problem takes nislandmax^2 doubles: 800 MB at the bound) */
+#define LD_MAXCONTACTS (1 << 25)
+#define LD_MAXROWS (1 << 27)
+#define LD_MAXISLANDROWS 10000
+/* Entries of the tree-sparse mass matrix (each dof's ancestors): 1 GB an
+   array; a chain 1,000 dofs deep has 500,500 */
+#define LD_MAXMASSENTRIES (1 << 27)
+/* Vertices and triangles of all meshes together, checked as each mesh file
+   is read, before its hull is computed (MuJoCo Menagerie's most detailed
+   models total well under a million) */
+#define LD_MAXMESHVERT (1 << 24)
+#define LD_MAXMESHFACE (1 << 24)
+
 /* Largest magnitude of a mesh file's vertex coordinate (before scale):
    2^30, where MuJoCo 2.2.2 refuses an STL too ("vertex coordinates ...
    exceed maximum bounds"; found by loading files on either side of it).
@@ -466,6 +489,9 @@ typedef struct ld_ctx {
   int nincludes;        /* <include> elements read */
   long include_bytes;   /* bytes of the files they read */
   long entity_bytes;    /* bytes entity references added to attribute values */
+  long mesh_vert_read;  /* vertices of the mesh files read (LD_MAXMESHVERT) */
+  long mesh_face_read;  /* and their triangles (LD_MAXMESHFACE) */
+  struct ld_name_index* name_index; /* names.c: the vectors' sorted names */
 } ld_ctx;
 
 /* ---- loader_util.c: utilities shared by the loader files ---- */
@@ -594,6 +620,15 @@ int ld_geom_fits_mesh(const ld_geom* g);
 /* size g from its mesh (compiler fitaabb), place it in the mesh frame, and
    make it an ordinary primitive (g->mesh NULL) */
 void ld_fit_geom_to_mesh(ld_ctx* c, ld_geom* g);
+
+/* ---- names.c ---- */
+
+/* index of the element of v named name, -1 when none (the first of it in
+   order), through a sorted index of v's names kept in c: O(log n) */
+int ld_lookup_name(ld_ctx* c, const ld_vec* v, const char* name);
+/* the first of names[0..n) (NULL or "" for none) that an earlier one
+   repeats, -1 when none: O(n log n) */
+int ld_first_repeated(ld_ctx* c, const char* const* names, int n);
 
 /* index of the element of v named name, -1 when none (every spec struct
    starts with its name, as the compiler's uniqueness check relies on) */

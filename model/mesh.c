@@ -657,6 +657,10 @@ void ld_mesh_load(ld_ctx* c, ld_mesh* me) {
   read_any(c, me, &r);
   if (r.nface == 0) MESH_ERROR(c, me, "no triangles");
   if (r.nvert < 4) MESH_ERROR(c, me, "%d vertices: a mesh needs at least 4", r.nvert);
+  if ((c->mesh_vert_read += r.nvert) > LD_MAXMESHVERT)
+    MESH_ERROR(c, me, "the model's meshes have more than %d vertices", LD_MAXMESHVERT);
+  if ((c->mesh_face_read += r.nface) > LD_MAXMESHFACE)
+    MESH_ERROR(c, me, "the model's meshes have more than %d triangles", LD_MAXMESHFACE);
   double flip = me->scale[0] * me->scale[1] * me->scale[2];
   for (int k = 0; k < 3 * r.nvert; k++)
     if (!(fabs(r.vert[k]) <= LD_MAXMESHCOORD))

@@ -278,7 +278,7 @@ static const char* type_word(int type) {
 static int resolve(ld_ctx* c, const ld_sensor* s, int type, const char* name) {
   const ld_vec* v = objects_of(c, type);
   if (!v) return -1;
-  int id = ld_find_name(v, name);
+  int id = ld_lookup_name(c, v, name);
   if (id < 0) ld_error(c, s->file, s->line, "unknown %s '%s' in sensor", type_word(type), name);
   return id;
 }
@@ -308,7 +308,7 @@ int ld_resolve_sensors(ld_ctx* c, const ld_joint* J) {
   for (int i = 0; i < c->sensors.n; i++) {
     ld_sensor* s = LD_AT(c->sensors, ld_sensor, i);
     if (s->objtype == IMP_OBJ_ACTUATOR && s->type != IMP_SENS_USER &&
-        ld_find_name(&c->actuators, s->objname) < 0 && s->actuator_in_file) {
+        ld_lookup_name(c, &c->actuators, s->objname) < 0 && s->actuator_in_file) {
       ld_warning(c, "sensor/skipped-actuator", s->file, s->line,
                  "sensor on actuator '%s', which the loader skipped (sensor skipped: sensordata "
                  "leaves it out)", s->objname);

@@ -207,7 +207,8 @@ void ld_tendon_dof_bounds(ld_ctx* c, const imp_model* m, int* nJten, int* nJeq) 
   for (int i = 0; i < c->equalities.n; i++) {
     const ld_equality* e = LD_AT(c->equalities, ld_equality, i);
     if (e->type != IMP_EQ_TENDON) continue;
-    int t1 = ld_find_name(&c->tendons, e->obj1), t2 = e->obj2 ? ld_find_name(&c->tendons, e->obj2) : -1;
+    int t1 = ld_lookup_name(c, &c->tendons, e->obj1),
+        t2 = e->obj2 ? ld_lookup_name(c, &c->tendons, e->obj2) : -1;
     int n = mark_tendon_dofs(c, m, LD_AT(c->tendons, ld_tendon, t1), mark, stamp);
     if (t2 >= 0) n += mark_tendon_dofs(c, m, LD_AT(c->tendons, ld_tendon, t2), mark, stamp);
     stamp++;

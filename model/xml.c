@@ -870,6 +870,11 @@ static void parse_root(ld_ctx* c, ld_node* root) {
           ld_attr_int(c, ch, "nislandmax", &c->nislandmax);
           if (c->nislandmax < -1 || c->nislandmax == 0)
             ld_error(c, ch->file, ch->line, "nislandmax must be -1 (automatic) or positive");
+          if (c->nconmax > LD_MAXCONTACTS || c->njmax > LD_MAXROWS ||
+              c->nislandmax > LD_MAXISLANDROWS)
+            ld_error(c, ch->file, ch->line,
+                     "size beyond the loader's bounds: nconmax %d, njmax %d, nislandmax %d at most",
+                     LD_MAXCONTACTS, LD_MAXROWS, LD_MAXISLANDROWS);
           mark_all_used(ch);
           break;
         case 4: ld_parse_statistic(c, ch); break;
