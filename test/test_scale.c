@@ -176,6 +176,25 @@ START_TEST(hundred_thousand_bodies_load) {
 }
 END_TEST
 
+/* Sizes past the loader's bounds are refused at their element: <size>
+   values, and a mass matrix of more than LD_MAXMASSENTRIES entries (one
+   body with 17,000 hinges: a chain of 17,000 dofs, 144 million entries). */
+START_TEST(sizes_past_the_bounds_are_refused) {
+  imp_test_expect_error("<mujoco>\n<size nconmax='100000000'/></mujoco>", 2, "nconmax");
+  imp_test_expect_error("<mujoco>\n<size njmax='1000000000'/></mujoco>", 2, "njmax");
+  imp_test_expect_error("<mujoco>\n<size nislandmax='100000'/></mujoco>", 2, "nislandmax");
+  enum { NJ = 17000 };
+  size_t cap = (size_t)NJ * 20 + 200, k = 0;
+  char* xml = malloc(cap);
+  ck_assert_ptr_nonnull(xml);
+  k += (size_t)snprintf(xml + k, cap - k, "<mujoco><worldbody>\n<body>\n<geom size='1'/>");
+  for (int i = 0; i < NJ; i++) k += (size_t)snprintf(xml + k, cap - k, "<joint/>");
+  snprintf(xml + k, cap - k, "</body></worldbody></mujoco>\n");
+  imp_test_expect_error(xml, 2, "mass matrix would have more than");
+  free(xml);
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("scale");
   TCase* t = tcase_create("scale");
@@ -183,6 +202,7 @@ int main(void) {
   tcase_add_test(t, deep_chain_memory_is_linear);
   tcase_add_test(t, rows_past_the_jacobian_capacity_are_dropped_and_counted);
   tcase_add_test(t, hundred_thousand_bodies_load);
+  tcase_add_test(t, sizes_past_the_bounds_are_refused);
   suite_add_tcase(s, t);
   return imp_test_run_suite(s);
 }
