@@ -102,6 +102,20 @@ static void expand_text(ld_ctx* c, xmlDocPtr doc, xmlNodePtr list, int depth, at
   }
 }
 
+/* x's line. libxml2 keeps an element's line in 16 bits (65535 past that,
+   XML_PARSE_BIG_LINES or not); a text node's line it keeps whole, and that
+   line is where the text ends (libxml2 2.9.14, measured): the line of the
+   element right after it. Errors in files of 100,000 bodies then name the
+   right line. */
+static int element_line(xmlNodePtr x) {
+  long line = xmlGetLineNo(x);
+  if (line >= 65535 && x->prev && x->prev->type == XML_TEXT_NODE) {
+    long after = xmlGetLineNo(x->prev);
+    if (after > line) line = after;
+  }
+  return line > 0 && line <= INT_MAX ? (int)line : 0;
+}
+
 /* Copy element x and its descendants. An attribute whose entities expand
    past the bounds stops the copy: *bad_line is set to its element's line
    and *fail to attr_text's code, for the caller to report once libxml2's
@@ -110,7 +124,7 @@ static ld_node* copy_tree(ld_ctx* c, xmlNodePtr x, const char* file, int* fail, 
   ld_node* n = ld_alloc(c, sizeof *n);
   n->name = ld_strdup(c, (const char*)x->name);
   n->file = file;
-  n->line = (int)xmlGetLineNo(x);
+  n->line = element_line(x);
   for (xmlAttrPtr a = x->properties; a; a = a->next) n->nattr++;
   n->attr = ld_alloc(c, sizeof(ld_attr) * (size_t)(n->nattr ? n->nattr : 1));
   int i = 0;

@@ -172,6 +172,15 @@ START_TEST(hundred_thousand_bodies_load) {
   ck_assert_ptr_null(m);
   ck_assert_msg(strstr(g_err, "flat.xml:12002:") && strstr(g_err, "repeated body name 'b10042'"),
                 "%s", g_err);
+  /* past line 65,535, where libxml2 stops counting an element's lines */
+  memcpy(at, "name='b12000'", 13);
+  at = strstr(xml, "name='b99998'");
+  ck_assert_ptr_nonnull(at);
+  memcpy(at, "name='b70000'", 13);
+  m = imp_load_xml_string(xml, NULL, "flat.xml", g_err, sizeof g_err);
+  ck_assert_ptr_null(m);
+  ck_assert_msg(strstr(g_err, "flat.xml:100000:") && strstr(g_err, "repeated body name 'b70000'"),
+                "%s", g_err);
   free(xml);
 }
 END_TEST
