@@ -70,9 +70,9 @@ static void record_box_rest(captured* c, int steps) {
   imp_model* m = imp_test_load_model("box_rest.xml");
   imp_data* d = imp_make_data(m);
   *c = (captured){0};
-  imp_set_problem_hook(capture_hook, c);
+  imp_set_problem_hook(d, capture_hook, c);
   for (int s = 0; s < steps; s++) imp_step(m, d);
-  imp_set_problem_hook(NULL, NULL);
+  imp_set_problem_hook(d, NULL, NULL);
   imp_free_data(d);
   imp_free_model(m);
   ck_assert_int_eq(c->count, steps);
