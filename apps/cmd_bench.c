@@ -23,7 +23,8 @@
 /* The contact stage's statistics summed (or maxed) over the steps. */
 typedef struct solver_totals {
   long long iter, newton, nefc, nisland;
-  long long not_converged, work_bounded; /* steps where any island ... */
+  long long not_converged, work_bounded, over_budget; /* steps where any island ... */
+  double work_max; /* the largest work of a step's solves */
   double residual_max;
   long long* hist; /* nhist: island solves by iterations (the last bin: that many or more) */
   int nhist;
@@ -37,6 +38,8 @@ static void add_step(const imp_data* d, solver_totals* t) {
   t->nisland += d->nisland;
   t->not_converged += d->solver_exit != 0; /* imp_solver_exit: 0 is converged */
   t->work_bounded += d->solver_bounded > 0;
+  t->over_budget += d->solver_over_budget > 0;
+  if (d->solver_work > t->work_max) t->work_max = d->solver_work;
   if (d->solver_residual > t->residual_max) t->residual_max = d->solver_residual;
   for (int i = 0; i < d->nisland; i++) {
     int it = d->island_iter[i];
@@ -68,6 +71,8 @@ static void print_solver(const imp_data* d, const solver_totals* t, long long st
   /* how often the solver gave up, not just the first time (the warning) */
   printf("steps_not_converged: %lld\n", t->not_converged);
   printf("steps_work_bounded: %lld\n", t->work_bounded);
+  printf("steps_over_budget: %lld\n", t->over_budget);
+  printf("solver_work_per_step_max: %.6g\n", t->work_max);
   printf("island_iterations_median: %d\n", hist_quantile(t, 0.5));
   printf("island_iterations_p90: %d\n", hist_quantile(t, 0.9));
   printf("island_iterations_max: %d\n", hist_quantile(t, 1.0));
@@ -122,6 +127,7 @@ int cmd_bench(int argc, char** argv) {
   double dt = 0, noise = 0;
   const char* solver = NULL;
   long long threads = 1;
+  double step_budget = 0;
   for (int i = 1; i < argc; i++) {
     const char* v = NULL;
     int k;
@@ -142,6 +148,8 @@ int cmd_bench(int argc, char** argv) {
       solver = v;
     } else if ((k = cli_option(argc, argv, &i, "threads", &v)) != 0) {
       if (k < 0 || cli_parse_threads("bench", v, &threads)) return CLI_EXIT_USAGE;
+    } else if ((k = cli_option(argc, argv, &i, "step-budget", &v)) != 0) {
+      if (k < 0 || cli_parse_double("step-budget", v, 1, &step_budget)) return CLI_EXIT_USAGE;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
       return cli_usage_error("unknown option '%s'", argv[i]);
     } else if (path) {
@@ -175,6 +183,7 @@ int cmd_bench(int argc, char** argv) {
     return CLI_EXIT_USAGE;
   }
 
+  if (step_budget > 0) imp_set_step_budget(d, step_budget); /* > 0: checked */
   if (threads > 1 && imp_set_threads(m, d, (int)threads) != 0) {
     fprintf(stderr, "impetus bench: cannot start %lld threads\n", threads);
     free(ctrl);
@@ -187,7 +196,12 @@ int cmd_bench(int argc, char** argv) {
   double wall = 0;
   long long ncon = 0, nbroad = 0, nnarrow = 0;
   /* an island's solve, retries included, runs at most 3 x the limit (contact.c) */
-  int nhist = 3 * m->opt.iterations + 2;
+  /* in long long: option iterations may be up to INT_MAX (3 x that
+     overflowed, and a crash followed); past 3e5 bins the last one holds
+     the rest, so quantiles above it read as 3e5 (the per-solve work bound
+     keeps real islands far below: 100 iterations at most from 35 rows) */
+  long long bins = 3LL * m->opt.iterations + 2;
+  int nhist = bins < 300002 ? (int)bins : 300002;
   long long* hist = calloc((size_t)nhist, sizeof *hist);
   if (!hist) {
     fprintf(stderr, "impetus bench: out of memory\n");
@@ -196,7 +210,7 @@ int cmd_bench(int argc, char** argv) {
     imp_free_model(m);
     return CLI_EXIT_ERROR;
   }
-  solver_totals st = {0, 0, 0, 0, 0, 0, 0.0, hist, nhist};
+  solver_totals st = {0, 0, 0, 0, 0, 0, 0, 0.0, 0.0, hist, nhist};
   for (long long done = 0; done < steps;) {
     int n = steps - done < BLOCK ? (int)(steps - done) : BLOCK;
     if (ctrl) draw_controls(m, noise, &seed, ctrl, n);

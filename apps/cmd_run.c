@@ -56,11 +56,12 @@ typedef struct run_args {
   long long threads; /* --threads: islands solved on this many threads */
   int load_options;  /* --allow-unsupported */
   const char* ctrl;  /* --ctrl FILE: open-loop controls (ctrl_file.h), NULL none */
+  double step_budget;/* --step-budget: work of a step's solves, 0: the default */
 } run_args;
 
 /* Parse argv into a; 0 on success, or an exit status (usage printed). */
 static int parse_args(int argc, char** argv, run_args* a) {
-  *a = (run_args){NULL, -1, 0, NULL, 1, NULL, 0, NULL, 1, 0, NULL};
+  *a = (run_args){NULL, -1, 0, NULL, 1, NULL, 0, NULL, 1, 0, NULL, 0};
   for (int i = 1; i < argc; i++) {
     const char* v = NULL;
     int k;
@@ -85,6 +86,8 @@ static int parse_args(int argc, char** argv, run_args* a) {
       a->solver = v;
     } else if ((k = cli_option(argc, argv, &i, "threads", &v)) != 0) {
       if (k < 0 || cli_parse_threads("run", v, &a->threads)) return CLI_EXIT_USAGE;
+    } else if ((k = cli_option(argc, argv, &i, "step-budget", &v)) != 0) {
+      if (k < 0 || cli_parse_double("step-budget", v, 1, &a->step_budget)) return CLI_EXIT_USAGE;
     } else if ((k = cli_option(argc, argv, &i, "ctrl", &v)) != 0) {
       if (k < 0) return CLI_EXIT_USAGE;
       a->ctrl = v;
@@ -122,6 +125,7 @@ typedef struct run_stats {
   int worst_exit;                /* worst solver exit (exits are ordered good to bad) */
   long long not_converged;       /* steps whose worst island exit was not converged */
   long long work_bounded;        /* steps with an island stopped by the work bound */
+  long long over_budget;         /* steps with an island stopped by the step's budget */
   long long nonfinite;           /* steps that ended with a non-finite state */
   double max_speed;              /* largest linear speed of a body's com, m/s */
   int max_speed_body;            /* its body, -1 before any step */
@@ -167,6 +171,7 @@ static void track_step(const imp_model* m, const imp_data* d, run_stats* s) {
   if (d->solver_exit > s->worst_exit) s->worst_exit = d->solver_exit;
   if (d->solver_exit != IMP_EXIT_CONVERGED) s->not_converged++;
   if (d->solver_bounded > 0) s->work_bounded++;
+  if (d->solver_over_budget > 0) s->over_budget++;
   if (!state_finite(m, d)) s->nonfinite++;
 }
 
@@ -192,6 +197,7 @@ static void print_summary(const imp_model* m, const imp_data* d, const run_stats
          cli_exit_name(s->worst_exit));
   printf("steps_not_converged: %lld\n", s->not_converged);
   printf("steps_work_bounded: %lld\n", s->work_bounded);
+  printf("steps_over_budget: %lld\n", s->over_budget);
   printf("max_body_speed: %.9g\n", s->max_speed);
   if (s->max_speed_body < 0) {
     printf("max_body_speed_body: none\n");
@@ -234,6 +240,7 @@ static imp_data* prepare(const run_args* a, imp_model** mp, int* status) {
     *status = CLI_EXIT_USAGE;
     return NULL;
   }
+  if (a->step_budget > 0) imp_set_step_budget(d, a->step_budget); /* > 0: checked */
   if (a->threads > 1 && imp_set_threads(m, d, (int)a->threads) != 0) {
     fprintf(stderr, "impetus run: cannot start %lld threads\n", a->threads);
     imp_free_data(d);
@@ -359,7 +366,7 @@ int cmd_run(int argc, char** argv) {
   cli_progress_start(&progress, "impetus run", quiet, a.steps, d->time);
   int io_error = rec && imp_recorder_write(rec, m, d) != 0;
   long long rows = rec ? 1 : 0, done = 0;
-  run_stats s = {0, 0, 0, 0, 0, 0.0, -1, 0};
+  run_stats s = {0, 0, 0, 0, 0, 0, 0.0, -1, 0};
   double t0 = cli_now();
   for (long long i = 1; i <= a.steps && !cli_interrupted() && !io_error; i++) {
     imp_step(m, d);

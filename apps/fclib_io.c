@@ -76,6 +76,8 @@ int fclib_io_read(const char* path, imp_cproblem* out, void** mem, char* err, si
 #include <stdint.h>
 #include <unistd.h>
 
+#include "tmpfile.h"
+
 int fclib_io_available(void) { return 1; }
 
 /* ---- HDF5 with its automatic error printing off ---- */
@@ -161,19 +163,29 @@ int fclib_io_write(const char* path, const imp_cproblem* p, const char* title, c
   char math[] = "W symmetric positive semidefinite";
   struct fclib_info info = {ttl, desc, math};
   struct fclib_local lp = {&W, NULL, NULL, mu, q, NULL, 3, &info};
-  char tmp[4300];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  /* a new temporary file of our own beside path (tmpfile.h: never a link
+     or a file someone else made, unique per writer, as the recorder's);
+     HDF5 opens files by name, so it reopens the one we just created */
+  char* tmp = NULL;
+  int fd = imp_tmpfile_target_ok(path) == 0 ? imp_tmpfile_create(path, &tmp) : -1;
   int rc = -1;
+  if (fd < 0) {
+    set_err(err, nerr, path, "cannot create a temporary file beside it: %s", strerror(errno));
+    free(W.x), free(q), free(mu);
+    return -1;
+  }
+  close(fd);
   if (create_empty_hdf5(tmp)) {
     set_err(err, nerr, path, "cannot create %s: %s", tmp, strerror(errno ? errno : EACCES));
   } else if (!fclib_write_local(&lp, tmp)) {
     set_err(err, nerr, path, "libfclib could not write the problem");
-  } else if (rename(tmp, path) != 0) {
+  } else if (imp_tmpfile_commit(tmp, path) != 0) {
     set_err(err, nerr, path, "cannot rename %s: %s", tmp, strerror(errno));
   } else {
     rc = 0;
   }
   if (rc) unlink(tmp);
+  free(tmp);
   free(W.x), free(q), free(mu);
   return rc;
 }

@@ -244,9 +244,9 @@ static void record_scene(const scene* sc, const compare_opt* o, recorder* r) {
   for (int s = 0; s < sc->settle_steps; s++) imp_step(sc->m, d);
   r->every = o->every;
   r->max = o->max_problems;
-  imp_set_problem_hook(record_hook, r);
+  imp_set_problem_hook(d, record_hook, r);
   for (int s = 0; s < o->steps && r->n < r->max; s++) imp_step(sc->m, d);
-  imp_set_problem_hook(NULL, NULL);
+  imp_set_problem_hook(d, NULL, NULL);
   imp_free_data(d);
 }
 

@@ -244,12 +244,9 @@ static int match_warm(const imp_model* m, imp_data* d, int k) {
 
 /* ---- the problem hook (for benchmarks that record problems) ---- */
 
-static imp_problem_hook g_problem_hook;
-static void* g_problem_hook_ctx;
-
-void imp_set_problem_hook(imp_problem_hook hook, void* ctx) {
-  g_problem_hook = hook;
-  g_problem_hook_ctx = ctx;
+void imp_set_problem_hook(imp_data* d, imp_problem_hook hook, void* ctx) {
+  d->problem_hook = hook;
+  d->problem_hook_ctx = ctx;
 }
 
 /* ---- one island ---- */
@@ -415,11 +412,48 @@ static int injects_too_much(const imp_cproblem* p, const double* g, double mass,
 /* The iteration limit of a solve of n rows: maxiter, lowered to keep the
    solve's work within IMP_SOLVE_WORK_MAX (contact.h), never below
    IMP_SOLVE_MIN_ITER. */
+/* the work of one iteration of solver s on n rows (contact.h) */
+static double iteration_work(const imp_csolver* s, int n) {
+  return pow((double)n, s->work_power > 0 ? s->work_power : 3);
+}
+
 static int bounded_iterations(const imp_csolver* s, int n, int maxiter) {
-  double per_iteration = pow((double)n, s->work_power > 0 ? s->work_power : 3);
-  double allowed = floor(IMP_SOLVE_WORK_MAX / fmax(per_iteration, 1));
+  double allowed = floor(IMP_SOLVE_WORK_MAX / fmax(iteration_work(s, n), 1));
   if (allowed >= maxiter) return maxiter;
   return allowed > IMP_SOLVE_MIN_ITER ? (int)allowed : IMP_SOLVE_MIN_ITER;
+}
+
+/* The most work an island of n rows may do under the per-solve bound: its
+   solve, the held solve (the solver's or pgs's) and the pgs rescue. */
+static double island_work_max(const imp_csolver* s, int n, int maxiter) {
+  double w = bounded_iterations(s, n, maxiter) * iteration_work(s, n);
+  double wp = bounded_iterations(&imp_solver_pgs, n, maxiter) * iteration_work(&imp_solver_pgs, n);
+  return w + fmax(w, wp) + wp;
+}
+
+/* An island's account with the step's budget (contact.h): what is left of
+   its share, the work done, and whether a solve was cut short by it. */
+typedef struct budget_account {
+  double left, work;
+  int cut;
+} budget_account;
+
+/* The iteration limit of a solve of n rows by s: the per-solve bound,
+   lowered to what is left of the island's share (never below
+   IMP_SOLVE_MIN_ITER); sets a->cut when lowered. */
+static int budget_iterations(budget_account* a, const imp_csolver* s, int n, int maxiter) {
+  int bounded = bounded_iterations(s, n, maxiter);
+  double fit = floor(a->left / fmax(iteration_work(s, n), 1));
+  if (fit >= bounded) return bounded;
+  a->cut = 1;
+  return fit > IMP_SOLVE_MIN_ITER ? (int)fit : IMP_SOLVE_MIN_ITER;
+}
+
+/* charge a solve of `iterations` on n rows by s to the account */
+static void budget_charge(budget_account* a, const imp_csolver* s, int n, int iterations) {
+  double w = iterations * iteration_work(s, n);
+  a->work += w;
+  a->left -= w;
 }
 
 static int unfinished_and_suspect(const imp_cproblem* p, imp_csolver_stat st, const double* g,
@@ -568,11 +602,13 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   imp_cproblem p = {n, nb, s->adr, s->dim, s->type, s->mu, s->A, s->v0, s->b, m->opt.timestep};
   cap_correction_energy(m, d, &p, s->rows, s->b, s->first_dof, s->roots);
   disable_immobile_rows(&p, s->b, s->mu);
-  if (g_problem_hook) g_problem_hook(g_problem_hook_ctx, &p, warm ? s->g : NULL);
-  int maxiter = bounded_iterations(solver, n, m->opt.iterations);
-  int bounded = maxiter < m->opt.iterations;
+  if (d->problem_hook) d->problem_hook(d->problem_hook_ctx, &p, warm ? s->g : NULL);
+  budget_account account = {d->island_budget[isl], 0, 0};
+  int bounded = bounded_iterations(solver, n, m->opt.iterations) < m->opt.iterations;
+  int maxiter = budget_iterations(&account, solver, n, m->opt.iterations);
   imp_csolver_opt o = {maxiter, m->opt.tolerance, warm, NULL, NULL};
   imp_csolver_stat st = solve_checked(solver, &p, &o, s->g, s->work, s->res_work);
+  budget_charge(&account, solver, n, st.iterations);
   iter += st.iterations;
   newton += st.newton;
   double mass = moving_mass(m, d, s->rows, n, s->first_dof, s->roots);
@@ -592,9 +628,10 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
        the island's solver already failed on this state, and a second
        full-cost failure tripled the steps of Menagerie's aloha (276 rows) */
     const imp_csolver* hs = unfinished ? &imp_solver_pgs : solver;
-    cold.maxiter = bounded_iterations(hs, n, m->opt.iterations);
-    bounded |= cold.maxiter < m->opt.iterations;
+    bounded |= bounded_iterations(hs, n, m->opt.iterations) < m->opt.iterations;
+    cold.maxiter = budget_iterations(&account, hs, n, m->opt.iterations);
     imp_csolver_stat sh = solve_checked(hs, &held, &cold, s->g, s->work, s->res_work);
+    budget_charge(&account, hs, n, sh.iterations);
     iter += sh.iterations;
     newton += sh.newton;
     if (unfinished && unfinished_and_suspect(&held, sh, s->g, mass, s->res_work) &&
@@ -616,9 +653,10 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
     imp_copy(s->g_first, s->g, n);
     imp_csolver_opt cold = o;
     cold.warmstart = 0;
-    cold.maxiter = bounded_iterations(&imp_solver_pgs, n, m->opt.iterations);
-    bounded |= cold.maxiter < m->opt.iterations;
+    bounded |= bounded_iterations(&imp_solver_pgs, n, m->opt.iterations) < m->opt.iterations;
+    cold.maxiter = budget_iterations(&account, &imp_solver_pgs, n, m->opt.iterations);
     imp_csolver_stat st2 = solve_checked(&imp_solver_pgs, &p, &cold, s->g, s->work, s->res_work);
+    budget_charge(&account, &imp_solver_pgs, n, st2.iterations);
     iter += st2.iterations;
     flags |= IMP_ISLAND_RESCUED;
     if (imp_cproblem_energy_change(&p, s->g, s->res_work, &scale) < e_first) {
@@ -629,6 +667,8 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   }
   double rel = 0, abs_res = imp_cresidual(&p, s->g, &rel, s->res_work);
   if (bounded && st.exit != IMP_EXIT_CONVERGED) flags |= IMP_ISLAND_BOUNDED;
+  if (account.cut && st.exit != IMP_EXIT_CONVERGED) flags |= IMP_ISLAND_OVER_BUDGET;
+  d->island_work[isl] = account.work;
   d->island_iter[isl] = iter;
   d->island_newton[isl] = newton;
   d->island_exit[isl] = st.exit;
@@ -665,6 +705,14 @@ static void island_task(void* ctx, int task, int worker) {
   solve_island(j->m, j->d, j->order[task], j->Y, j->diaginv, j->scratch + worker);
 }
 
+/* rows of island i (after those past nislandmax were left out) */
+static int island_rows(const imp_data* d, int i) {
+  int rows = 0;
+  for (int j = 0; j < d->island_blknum[i]; j++)
+    rows += d->blk_dim[d->island_blk[d->island_blkadr[i] + j]];
+  return rows;
+}
+
 /* an island and its rows, to order the pool's tasks */
 typedef struct island_size {
   int rows, island;
@@ -690,12 +738,7 @@ static void solve_islands(const imp_model* m, imp_data* d, const half_rows* Y,
   island_scratch* scratch = d->worker_scratch;
   scratch[0] = *s0;
   island_size* sizes = (island_size*)imp_stack_alloc_int(d, 2 * d->nisland);
-  for (int i = 0; i < d->nisland; i++) {
-    int rows = 0;
-    for (int j = 0; j < d->island_blknum[i]; j++)
-      rows += d->blk_dim[d->island_blk[d->island_blkadr[i] + j]];
-    sizes[i] = (island_size){rows, i};
-  }
+  for (int i = 0; i < d->nisland; i++) sizes[i] = (island_size){island_rows(d, i), i};
   qsort(sizes, (size_t)d->nisland, sizeof *sizes, larger_first);
   int* order = imp_stack_alloc_int(d, d->nisland);
   for (int i = 0; i < d->nisland; i++) order[i] = sizes[i].island;
@@ -713,6 +756,22 @@ static void solve_islands(const imp_model* m, imp_data* d, const half_rows* Y,
   imp_pool_run(d->pool, d->nisland, ncaller, island_task, &job);
 }
 
+/* Each island's share of the step's budget (contact.h): all it may use
+   under the per-solve bound when the sum of those fits, else the budget
+   in proportion to them. Fixed before any island is solved, from their
+   sizes alone, so the same on every thread count. */
+static void share_step_budget(const imp_model* m, imp_data* d) {
+  const imp_csolver* solver = k_solvers[d->solver];
+  double total = 0;
+  for (int i = 0; i < d->nisland; i++) {
+    d->island_budget[i] = island_work_max(solver, island_rows(d, i), m->opt.iterations);
+    total += d->island_budget[i];
+  }
+  if (total <= d->step_budget) return;
+  for (int i = 0; i < d->nisland; i++)
+    d->island_budget[i] = d->step_budget * (d->island_budget[i] / total);
+}
+
 /* The step's solver statistics from the islands', in island order. */
 static void sum_island_statistics(imp_data* d) {
   for (int i = 0; i < d->nisland; i++) {
@@ -722,6 +781,8 @@ static void sum_island_statistics(imp_data* d) {
     d->solver_held += (flags & IMP_ISLAND_HELD) != 0;
     d->solver_rescued += (flags & IMP_ISLAND_RESCUED) != 0;
     d->solver_bounded += (flags & IMP_ISLAND_BOUNDED) != 0;
+    d->solver_over_budget += (flags & IMP_ISLAND_OVER_BUDGET) != 0;
+    d->solver_work += d->island_work[i];
     if (d->island_exit[i] > d->solver_exit) d->solver_exit = d->island_exit[i];
     if (!(d->island_residual[i] <= d->solver_residual)) d->solver_residual = d->island_residual[i];
     if (!(d->island_residual_abs[i] <= d->solver_residual_abs))
@@ -734,7 +795,8 @@ void imp_contact_stage(const imp_model* m, imp_data* d) {
   double h = m->opt.timestep;
   imp_zero(d->qfrc_constraint, nv);
   d->solver_iter = d->solver_newton = d->solver_held = d->solver_rescued = 0;
-  d->solver_bounded = 0;
+  d->solver_bounded = d->solver_over_budget = 0;
+  d->solver_work = 0;
   d->solver_exit = IMP_EXIT_CONVERGED;
   d->solver_residual = d->solver_residual_abs = 0;
   d->nisland = 0;
@@ -804,8 +866,10 @@ void imp_contact_stage(const imp_model* m, imp_data* d) {
   char* sbase = (char*)imp_stack_alloc(d, (int)((sbytes + SCRATCH_ALIGN) / sizeof(double)));
   sbase += (SCRATCH_ALIGN - (uintptr_t)sbase % SCRATCH_ALIGN) % SCRATCH_ALIGN;
   carve_island_scratch(m, nmax, bmax, wbytes, sbase, &s);
+  share_step_budget(m, d);
   solve_islands(m, d, &Y, diaginv, &s);
   sum_island_statistics(d);
+  d->nstep_over_budget += d->solver_over_budget > 0;
   if (d->solver_exit != IMP_EXIT_CONVERGED) {
     if (!d->nwarning_solver)
       imp_warning("contact solver '%s' did not converge at step %lld (exit %d, residual %g); "
@@ -867,6 +931,12 @@ int imp_set_threads(const imp_model* m, imp_data* d, int n) {
   d->worker_scratch = NULL;
   d->worker_scratch_bytes = 0;
   d->nthread = 1;
+  return 0;
+}
+
+int imp_set_step_budget(imp_data* d, double work) {
+  if (!d || !(work > 0)) return -1;
+  d->step_budget = work;
   return 0;
 }
 

@@ -199,13 +199,47 @@ void imp_cone_project(double* f, int dim, double mu);
 
 /* ---- recording problems (contact.c) ---- */
 
-/* Called by the stage with every island's problem just before it is
-   solved, and the warm start it will be given (NULL when cold). The
-   pointers are valid only during the call: copy what you keep. One hook for
-   the process (set it, run, then set NULL); for benchmarks, not for use
-   inside a multi-threaded simulation. */
+/* Called by the stage with every island's problem of data d just before
+   it is solved, and the warm start it will be given (NULL when cold). The
+   pointers are valid only during the call: copy what you keep. The hook
+   belongs to the data (d->problem_hook; NULL: none), so datas stepped on
+   other threads have their own; with imp_set_threads > 1 it is called
+   from the workers, one island at a time per worker, and must be safe for
+   that (the recorders in apps/ and test/ use one thread). */
 typedef void (*imp_problem_hook)(void* ctx, const imp_cproblem* p, const double* warm);
-void imp_set_problem_hook(imp_problem_hook hook, void* ctx);
+void imp_set_problem_hook(imp_data* d, imp_problem_hook hook, void* ctx);
+
+/* ---- the step's work budget (contact.c) ----
+ *
+ * Work is counted, never timed, so results are bitwise the same whatever
+ * the machine's load and the thread count: a solve of n rows that ran k
+ * iterations did k n^work_power multiply-adds (imp_csolver.work_power),
+ * an estimate of the solver's own cost (the Delassus assembly and the
+ * residual checks, O(n^2) a solve, are not counted). d->solver_work sums
+ * it over the step's solves (retries included) and islands.
+ *
+ * The budget d->step_budget (imp_set_step_budget) is split between the
+ * islands before any is solved, in proportion to the most work each may
+ * do under its per-solve bound (IMP_SOLVE_WORK_MAX: the solve, the held
+ * solve and the pgs rescue); when that sum fits the budget every island
+ * gets all it may use and nothing changes. An island's solves then draw
+ * on its share in order: a solve's iteration limit is lowered to what is
+ * left (never below IMP_SOLVE_MIN_ITER). An island stopped unconverged
+ * because of it is marked IMP_ISLAND_OVER_BUDGET; d->solver_over_budget
+ * counts those islands, d->nstep_over_budget the forwards with one. A
+ * share fixed in advance, not what the islands before left over, because
+ * islands are solved in any order on any thread.
+ *
+ * So a step's solver work is at most the budget plus, per island of n
+ * rows, the minimum iterations of its three solves: 3 IMP_SOLVE_MIN_ITER
+ * n^3, bounded by the model's size (nislandmax, njmax) whatever the input.
+ * The default, 1e9 (a few seconds of one core: test_cli's step of 100 pgs
+ * islands at their per-solve bound took 2.6 s with it, 7.9 s without, on
+ * a loaded machine), is more than any step of
+ * our scenes, tests and MuJoCo's samples does; one island of 177 rows
+ * (models/box_pyramid.xml with one box moved 4 cm, todorov at its limit
+ * every step) does 4e7 (the per-solve bound). */
+#define IMP_STEP_WORK_DEFAULT 1e9
 
 /* ---- the stage (contact.c) ---- */
 

@@ -49,6 +49,7 @@
   X(warm_pos, 3 * (size_t)m->njmax) X(warm_frame, 9 * (size_t)m->njmax) \
   X(warm_impulse, 6 * (size_t)m->njmax)                         \
   X(island_residual, m->njmax) X(island_residual_abs, m->njmax) \
+  X(island_work, m->njmax) X(island_budget, m->njmax)           \
   X(act, m->na) X(act_dot, m->na)
 
 /* The same for int arrays. */
@@ -138,6 +139,7 @@ imp_data* imp_make_data(const imp_model* m) {
 #undef IMP_IASSIGN
   d->contact = (imp_contact*)(void*)p;
   d->nthread = 1;
+  d->step_budget = IMP_STEP_WORK_DEFAULT;
   imp_reset_data(m, d);
   return d;
 }
@@ -171,6 +173,8 @@ void imp_reset_data(const imp_model* m, imp_data* d) {
   d->nisland = d->warm_nblk = 0;
   d->solver_iter = d->solver_newton = d->solver_exit = d->nwarning_solver = 0;
   d->solver_residual = d->solver_residual_abs = 0;
+  d->solver_work = 0;
+  d->solver_over_budget = d->nstep_over_budget = 0;
   imp_copy(d->qpos, m->qpos0, m->nq);
   reset_mocap(m, d);
   d->time = 0;
@@ -230,6 +234,10 @@ void imp_copy_data(const imp_model* m, imp_data* dst, const imp_data* src) {
   dst->solver_residual = src->solver_residual;
   dst->solver_residual_abs = src->solver_residual_abs;
   dst->nwarning_solver = src->nwarning_solver;
+  dst->step_budget = src->step_budget;
+  dst->solver_work = src->solver_work;
+  dst->solver_over_budget = src->solver_over_budget;
+  dst->nstep_over_budget = src->nstep_over_budget;
   dst->warm_nblk = src->warm_nblk;
   dst->sensor_rng = src->sensor_rng;
 }

@@ -161,6 +161,16 @@ int imp_set_solver(const imp_model* m, imp_data* d, const char* name);
    with imp_free_data; a data copied by imp_copy_data keeps its own. */
 int imp_set_threads(const imp_model* m, imp_data* d, int n);
 
+/* Bound the work of each step's contact solves to `work` multiply-adds
+   (estimated from iterations and rows, never timed: results stay bitwise
+   the same on any machine and thread count; engine/contact.h says how it
+   is shared between islands) from the next step on. Islands that stop
+   unconverged because of it are counted (d->solver_over_budget, and
+   d->nstep_over_budget steps since the reset); d->solver_work is the last
+   step's work. Default IMP_STEP_WORK_DEFAULT (1e9); INFINITY: no budget.
+   Returns 0, or -1 when work is not > 0 (nan included; d unchanged). */
+int imp_set_step_budget(imp_data* d, double work);
+
 /* Impulse of contact i (0 <= i < d->ncon) of the last step in its frame,
    zero-padded to 6; returns its dimension (0 when the contact had no rows). */
 int imp_contact_impulse(const imp_model* m, const imp_data* d, int i, double impulse[6]);

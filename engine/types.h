@@ -73,7 +73,8 @@ typedef enum imp_enable_bit {
 enum {
   IMP_ISLAND_HELD = 1,    /* solved again with its corrections held */
   IMP_ISLAND_RESCUED = 2, /* its answer added energy: pgs solved it again */
-  IMP_ISLAND_BOUNDED = 4  /* stopped unconverged by the work bound */
+  IMP_ISLAND_BOUNDED = 4, /* stopped unconverged by the work bound */
+  IMP_ISLAND_OVER_BUDGET = 8 /* stopped unconverged by the step's work budget */
 };
 
 /* Actuator transmissions, numbered as MuJoCo numbers them. */
@@ -664,6 +665,7 @@ typedef struct imp_model {
 /* A controller called by every forward at the point where the controls
    are read (imp_set_control_callback, impetus.h); user is its own pointer. */
 struct imp_data;
+struct imp_cproblem; /* one island's contact-space problem (contact.h) */
 typedef void (*imp_control_fn)(const imp_model* m, struct imp_data* d, void* user);
 
 typedef struct imp_data {
@@ -829,7 +831,9 @@ typedef struct imp_data {
   int* island_iter;          /* njmax: solver iterations, retries included */
   int* island_newton;        /* njmax: of which accepted a Newton point */
   int* island_exit;          /* njmax: imp_solver_exit of the answer kept */
-  int* island_flags;         /* njmax: IMP_ISLAND_HELD | _RESCUED | _BOUNDED */
+  int* island_flags;         /* njmax: IMP_ISLAND_HELD | _RESCUED | _BOUNDED | _OVER_BUDGET */
+  double* island_work;       /* njmax: work of its solves (iterations x rows^work_power, contact.h) */
+  double* island_budget;     /* njmax: its share of the step's work budget */
   double* island_residual;   /* njmax: relative common residual of the answer */
   double* island_residual_abs; /* njmax: absolute */
   /* the islands' worker pool (imp_set_threads): NULL for one thread */
@@ -849,6 +853,16 @@ typedef struct imp_data {
   double solver_residual;    /* largest relative common residual over islands (residual.c) */
   double solver_residual_abs;/* largest absolute common residual over islands */
   int nwarning_solver;       /* forwards where a solver did not converge */
+  /* the step's work budget (imp_set_step_budget, contact.h): kept by
+     imp_reset_data like the solver */
+  double step_budget;        /* most work (multiply-adds, estimated) of a step's solves */
+  double solver_work;        /* work of the last forward's solves, all islands */
+  int solver_over_budget;    /* islands stopped unconverged by the budget, last forward */
+  int nstep_over_budget;     /* forwards with such an island since the reset */
+  /* called with every island's problem before it is solved (NULL: none;
+     imp_set_problem_hook, contact.h); kept by imp_reset_data */
+  void (*problem_hook)(void* ctx, const struct imp_cproblem* p, const double* warm);
+  void* problem_hook_ctx;
 
   /* warm start: the last step's impulses by contact and block, to match the
      next step's contacts contact by contact */

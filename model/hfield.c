@@ -36,6 +36,11 @@
 #define STB_IMAGE_STATIC
 #define STB_IMAGE_IMPLEMENTATION
 #define STBI_ASSERT(x) ((void)0)
+/* without failure strings: stb_image's PNG reader otherwise writes an
+   unknown chunk's name into a static buffer (not thread-safe, a mutable
+   global of the loader), and its reasons ("bad png sig") say little more
+   than our own messages */
+#define STBI_NO_FAILURE_STRINGS
 /* Debian's stb_image.h declares static loaders that STBI_ONLY_PNG leaves
    undefined: gcc then warns about the header itself (see render/texture.c) */
 #pragma GCC diagnostic ignored "-Wunused-function"
@@ -62,11 +67,11 @@ static void load_png(ld_ctx* c, ld_hfield* h) {
     FILE* f = fopen(h->path, "rb");
     if (!f) HF_ERROR(c, h, "cannot open file");
     fclose(f);
-    HF_ERROR(c, h, "not a PNG image (%s)", stbi_failure_reason());
+    HF_ERROR(c, h, "not a PNG image");
   }
   check_dims(c, h, hgt, w);
   unsigned char* px = stbi_load(h->path, &w, &hgt, &comp, 0);
-  if (!px) HF_ERROR(c, h, "cannot decode the PNG image (%s)", stbi_failure_reason());
+  if (!px) HF_ERROR(c, h, "cannot decode the PNG image");
   h->nrow = hgt;
   h->ncol = w;
   h->data = ld_alloc(c, sizeof(float) * (size_t)w * (size_t)hgt);

@@ -522,6 +522,27 @@ START_TEST(run_summary_not_converged_counts) {
 }
 END_TEST
 
+/* --step-budget W: a budget below what the pile's steps need stops some
+   islands early and counts the steps; the default counts none; W must be
+   a positive number (bad usage otherwise, nothing run). */
+START_TEST(run_step_budget_counts) {
+  ck_assert_int_eq(impetus("run '" IMP_MODELS_DIR "/box_pile.xml' --steps 300"), 0);
+  ck_assert_int_eq((int)key_number(imp_test_text_of(out_path), "steps_over_budget"), 0);
+  ck_assert_int_eq(impetus("run '" IMP_MODELS_DIR "/box_pile.xml' --steps 300 --step-budget 2e3"),
+                   0);
+  const char* out = imp_test_text_of(out_path);
+  double n = key_number(out, "steps_over_budget");
+  ck_assert_msg(is_whole(n) && n > 0 && n <= key_number(out, "steps_not_converged"), "%s", out);
+  const char* bad[] = {"0", "-1", "abc", "inf"};
+  for (int i = 0; i < 4; i++) {
+    char args[600];
+    snprintf(args, sizeof args, "run '" PENDULUM "' --steps 10 --step-budget %s", bad[i]);
+    ck_assert_msg(impetus(args) == 2, "--step-budget %s", bad[i]);
+    ck_assert_str_eq(imp_test_text_of(out_path), "");
+  }
+}
+END_TEST
+
 /* ---- stopping on SIGTERM and SIGINT ---- */
 
 /* A step far longer than the 2 s the signal handler waits: 100 pairs of
@@ -552,6 +573,8 @@ static const char* write_box_pairs(const char* name, const char* option, int pai
   return path;
 }
 
+/* (run with --step-budget 1e15: the default budget of 1e9 ends its step
+   in about 2.5 s here, too close to the 2 s grace these tests need) */
 static const char* write_endless_step_model(void) {
   return write_box_pairs("endless_step.xml",
                          "solver='pgs' iterations='1000000000' tolerance='0'", 100);
@@ -571,12 +594,20 @@ static void sleep_s(double s) {
 
 /* Start `impetus run model --steps N --record rec` in the background,
    stdout and stderr to the test's files; its pid. */
+static pid_t start_run_opt(const char* model, const char* steps, const char* rec,
+                           const char* opt, const char* value);
 static pid_t start_run(const char* model, const char* steps, const char* rec) {
+  return start_run_opt(model, steps, rec, NULL, NULL);
+}
+
+/* The same with one more option and its value (opt NULL: none). */
+static pid_t start_run_opt(const char* model, const char* steps, const char* rec,
+                           const char* opt, const char* value) {
   pid_t pid = fork();
   ck_assert(pid >= 0);
   if (pid == 0) {
     if (!freopen(out_path, "w", stdout) || !freopen(err_path, "w", stderr)) _exit(127);
-    execl(IMPETUS_BIN, IMPETUS_BIN, "run", model, "--steps", steps, "--record", rec,
+    execl(IMPETUS_BIN, IMPETUS_BIN, "run", model, "--steps", steps, "--record", rec, opt, value,
           (char*)NULL);
     _exit(127);
   }
@@ -675,7 +706,7 @@ START_TEST(run_signal_in_endless_step) {
   const char* model = write_endless_step_model();
   const char* rec = imp_test_in_dir(dir, "endless.npy");
   char tmp[4400];
-  pid_t pid = start_run(model, "10", rec);
+  pid_t pid = start_run_opt(model, "10", rec, "--step-budget", "1e15");
   wait_for_temp(rec, pid, tmp, sizeof tmp);
   sleep_s(0.5); /* inside the first step */
   kill(pid, SIGTERM);
@@ -696,7 +727,7 @@ START_TEST(run_second_signal_exits_at_once) {
   const char* model = write_endless_step_model();
   const char* rec = imp_test_in_dir(dir, "twice.csv");
   char tmp[4400];
-  pid_t pid = start_run(model, "10", rec);
+  pid_t pid = start_run_opt(model, "10", rec, "--step-budget", "1e15");
   wait_for_temp(rec, pid, tmp, sizeof tmp);
   sleep_s(0.5);
   kill(pid, SIGINT);
@@ -916,7 +947,9 @@ START_TEST(bench_prints_solver_figures) {
   ck_assert_msg(strstr(out, "\nsolver: todorov\n") != NULL, "%s", out);
   for (int i = 0; i < 5; i++) ck_assert_msg(key_number(out, keys[i]) == 0, "%s:\n%s", keys[i], out);
   ck_assert(key_number(out, "solver_ns_per_step") >= 0);
-  ck_assert_int_eq(count_lines(out_path), 11 + 7 + 5); /* the old lines and the new ones */
+  ck_assert_int_eq(count_lines(out_path), 11 + 7 + 5 + 2); /* the old lines and the new ones */
+  ck_assert_msg(key_number(out, "steps_over_budget") == 0, "%s", out);
+  ck_assert_msg(key_number(out, "solver_work_per_step_max") == 0, "%s", out);
   ck_assert_msg(key_number(out, "steps_not_converged") == 0, "%s", out);
   ck_assert_msg(key_number(out, "island_iterations_max") == 0, "%s", out);
 
@@ -1462,6 +1495,7 @@ static Suite* cli_suite(void) {
   tcase_add_test(tc, run_summary_pendulum);
   tcase_add_test(tc, run_summary_resting);
   tcase_add_test(tc, run_summary_not_converged_counts);
+  tcase_add_test(tc, run_step_budget_counts);
   tcase_add_test(tc, run_is_one_thread);
   tcase_add_test(tc, run_signal_between_steps);
   tcase_add_test(tc, run_signal_in_endless_step);

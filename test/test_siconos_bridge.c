@@ -197,9 +197,9 @@ START_TEST(recorded_box_rest_agrees) {
   imp_model* m = imp_test_load_model("box_rest.xml");
   imp_data* d = imp_make_data(m);
   capture c = {.skip = 50};
-  imp_set_problem_hook(capture_hook, &c);
+  imp_set_problem_hook(d, capture_hook, &c);
   for (int s = 0; s < 60; s++) imp_step(m, d);
-  imp_set_problem_hook(NULL, NULL);
+  imp_set_problem_hook(d, NULL, NULL);
   ck_assert(c.have);
   ck_assert_int_eq(c.t.n, 12);
   imp_cproblem p = view(&c.t);
