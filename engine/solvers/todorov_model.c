@@ -622,3 +622,60 @@ void imp_tod_project_active_cones(const tod* s, double* xp) {
   for (int k = 0; k < s->nb; k++)
     if (s->active[k] == EDGE_CONE) project_on_cone(p, k, xp + p->blk_adr[k], s->x + p->blk_adr[k]);
 }
+
+/* The geodesic acceleration of the step xi (Transtrum, Machta & Sethna
+   2011; Transtrum & Sethna 2012, "Improvements to the Levenberg-Marquardt
+   algorithm"): with d = B xi read as a velocity, the second-order term of
+   the path that keeps the linearized model valid is a, the solution of the
+   same damped normal equations with D r_vv in place of D r, where r_vv is
+   the second directional derivative of r along d, here the finite
+   difference r_vv = (2/h)((r(x + h d) - r(x))/h - J d) (one evaluation of r
+   and two products with A: J d = (A - I) F d - d with F of this
+   iteration). Writes half_a = a/2 in the restricted coordinates into
+   half_a (m), using s->Hr as factored for xi, and returns |a| / |xi| (inf
+   when not finite). Scratch: the sub-segment and trial arrays, which the
+   linesearch refills. */
+double imp_tod_geodesic_correction(tod* s, const double* xi, double* half_a) {
+  const imp_cproblem* p = s->p;
+  int n = s->n, m = s->m;
+  double h = GEODESIC_PROBE;
+  double *d = s->xl, *Fd = s->fl, *rvv = s->rl, *y = s->xr, *w = s->fr;
+  imp_tod_expand_step(s, xi, d);
+  for (int i = 0; i < n; i++) d[i] -= s->x[i];
+  for (int k = 0; k < s->nb; k++) {
+    int dim = p->blk_dim[k], adr = p->blk_adr[k];
+    const double* F = s->F + 36 * k;
+    for (int a = 0; a < dim; a++) {
+      double sum = 0;
+      for (int c = 0; c < dim; c++) sum += F[a * dim + c] * d[adr + c];
+      Fd[adr + a] = sum;
+    }
+  }
+  imp_tod_mat_vec(rvv, p->A, Fd, n);
+  for (int i = 0; i < n; i++) rvv[i] -= Fd[i] + d[i]; /* J d */
+  for (int i = 0; i < n; i++) s->xt[i] = s->x[i] + h * d[i];
+  imp_tod_eval_point(s, s->xt, s->ft, s->rt);
+  for (int i = 0; i < n; i++) rvv[i] = (2 / h) * ((s->rt[i] - s->r[i]) / h - rvv[i]);
+  /* the right-hand side B'J'D^2 r_vv, as g is built from w = D^2 r */
+  for (int i = 0; i < n; i++) w[i] = s->D[i] * s->D[i] * rvv[i];
+  imp_tod_mat_vec(y, p->A, w, n);
+  for (int i = 0; i < n; i++) y[i] -= w[i];
+  double* g = Fd;
+  for (int k = 0; k < s->nb; k++)
+    for (int c = 0; c < p->blk_dim[k]; c++) {
+      int j = p->blk_adr[k] + c;
+      g[j] = block_ft(s, k, c, y) - w[j];
+    }
+  for (int k = 0; k < s->nb; k++) {
+    int dim = p->blk_dim[k], adr = p->blk_adr[k], ca = s->coladr[k];
+    const double* B = s->B + 36 * k;
+    for (int c = 0; c < s->ncol[k]; c++) {
+      double sum = 0;
+      for (int j = 0; j < dim; j++) sum += B[j * dim + c] * g[adr + j];
+      half_a[ca + c] = -0.5 * sum;
+    }
+  }
+  imp_tod_cholesky_solve(s->Hr, m, half_a);
+  double na = 2 * sqrt(imp_dot(half_a, half_a, m)), nv = sqrt(imp_dot(xi, xi, m));
+  return nv > 0 && isfinite(na) ? na / nv : INFINITY;
+}
