@@ -85,16 +85,18 @@
  * l, else x is a local minimum (Section V.A).
  * Geodesic acceleration: a Newton point that fails (23) is tried once more
  * with the second-order term of Transtrum & Sethna (2012), x + B (xi + a/2)
- * with a from the same factored normal equations and the second directional
- * derivative of r along B xi (imp_tod_geodesic_correction), when |a| <=
- * GEODESIC_MAX |xi|. Redundant contacts on one body (a humanoid's foot: 4
- * contacts, 12 rows, rank 6) make narrow curved valleys of l in which the
- * undamped step overshoots (l x 10-5000) and the damped one gains 3-10% an
- * iteration; the corrected step gained 21% there. Measured on 2,750 islands
- * of 22_humanoids' first 300 steps (every other step, re-solved offline):
- * not converged 1,540 -> 1,339, iterations 98,374 -> 81,176, islands above
- * 1e-6 relative 154 -> 47; with the correction also tried when x_N passes
- * (always) 1,353 and 79,560, for more work an iteration.
+ * with a from the same factored normal equations and the exact second
+ * directional derivative of r along B xi (imp_tod_geodesic_correction),
+ * when |a| <= GEODESIC_MAX |xi|. Redundant contacts on one body (a
+ * humanoid's foot: 4 contacts, 12 rows, rank 6) make narrow curved valleys
+ * of l in which the undamped step overshoots (l x 10-5000) and the damped
+ * one gains 3-10% an iteration; the corrected step gained 21% there.
+ * Measured on 2,750 islands of 22_humanoids' first 300 steps (every other
+ * step, re-solved offline): not converged 1,540 -> 1,325, iterations
+ * 98,374 -> 78,099, islands above 1e-6 relative 154 -> 44. Tried: r_vv by
+ * a finite difference (h = 0.1, 0.01, 1e-3 of the step: 1,384, 1,395, 1,339
+ * not converged), the correction on every Newton point (1,353), the bound
+ * 0.5, 1.5 or none (1,325 each).
  * Rescaling (Section V.A): D r(x) = 0 with D = diag(1 / sum_j |A_ij|), the
  * row sums of |A| (floored at 1e-12 of the largest). Measured on 1000
  * random problems per set (tol 1e-10): full rank 995 (never) / 995 (at a

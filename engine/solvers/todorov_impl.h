@@ -21,7 +21,6 @@
 #define RANK_TOL 1e-11      /* pivots below this times max diag(A) are zero */
 #define LAMBDA_UP 10.0      /* lambda *= otherwise (2, 4, 100 measured: no better) */
 #define LAMBDA_DOWN 10.0    /* lambda /= on an accepted Newton point */
-#define GEODESIC_PROBE 1e-3 /* r(x + h d), h relative to the step d, for r_vv (0.1, 0.01: fewer converged) */
 #define GEODESIC_MAX 0.75   /* the correction is tried when |a| <= this times |d| */
 #define LAMBDA_INIT 1e-8    /* Levenberg-Marquardt lambda, relative to max diag J'J */
 #define LAMBDA_MIN 1e-14
