@@ -683,7 +683,7 @@ START_TEST(test_impulses_obey_contact_laws) {
          s.slide_v, s.slide_cos, worst_iter, s.worst_step, s.worst_exit);
   printf("solver converged on %d of %d steps with constraints\n", nconverged, nsolved);
   /* the scene exercises what it claims to, on most steps: the solver
-     converges on 264 of 287 (249 before the geodesic correction of
+     converges on 266 of 287 (249 before the geodesic correction of
      todorov.c); the rest are islands of redundant contacts
      that crawl at relative residuals 1e-7..1e-5 off every edge, where the
      proximal loop is not started (engine/solvers/todorov.c) */
