@@ -83,6 +83,20 @@
  * directional derivatives at its ends (Nocedal & Wright, eq. 3.59), every
  * crossing evaluated too; the best point found is accepted if it improves
  * l, else x is a local minimum (Section V.A).
+ * Geodesic acceleration: a Newton point that fails (23) is tried once more
+ * with the second-order term of Transtrum & Sethna (2012), x + B (xi + a/2)
+ * with a from the same factored normal equations and the exact second
+ * directional derivative of r along B xi (imp_tod_geodesic_correction),
+ * when |a| <= GEODESIC_MAX |xi|. Redundant contacts on one body (a
+ * humanoid's foot: 4 contacts, 12 rows, rank 6) make narrow curved valleys
+ * of l in which the undamped step overshoots (l x 10-5000) and the damped
+ * one gains 3-10% an iteration; the corrected step gained 21% there.
+ * Measured on 2,750 islands of 22_humanoids' first 300 steps (every other
+ * step, re-solved offline): not converged 1,540 -> 1,325, iterations
+ * 98,374 -> 78,099, islands above 1e-6 relative 154 -> 44. Tried: r_vv by
+ * a finite difference (h = 0.1, 0.01, 1e-3 of the step: 1,384, 1,395, 1,339
+ * not converged), the correction on every Newton point (1,353), the bound
+ * 0.5, 1.5 or none (1,325 each).
  * Rescaling (Section V.A): D r(x) = 0 with D = diag(1 / sum_j |A_ij|), the
  * row sums of |A| (floored at 1e-12 of the largest). Measured on 1000
  * random problems per set (tol 1e-10): full rank 995 (never) / 995 (at a
@@ -361,6 +375,24 @@ static int valley_move(tod* s, double hscale, double* l) {
 }
 
 
+/* When the Newton point x_N = x + B xi failed the test of (23), try it
+   with its geodesic acceleration (header): x + B (xi + a/2), projected like
+   x_N; it replaces x_N (and *ln) when l is lower there. */
+static void geodesic_newton_point(tod* s, double* ln) {
+  int n = s->n, m = s->m;
+  double* xi2 = s->rr; /* m <= n; the linesearch refills it */
+  if (!(imp_tod_geodesic_correction(s, s->xi, xi2) <= GEODESIC_MAX)) return;
+  for (int c = 0; c < m; c++) xi2[c] += s->xi[c];
+  imp_tod_expand_step(s, xi2, s->xt);
+  imp_tod_project_active_cones(s, s->xt);
+  double lt = imp_tod_eval_point(s, s->xt, s->ft, s->rt);
+  if (!(lt < *ln)) return;
+  imp_copy(s->xn, s->xt, n);
+  imp_copy(s->fn, s->ft, n);
+  imp_copy(s->rn, s->rt, n);
+  *ln = lt;
+}
+
 /* One iteration of the pseudocode (Section III.E) from x with objective *l:
    1 when a better point was accepted (*newton set when it was x_N), 0 at a
    local minimum. lambda is updated. */
@@ -393,6 +425,7 @@ static int iterate(tod* s, double* l, double* lambda, int* newton, double* hscal
   imp_tod_expand_step(s, s->xi, s->xn);
   imp_tod_project_active_cones(s, s->xn);
   double ln = imp_tod_eval_point(s, s->xn, s->fn, s->rn);
+  if (!(ln < *l && *l - ln >= NEWTON_ACCEPT * predicted)) geodesic_newton_point(s, &ln);
   if (ln < *l && *l - ln >= NEWTON_ACCEPT * predicted) {
     accept_point(s, s->xn, s->fn, s->rn);
     *l = ln;

@@ -21,6 +21,7 @@
 #define RANK_TOL 1e-11      /* pivots below this times max diag(A) are zero */
 #define LAMBDA_UP 10.0      /* lambda *= otherwise (2, 4, 100 measured: no better) */
 #define LAMBDA_DOWN 10.0    /* lambda /= on an accepted Newton point */
+#define GEODESIC_MAX 0.75   /* the correction is tried when |a| <= this times |d| */
 #define LAMBDA_INIT 1e-8    /* Levenberg-Marquardt lambda, relative to max diag J'J */
 #define LAMBDA_MIN 1e-14
 #define LAMBDA_MAX 1e8
@@ -120,6 +121,7 @@ void imp_tod_restrict_gradient(tod* s);
 void imp_tod_restricted_hessian(tod* s, double lambda);
 void imp_tod_expand_step(const tod* s, const double* xi, double* x_out);
 void imp_tod_project_active_cones(const tod* s, double* xp);
+double imp_tod_geodesic_correction(tod* s, const double* xi, double* half_a);
 
 /* ---- todorov_search.c ---- */
 

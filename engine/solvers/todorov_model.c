@@ -622,3 +622,75 @@ void imp_tod_project_active_cones(const tod* s, double* xp) {
   for (int k = 0; k < s->nb; k++)
     if (s->active[k] == EDGE_CONE) project_on_cone(p, k, xp + p->blk_adr[k], s->x + p->blk_adr[k]);
 }
+
+/* The second derivative of f along d (out, dim) for block k at xk: zero
+   where f is linear in x (equalities, limits, breaking or sticking
+   contacts, dry friction rows); for a slipping contact, f_T = -mu f_N phi
+   with phi = x_T / rho, f_N' = -d_N, phi' = (d_T - u (u'd_T)) / rho and
+   phi'' = -2 (u'd_T) phi' / rho - u (|d_T|^2 - (u'd_T)^2) / rho^2, u = phi,
+   so f_T'' = -mu (2 f_N' phi' + f_N phi''). */
+static void block_f_second(const imp_cproblem* p, int k, const double* xk, const double* dk,
+                           double* out) {
+  int dim = p->blk_dim[k];
+  imp_zero(out, dim);
+  if (!imp_tod_has_cone(p, k) || imp_tod_block_region(p, k, xk) != REG_SLIP) return;
+  double rho = sqrt(imp_dot(xk + 1, xk + 1, dim - 1));
+  if (!(rho > 0)) return;
+  double mu = p->mu[k], fN = p->b[p->blk_adr[k]] - xk[0], dN = -dk[0];
+  double ud = imp_dot(xk + 1, dk + 1, dim - 1) / rho, dd = imp_dot(dk + 1, dk + 1, dim - 1);
+  for (int j = 1; j < dim; j++) {
+    double u = xk[j] / rho, d1 = (dk[j] - u * ud) / rho;
+    double d2 = -2 * ud * d1 / rho - u * (dd - ud * ud) / (rho * rho);
+    out[j] = -mu * (2 * dN * d1 + fN * d2);
+  }
+}
+
+/* The geodesic acceleration of the step xi (Transtrum, Machta & Sethna
+   2011; Transtrum & Sethna 2012, "Improvements to the Levenberg-Marquardt
+   algorithm"): with d = B xi read as a velocity, the second-order term of
+   the path that keeps the linearized model valid is a, the solution of the
+   same damped normal equations with D r_vv in place of D r, where r_vv is
+   the second directional derivative of r along d. r = (A - I) f(x) - x +
+   v0 is linear in f and x, so r_vv = (A - I) f_vv, and f_vv is exact per
+   block (block_f_second) and nonzero only on the friction rows of slipping
+   contacts: r_vv costs n per such row. Writes half_a = a/2 in the
+   restricted coordinates (m), using s->Hr as factored for xi, and returns
+   |a| / |xi| (inf when not finite). Scratch: the sub-segment arrays, which
+   the linesearch refills. */
+double imp_tod_geodesic_correction(tod* s, const double* xi, double* half_a) {
+  const imp_cproblem* p = s->p;
+  int n = s->n, m = s->m;
+  double *d = s->xl, *fvv = s->fl, *rvv = s->rl, *y = s->xr, *w = s->fr;
+  imp_tod_expand_step(s, xi, d);
+  for (int i = 0; i < n; i++) d[i] -= s->x[i];
+  for (int k = 0; k < s->nb; k++) {
+    int adr = p->blk_adr[k];
+    if (s->active[k] != EDGE_NONE) imp_zero(fvv + adr, p->blk_dim[k]);
+    else block_f_second(p, k, s->x + adr, d + adr, fvv + adr);
+  }
+  for (int i = 0; i < n; i++) rvv[i] = -fvv[i];
+  for (int j = 0; j < n; j++) /* A symmetric: column j is row j */
+    if (fvv[j] != 0) imp_add_scl(rvv, p->A + (size_t)j * n, fvv[j], n);
+  /* the right-hand side B'J'D^2 r_vv, as g is built from w = D^2 r */
+  for (int i = 0; i < n; i++) w[i] = s->D[i] * s->D[i] * rvv[i];
+  imp_tod_mat_vec(y, p->A, w, n);
+  for (int i = 0; i < n; i++) y[i] -= w[i];
+  double* g = fvv;
+  for (int k = 0; k < s->nb; k++)
+    for (int c = 0; c < p->blk_dim[k]; c++) {
+      int j = p->blk_adr[k] + c;
+      g[j] = block_ft(s, k, c, y) - w[j];
+    }
+  for (int k = 0; k < s->nb; k++) {
+    int dim = p->blk_dim[k], adr = p->blk_adr[k], ca = s->coladr[k];
+    const double* B = s->B + 36 * k;
+    for (int c = 0; c < s->ncol[k]; c++) {
+      double sum = 0;
+      for (int j = 0; j < dim; j++) sum += B[j * dim + c] * g[adr + j];
+      half_a[ca + c] = -0.5 * sum;
+    }
+  }
+  imp_tod_cholesky_solve(s->Hr, m, half_a);
+  double na = 2 * sqrt(imp_dot(half_a, half_a, m)), nv = sqrt(imp_dot(xi, xi, m));
+  return nv > 0 && isfinite(na) ? na / nv : INFINITY;
+}

@@ -589,7 +589,8 @@ typedef struct law_stats {
   double neg_w;    /* worst -(v_N - b_N) / V */
   double compl;    /* worst |min(g_N / F, (v_N - b_N) / V)| */
   double stick_v;  /* worst ||v_T|| / V of a contact inside its cone */
-  double slide_cos;/* worst 1 + cos(v_T, f_T) of a sliding contact */
+  double slide_cos;/* worst 1 + cos(v_T, f_T) of a sliding contact (reported) */
+  double slide_v;  /* worst ||v_T - (v_T.e) e|| / V, e = -f_T/||f_T||: slip across -f_T */
   int step, worst_step, worst_exit; /* where the largest violation was, the solver's exit there */
   double worst;
 } law_stats;
@@ -641,8 +642,15 @@ static void check_laws(const imp_data* d, law_stats* s) {
       note_violation(d, s, nvT / V);
     } else if (nvT > IMP_SOLVER_SLACK * V) {
       s->sliding++;
+      /* the law v_T = -sigma f_T/||f_T|| judged like the others, by the
+         velocity it leaves unexplained (the part of v_T across -f_T): an
+         angle is ill-posed for slow slips, where a solver at tolerance tol
+         may turn v_T by up to tol V / ||v_T|| (box_pile step 181: slip
+         1.3e-6 V, 1.0e-8 V across, 1 + cos = 3e-5) */
+      double along = -dot / ngT, across2 = fmax(0.0, nvT * nvT - along * along);
       s->slide_cos = fmax(s->slide_cos, 1 + dot / (ngT * nvT));
-      note_violation(d, s, 1 + dot / (ngT * nvT));
+      s->slide_v = fmax(s->slide_v, fmax(sqrt(across2), -along) / V);
+      note_violation(d, s, fmax(sqrt(across2), -along) / V);
     }
   }
 }
@@ -651,7 +659,7 @@ START_TEST(test_impulses_obey_contact_laws) {
   imp_model* m = imp_test_load_model("box_pile.xml");
   imp_data* d = imp_make_data(m);
   d->qvel[vadr_of_body(m, body_of(m, "ball"))] = -1; /* rolls into the pile */
-  law_stats s = {0, 0, 0, -1, -INFINITY, -INFINITY, 0, 0, 0, 0, -1, 0, 0};
+  law_stats s = {0, 0, 0, -1, -INFINITY, -INFINITY, 0, 0, 0, 0, 0, -1, 0, 0};
   int worst_iter = 0, dims[7] = {0};
   int nconverged = 0, nsolved = 0;
   for (int k = 0; k < 300; k++) { /* 1.5 s */
@@ -669,13 +677,14 @@ START_TEST(test_impulses_obey_contact_laws) {
   }
   printf("contact laws over 300 steps: %d contact blocks (condim 3: %d, 4: %d, 6: %d), "
          "%d sticking, %d sliding; worst: cone excess %.2e, -f_N/F %.2e, -(v_N-b_N)/V %.2e, "
-         "complementarity %.2e, sticking slip %.2e, sliding misalignment %.2e; most "
+         "complementarity %.2e, sticking slip %.2e, sliding slip across -f_T %.2e (1 + cos %.2e); most "
          "iterations %d; largest violation at step %d (solver exit %d there)\n", s.blocks, dims[3],
          dims[4], dims[6], s.sticking, s.sliding, s.cone, s.neg_f, s.neg_w, s.compl, s.stick_v,
-         s.slide_cos, worst_iter, s.worst_step, s.worst_exit);
+         s.slide_v, s.slide_cos, worst_iter, s.worst_step, s.worst_exit);
   printf("solver converged on %d of %d steps with constraints\n", nconverged, nsolved);
   /* the scene exercises what it claims to, on most steps: the solver
-     converges on 249 of 287; the rest are islands of redundant contacts
+     converges on 266 of 287 (249 before the geodesic correction of
+     todorov.c); the rest are islands of redundant contacts
      that crawl at relative residuals 1e-7..1e-5 off every edge, where the
      proximal loop is not started (engine/solvers/todorov.c) */
   ck_assert_msg(20 * nconverged >= 17 * nsolved, "the solver converged on only %d of %d steps",
@@ -691,8 +700,8 @@ START_TEST(test_impulses_obey_contact_laws) {
                 s.neg_w);
   ck_assert_msg(s.compl <= IMP_SOLVER_SLACK, "complementarity off by %.3e", s.compl);
   ck_assert_msg(s.stick_v <= IMP_SOLVER_SLACK, "a sticking contact slips at %.3e", s.stick_v);
-  ck_assert_msg(s.slide_cos <= IMP_SOLVER_SLACK, "sliding friction not opposite the slip: "
-                "1 + cos = %.3e", s.slide_cos);
+  ck_assert_msg(s.slide_v <= IMP_SOLVER_SLACK, "sliding friction not opposite the slip: "
+                "%.3e V of slip across -f_T", s.slide_v);
   imp_free_data(d);
   imp_free_model(m);
 }
