@@ -28,9 +28,9 @@ void batch_comm_end(void);
 void batch_comm_broadcast_int(const batch_comm* c, int* v);
 /* Rank 0's rows (nroll) on every rank. */
 void batch_comm_broadcast_rows(const batch_comm* c, batch_row* rows, int nroll);
-/* Every rank's rows of the rollouts it ran (mine[i] nonzero) into rank 0's
-   rows. */
-void batch_comm_gather(const batch_comm* c, batch_row* rows, const unsigned char* mine, int nroll);
+/* Every rank's rows of the rollouts it ran (i mod size == rank) into rank
+   0's rows. */
+void batch_comm_gather(const batch_comm* c, batch_row* rows, int nroll);
 /* the largest v over ranks, on every rank */
 int batch_comm_max_int(const batch_comm* c, int v);
 

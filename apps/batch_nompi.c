@@ -44,11 +44,9 @@ void batch_comm_broadcast_rows(const batch_comm* c, batch_row* rows, int nroll) 
   (void)rows;
   (void)nroll;
 }
-void batch_comm_gather(const batch_comm* c, batch_row* rows, const unsigned char* mine,
-                       int nroll) {
+void batch_comm_gather(const batch_comm* c, batch_row* rows, int nroll) {
   (void)c;
   (void)rows;
-  (void)mine;
   (void)nroll;
 }
 int batch_comm_max_int(const batch_comm* c, int v) {

@@ -371,12 +371,15 @@ static int prepare_output(batch_run* r, const char* manifest, const char* settin
 
 /* What the batch did, on stdout (rank 0), and its exit status. */
 static int summarize(const batch_args* a, const imp_model* m, const batch_row* rows, int nroll,
-                     long long skipped, long long steps, double wall, const char* manifest) {
+                     int ranks, long long skipped, long long steps, double wall,
+                     const char* manifest) {
   long long count[BATCH_WRITE_ERROR + 1] = {0};
   for (int i = 0; i < nroll; i++) count[rows[i].status]++;
   printf("model: %s\n", cli_model_name(m));
   printf("rollouts: %d\n", nroll);
   printf("steps_per_rollout: %lld\n", a->steps);
+  printf("ranks: %d\n", ranks);
+  printf("threads_per_rank: %lld\n", a->threads);
   printf("skipped_complete: %lld\n", skipped);
   for (int s = BATCH_OK; s <= BATCH_WRITE_ERROR; s++)
     printf("%s: %lld\n", batch_status_name(s), count[s]);
@@ -502,11 +505,12 @@ int cmd_batch(int argc, char** argv) {
     for (int i = 0; i < nroll; i++) n += mine[i];
     cli_progress_start(&r.progress, "impetus batch", a.quiet || comm.rank != 0, n * a.steps, 0);
     if (run_rollouts(&r, m, key, skip, nroll) != 0) status = CLI_EXIT_ERROR;
+    status = batch_comm_max_int(&comm, status);
   }
   double wall = cli_now() - t0;
   cli_interrupt_done();
   if (status == 0) {
-    batch_comm_gather(&comm, r.rows, mine, nroll);
+    batch_comm_gather(&comm, r.rows, nroll);
     /* the steps of this run on all ranks: of the rollouts not done before it */
     for (int i = 0; i < nroll; i++) steps += before[i] ? 0 : r.rows[i].steps;
     if (comm.rank == 0) {
@@ -517,7 +521,7 @@ int cmd_batch(int argc, char** argv) {
         fprintf(stderr, "impetus batch: %s\n", err);
         status = CLI_EXIT_ERROR;
       }
-      int s = summarize(&a, m, r.rows, nroll, skipped, steps, wall, manifest);
+      int s = summarize(&a, m, r.rows, nroll, comm.size, skipped, steps, wall, manifest);
       if (status == 0) status = s;
     }
     batch_comm_broadcast_int(&comm, &status);
