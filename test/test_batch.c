@@ -18,6 +18,18 @@
 
 static char dir[4096], out_path[4200], err_path[4200];
 
+/* a/b in one of 8 rotating buffers (so a call can hold a few, and nest) */
+static const char* in_dir(const char* a, const char* b) {
+  static char bufs[8][9000];
+  static int k = 0;
+  char* buf = bufs[k++ % 8];
+  char tmp[9000];
+  int n = snprintf(tmp, sizeof tmp, "%s/%s", a, b);
+  ck_assert_msg(n > 0 && (size_t)n < sizeof tmp, "path too long");
+  memcpy(buf, tmp, (size_t)n + 1);
+  return buf;
+}
+
 static void setup(void) {
   snprintf(dir, sizeof dir, "%s/batch_XXXXXX", IMP_TEST_TMPDIR);
   ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp failed");
@@ -29,7 +41,7 @@ static void teardown(void) { imp_test_remove_dir(dir); }
 
 /* Run `impetus args` with stdout and stderr captured; its exit status. */
 static int impetus(const char* args) {
-  char cmd[16384];
+  char cmd[40000];
   int len = snprintf(cmd, sizeof cmd, "'%s' %s >'%s' 2>'%s' </dev/null", IMPETUS_BIN, args,
                      out_path, err_path);
   ck_assert_msg(len > 0 && (size_t)len < sizeof cmd, "command too long: %s", args);
@@ -66,7 +78,7 @@ static void assert_same_file(const char* a, const char* b) {
 /* the manifest without its last column (wall_seconds, which varies) */
 static char* manifest_without_wall(const char* out) {
   size_t n = 0;
-  char* t = slurp(imp_test_in_dir(out, "manifest.csv"), &n);
+  char* t = slurp(in_dir(out, "manifest.csv"), &n);
   ck_assert_msg(t != NULL, "no manifest in %s", out);
   char* r = malloc(n + 1);
   size_t k = 0;
@@ -97,9 +109,9 @@ static void assert_same_batch(const char* a, const char* b, int n) {
   for (int i = 0; i < n; i++) {
     char name[64];
     snprintf(name, sizeof name, "rollout_%06d.npy", i);
-    assert_same_file(imp_test_in_dir(a, name), imp_test_in_dir(b, name));
+    assert_same_file(in_dir(a, name), in_dir(b, name));
     snprintf(name, sizeof name, "rollout_%06d.npy.json", i);
-    assert_same_file(imp_test_in_dir(a, name), imp_test_in_dir(b, name));
+    assert_same_file(in_dir(a, name), in_dir(b, name));
   }
   char* ma = manifest_without_wall(a);
   char* mb = manifest_without_wall(b);
@@ -111,7 +123,7 @@ static void assert_same_batch(const char* a, const char* b, int n) {
 /* the number of manifest rows with status (",STATUS,") */
 static int count_status(const char* out, const char* status) {
   size_t n = 0;
-  char* t = slurp(imp_test_in_dir(out, "manifest.csv"), &n);
+  char* t = slurp(in_dir(out, "manifest.csv"), &n);
   if (!t) return -1;
   char needle[64];
   snprintf(needle, sizeof needle, ",%s,", status);
@@ -142,28 +154,28 @@ START_TEST(batch_same_bits_any_threads) {
   const char* outs[3] = {"t1", "t2", "t4"};
   const int threads[3] = {1, 2, 4};
   for (int k = 0; k < 3; k++) {
-    char args[8192];
+    char args[32768];
     snprintf(args, sizeof args, "batch " PILE_ARGS " --rollouts %d --steps 120 --threads %d --out '%s'",
-             n, threads[k], imp_test_in_dir(dir, outs[k]));
+             n, threads[k], in_dir(dir, outs[k]));
     ck_assert_msg(impetus(args) == 0, "batch failed: %s", imp_test_text_of(err_path));
     ck_assert_msg(strstr(imp_test_text_of(out_path), "ok: 8\n"), "%s", imp_test_text_of(out_path));
   }
-  char a[4300], b[4300];
-  snprintf(a, sizeof a, "%s", imp_test_in_dir(dir, "t1"));
+  char a[9000], b[9000];
+  snprintf(a, sizeof a, "%s", in_dir(dir, "t1"));
   for (int k = 1; k < 3; k++) {
-    snprintf(b, sizeof b, "%s", imp_test_in_dir(dir, outs[k]));
+    snprintf(b, sizeof b, "%s", in_dir(dir, outs[k]));
     assert_same_batch(a, b, n);
   }
   ck_assert_int_eq(count_status(a, "ok"), n);
   /* the rollouts differ: a perturbation of their own */
-  size_t n0, n1;
-  char* r0 = slurp(imp_test_in_dir(a, "rollout_000000.npy"), &n0);
-  char* r1 = slurp(imp_test_in_dir(a, "rollout_000001.npy"), &n1);
+  size_t n0 = 0, n1 = 0;
+  char* r0 = slurp(in_dir(a, "rollout_000000.npy"), &n0);
+  char* r1 = slurp(in_dir(a, "rollout_000001.npy"), &n1);
   ck_assert(n0 == n1 && memcmp(r0, r1, n0) != 0);
   free(r0);
   free(r1);
   /* an existing manifest is left alone without --resume */
-  char args[8192];
+  char args[32768];
   snprintf(args, sizeof args, "batch " PILE_ARGS " --rollouts %d --steps 120 --out '%s'", n, a);
   ck_assert_int_eq(impetus(args), 2);
   ck_assert_msg(strstr(imp_test_text_of(err_path), "--resume"), "%s", imp_test_text_of(err_path));
@@ -200,10 +212,10 @@ static void sleep_s(double s) {
 START_TEST(batch_interrupt_and_resume) {
   const int n = 40;
   const char* full = "full";
-  char args[8192], cut[4300];
-  snprintf(cut, sizeof cut, "%s", imp_test_in_dir(dir, "cut"));
+  char args[32768], cut[9000];
+  snprintf(cut, sizeof cut, "%s", in_dir(dir, "cut"));
   snprintf(args, sizeof args, "batch " PILE_ARGS " --rollouts %d --steps 400 --threads 2 --out '%s'",
-           n, imp_test_in_dir(dir, full));
+           n, in_dir(dir, full));
   ck_assert_msg(impetus(args) == 0, "%s", imp_test_text_of(err_path));
 
   pid_t pid = fork();
@@ -241,8 +253,8 @@ START_TEST(batch_interrupt_and_resume) {
   char skipped[64];
   snprintf(skipped, sizeof skipped, "skipped_complete: %d\n", ok);
   ck_assert_msg(strstr(imp_test_text_of(out_path), skipped), "%s", imp_test_text_of(out_path));
-  char a[4300];
-  snprintf(a, sizeof a, "%s", imp_test_in_dir(dir, full));
+  char a[9000];
+  snprintf(a, sizeof a, "%s", in_dir(dir, full));
   assert_same_batch(a, cut, n);
 }
 END_TEST
@@ -265,42 +277,42 @@ static void write_text(const char* path, const char* text) {
 /* --ctrl DIR: a file per rollout; the rollout whose control blows up is
    marked nonfinite, keeps its file, and the others go on (exit status 3) */
 START_TEST(batch_nonfinite_rollout_recorded) {
-  char model[4300], ctrl[4300], out[4300];
-  snprintf(model, sizeof model, "%s", imp_test_in_dir(dir, "arm.xml"));
-  snprintf(ctrl, sizeof ctrl, "%s", imp_test_in_dir(dir, "ctrl"));
-  snprintf(out, sizeof out, "%s", imp_test_in_dir(dir, "out"));
+  char model[9000], ctrl[9000], out[9000];
+  snprintf(model, sizeof model, "%s", in_dir(dir, "arm.xml"));
+  snprintf(ctrl, sizeof ctrl, "%s", in_dir(dir, "ctrl"));
+  snprintf(out, sizeof out, "%s", in_dir(dir, "out"));
   write_text(model, ARM_XML);
   ck_assert_int_eq(mkdir(ctrl, 0777), 0);
-  write_text(imp_test_in_dir(ctrl, "rollout_000000.csv"), "m\n0.5\n-0.5\n");
-  write_text(imp_test_in_dir(ctrl, "rollout_000001.csv"), "m\n1e300\n");
-  write_text(imp_test_in_dir(ctrl, "rollout_000002.csv"), "m\n0.25\n");
-  char args[16384];
+  write_text(in_dir(ctrl, "rollout_000000.csv"), "m\n0.5\n-0.5\n");
+  write_text(in_dir(ctrl, "rollout_000001.csv"), "m\n1e300\n");
+  write_text(in_dir(ctrl, "rollout_000002.csv"), "m\n0.25\n");
+  char args[32768];
   snprintf(args, sizeof args, "batch '%s' --rollouts 3 --steps 50 --threads 2 --ctrl '%s' --out '%s'",
            model, ctrl, out);
   ck_assert_int_eq(impetus(args), 3);
   ck_assert_int_eq(count_status(out, "ok"), 2);
   ck_assert_int_eq(count_status(out, "nonfinite"), 1);
-  const char* m = imp_test_text_of(imp_test_in_dir(out, "manifest.csv"));
+  const char* m = imp_test_text_of(in_dir(out, "manifest.csv"));
   ck_assert_msg(strstr(m, "\n1,0,rollout_000001.npy,") && strstr(m, ",nonfinite,"), "%s", m);
   ck_assert_int_eq(count_suffix(out, ".npy"), 3);
   /* the sidecar names the rollout's own control file */
-  const char* side = imp_test_text_of(imp_test_in_dir(out, "rollout_000002.npy.json"));
+  const char* side = imp_test_text_of(in_dir(out, "rollout_000002.npy.json"));
   ck_assert_msg(strstr(side, "rollout_000002.csv"), "%s", side);
 
   /* rollout 0 is bitwise `impetus run --ctrl` of the same file */
-  char rec[4300];
-  snprintf(rec, sizeof rec, "%s", imp_test_in_dir(dir, "run.npy"));
+  char rec[9000];
+  snprintf(rec, sizeof rec, "%s", in_dir(dir, "run.npy"));
   snprintf(args, sizeof args, "run '%s' --steps 50 --ctrl '%s' --record '%s'", model,
-           imp_test_in_dir(ctrl, "rollout_000000.csv"), rec);
+           in_dir(ctrl, "rollout_000000.csv"), rec);
   ck_assert_int_eq(impetus(args), 0);
-  assert_same_file(rec, imp_test_in_dir(out, "rollout_000000.npy"));
+  assert_same_file(rec, in_dir(out, "rollout_000000.npy"));
 
   /* a missing control file is an error before anything runs */
   snprintf(args, sizeof args, "batch '%s' --rollouts 4 --steps 5 --ctrl '%s' --out '%s'", model,
-           ctrl, imp_test_in_dir(dir, "out2"));
+           ctrl, in_dir(dir, "out2"));
   ck_assert_int_eq(impetus(args), 1);
   ck_assert_msg(strstr(imp_test_text_of(err_path), "rollout 3"), "%s", imp_test_text_of(err_path));
-  ck_assert(!imp_test_exists(imp_test_in_dir(imp_test_in_dir(dir, "out2"), "rollout_000000.npy")));
+  ck_assert(!imp_test_exists(in_dir(in_dir(dir, "out2"), "rollout_000000.npy")));
 }
 END_TEST
 
@@ -312,15 +324,15 @@ START_TEST(batch_usage_errors) {
                    2);
   ck_assert_int_eq(impetus("batch '" BOX_PILE "' --rollouts 2 --steps 3 --seed -4 --out x"), 2);
   /* the program without MPI refuses to be one of several MPI processes */
-  char args[8192];
+  char args[32768];
   snprintf(args, sizeof args, "batch '" BOX_PILE "' --rollouts 2 --steps 3 --out '%s'",
-           imp_test_in_dir(dir, "mpi"));
+           in_dir(dir, "mpi"));
   setenv("OMPI_COMM_WORLD_SIZE", "2", 1);
   int rc = impetus(args);
   unsetenv("OMPI_COMM_WORLD_SIZE");
   ck_assert_int_eq(rc, 2);
   ck_assert_msg(strstr(imp_test_text_of(err_path), "impetus-mpi"), "%s", imp_test_text_of(err_path));
-  ck_assert(!imp_test_exists(imp_test_in_dir(dir, "mpi")));
+  ck_assert(!imp_test_exists(in_dir(dir, "mpi")));
 }
 END_TEST
 
