@@ -33,9 +33,9 @@ enum batch_status {
 /* One rollout's row: plain data, so MPI ranks send rows as bytes. */
 typedef struct batch_row {
   int32_t rollout;
-  int32_t status;     /* batch_status */
+  int32_t status; /* batch_status */
   int32_t nan_resets;
-  int32_t has_hash;   /* the rollout started: init_hash is its initial state's */
+  int32_t has_hash; /* the rollout started: init_hash is its initial state's */
   int64_t steps;
   int64_t not_converged;
   uint64_t init_hash; /* FNV-1a 64 of the initial qpos, qvel, act (as bytes) */

@@ -36,7 +36,7 @@
 #include "ctrl_file.h"
 #include "record.h"
 
-#define BATCH_MAX_ROLLOUTS 100000000LL
+#define BATCH_MAX_ROLLOUTS 10000000LL /* about 50 bytes each in memory */
 #define BATCH_PATH_MAX 4000
 
 /* The arguments of batch, once validated. */
@@ -147,21 +147,21 @@ static void settings_line(const batch_args* a, const imp_model* m, char* buf, in
   snprintf(buf, (size_t)n,
            "# settings: model=%s rollouts=%lld steps=%lld key=%s perturb_qpos=%.17g "
            "perturb_qvel=%.17g seed=%" PRIu64 " ctrl=%s solver=%s",
-           a->model, a->rollouts, a->steps, a->key ? a->key : "-", a->perturb_qpos,
-           a->perturb_qvel, a->seed, a->ctrl ? a->ctrl : "-", solver ? solver : "?");
+           a->model, a->rollouts, a->steps, a->key ? a->key : "-", a->perturb_qpos, a->perturb_qvel,
+           a->seed, a->ctrl ? a->ctrl : "-", solver ? solver : "?");
 }
 
 /* ---- the run: what the rollouts' callbacks share ---- */
 
 typedef struct batch_run {
   const batch_args* a;
-  char dir_ctrl;              /* --ctrl names a directory */
-  ctrl_file* ctrl_one;        /* --ctrl FILE */
-  ctrl_file** ctrl_each;      /* --ctrl DIR: nroll, loaded for this rank's rollouts */
-  imp_recorder** rec;         /* nroll: the recording of a running rollout */
-  batch_row* rows;            /* nroll */
-  pthread_mutex_t lock;       /* journal and progress */
-  FILE* journal;              /* rank 0: the manifest, rows appended as rollouts end */
+  char dir_ctrl;         /* --ctrl names a directory */
+  ctrl_file* ctrl_one;   /* --ctrl FILE */
+  ctrl_file** ctrl_each; /* --ctrl DIR: nroll, loaded for this rank's rollouts */
+  imp_recorder** rec;    /* nroll: the recording of a running rollout */
+  batch_row* rows;       /* nroll */
+  pthread_mutex_t lock;  /* journal and progress */
+  FILE* journal;         /* rank 0: the manifest, rows appended as rollouts end */
   int journal_failed;
   cli_progress progress;
   atomic_llong steps_done;
@@ -210,8 +210,7 @@ static int open_recording(batch_run* r, const imp_model* m, const imp_data* d, i
   }
   if (r->dir_ctrl) ctrl_path(r->a->ctrl, i, ctrl, sizeof ctrl);
   const char* solver = imp_solver_name(d->solver);
-  imp_record_info info = {r->a->model, r->a->steps, 1, solver,
-                          r->dir_ctrl ? ctrl : r->a->ctrl};
+  imp_record_info info = {r->a->model, r->a->steps, 1, solver, r->dir_ctrl ? ctrl : r->a->ctrl};
   imp_recorder_set_info(rec, &info);
   r->rec[i] = rec;
   return 0;
@@ -281,8 +280,7 @@ static void finish(const imp_model* m, const imp_data* d, int i, const imp_rollo
   }
   if (row->status == BATCH_NOT_RUN) return;
   pthread_mutex_lock(&r->lock);
-  if (r->journal && batch_manifest_append(r->journal, row, r->a->seed) != 0)
-    r->journal_failed = 1;
+  if (r->journal && batch_manifest_append(r->journal, row, r->a->seed) != 0) r->journal_failed = 1;
   pthread_mutex_unlock(&r->lock);
 }
 

@@ -158,8 +158,8 @@ static void run_rollout(rollout_job* j, imp_data* d, int i) {
   int nan0 = d->nwarning_nan;
   int stopped = o->observe && o->observe(m, d, i, 0, o->observe_user);
   for (long long k = 0; k < j->nstep && !stopped; k++) {
-    if (o->ctrl) memcpy(d->ctrl, out_row((double*)o->ctrl, i, k, j->nstep, m->nu),
-                        sizeof(double) * m->nu);
+    if (o->ctrl)
+      memcpy(d->ctrl, out_row((double*)o->ctrl, i, k, j->nstep, m->nu), sizeof(double) * m->nu);
     imp_step(m, d);
     st.steps = k + 1;
     if (d->solver_exit != IMP_EXIT_CONVERGED) st.not_converged++;
@@ -248,8 +248,8 @@ static imp_data** make_datas(const imp_model* m, const imp_rollout_opt* o, char*
   return ds;
 }
 
-int imp_rollout(const imp_model* m, int nroll, long long nstep, const imp_rollout_opt* o,
-                char* err, int errsz) {
+int imp_rollout(const imp_model* m, int nroll, long long nstep, const imp_rollout_opt* o, char* err,
+                int errsz) {
   if (check_args(m, nroll, nstep, o, err, errsz)) return -1;
   imp_data** ds = o->datas ? o->datas : make_datas(m, o, err, errsz);
   if (!ds) return -1;

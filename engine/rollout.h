@@ -24,8 +24,9 @@
  * threads, not with the rollouts (10,000 rollouts of a humanoid need two
  * datas on two threads). The caller may hand them in (opt.datas, at least
  * nthread of them, made for m: their contact solver and island threads are
- * the caller's choice; their control callbacks are restored on return) or
- * leave opt.datas NULL and imp_rollout makes them (with opt.solver). */
+ * the caller's choice; a data's own control callback runs in its rollouts
+ * unless opt.control is set, and is put back on return) or leave
+ * opt.datas NULL and imp_rollout makes them (with opt.solver). */
 #ifndef IMPETUS_ROLLOUT_H
 #define IMPETUS_ROLLOUT_H
 
@@ -68,10 +69,10 @@ typedef void (*imp_rollout_finish_fn)(const imp_model* m, const imp_data* d, int
                                       const imp_rollout_status* status, void* user);
 
 typedef struct imp_rollout_opt {
-  int nthread;          /* threads, 1 to IMP_ROLLOUT_THREADS_MAX */
-  imp_data** datas;     /* ndata >= nthread datas of m, or NULL: made inside */
+  int nthread;      /* threads, 1 to IMP_ROLLOUT_THREADS_MAX */
+  imp_data** datas; /* ndata >= nthread datas of m, or NULL: made inside */
   int ndata;
-  const char* solver;   /* contact solver of the datas made inside; NULL: the model's */
+  const char* solver; /* contact solver of the datas made inside; NULL: the model's */
 
   /* initial state of rollout i: reset (key < 0) or keyframe key, then
      init_* rows where given, else the seeded perturbation of
@@ -87,7 +88,7 @@ typedef struct imp_rollout_opt {
 
   /* controls: row k of rollout i, nu values, is d->ctrl for step k + 1;
      the callback (if any) then runs inside each forward */
-  const double* ctrl;      /* nroll x nstep x nu, or NULL: ctrl as reset left it */
+  const double* ctrl; /* nroll x nstep x nu, or NULL: ctrl as reset left it */
   imp_rollout_control_fn control;
   void* control_user;
 
@@ -99,10 +100,10 @@ typedef struct imp_rollout_opt {
   double* sensordata;
   imp_rollout_status* status; /* nroll, or NULL */
 
-  const unsigned char* skip;  /* nroll: nonzero leaves rollout i alone; NULL: run all */
+  const unsigned char* skip; /* nroll: nonzero leaves rollout i alone; NULL: run all */
   imp_rollout_observe_fn observe;
   imp_rollout_finish_fn finish;
-  void* observe_user;         /* user of observe and finish */
+  void* observe_user; /* user of observe and finish */
 } imp_rollout_opt;
 
 #define IMP_ROLLOUT_THREADS_MAX 256

@@ -89,7 +89,8 @@ static char* manifest_without_wall(const char* out) {
     if (line[0] != '#') {
       char* comma = memchr(line, ',', len);
       char* last = NULL;
-      for (char* p = comma; p && p < line + len; p = memchr(p + 1, ',', (size_t)(line + len - p - 1)))
+      for (char* p = comma; p && p < line + len;
+           p = memchr(p + 1, ',', (size_t)(line + len - p - 1)))
         last = p;
       if (last) keep = (size_t)(last - line);
     }
@@ -155,8 +156,9 @@ START_TEST(batch_same_bits_any_threads) {
   const int threads[3] = {1, 2, 4};
   for (int k = 0; k < 3; k++) {
     char args[32768];
-    snprintf(args, sizeof args, "batch " PILE_ARGS " --rollouts %d --steps 120 --threads %d --out '%s'",
-             n, threads[k], in_dir(dir, outs[k]));
+    snprintf(args, sizeof args,
+             "batch " PILE_ARGS " --rollouts %d --steps 120 --threads %d --out '%s'", n, threads[k],
+             in_dir(dir, outs[k]));
     ck_assert_msg(impetus(args) == 0, "batch failed: %s", imp_test_text_of(err_path));
     ck_assert_msg(strstr(imp_test_text_of(out_path), "ok: 8\n"), "%s", imp_test_text_of(out_path));
   }
@@ -214,8 +216,9 @@ START_TEST(batch_interrupt_and_resume) {
   const char* full = "full";
   char args[32768], cut[9000];
   snprintf(cut, sizeof cut, "%s", in_dir(dir, "cut"));
-  snprintf(args, sizeof args, "batch " PILE_ARGS " --rollouts %d --steps 400 --threads 2 --out '%s'",
-           n, in_dir(dir, full));
+  snprintf(args, sizeof args,
+           "batch " PILE_ARGS " --rollouts %d --steps 400 --threads 2 --out '%s'", n,
+           in_dir(dir, full));
   ck_assert_msg(impetus(args) == 0, "%s", imp_test_text_of(err_path));
 
   pid_t pid = fork();
@@ -287,8 +290,9 @@ START_TEST(batch_nonfinite_rollout_recorded) {
   write_text(in_dir(ctrl, "rollout_000001.csv"), "m\n1e300\n");
   write_text(in_dir(ctrl, "rollout_000002.csv"), "m\n0.25\n");
   char args[32768];
-  snprintf(args, sizeof args, "batch '%s' --rollouts 3 --steps 50 --threads 2 --ctrl '%s' --out '%s'",
-           model, ctrl, out);
+  snprintf(args, sizeof args,
+           "batch '%s' --rollouts 3 --steps 50 --threads 2 --ctrl '%s' --out '%s'", model, ctrl,
+           out);
   ck_assert_int_eq(impetus(args), 3);
   ck_assert_int_eq(count_status(out, "ok"), 2);
   ck_assert_int_eq(count_status(out, "nonfinite"), 1);
@@ -331,7 +335,8 @@ START_TEST(batch_usage_errors) {
   int rc = impetus(args);
   unsetenv("OMPI_COMM_WORLD_SIZE");
   ck_assert_int_eq(rc, 2);
-  ck_assert_msg(strstr(imp_test_text_of(err_path), "impetus-mpi"), "%s", imp_test_text_of(err_path));
+  ck_assert_msg(strstr(imp_test_text_of(err_path), "impetus-mpi"), "%s",
+                imp_test_text_of(err_path));
   ck_assert(!imp_test_exists(in_dir(dir, "mpi")));
 }
 END_TEST
