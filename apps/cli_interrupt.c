@@ -4,14 +4,19 @@
 #include "cli_interrupt.h"
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-/* set by the first signal: stop at the next boundary */
-static volatile sig_atomic_t interrupted = 0;
+/* set by the first signal: stop at the next boundary. Atomic, not only
+   sig_atomic_t: `impetus batch` reads it on several threads while the
+   handler runs on any of them (C11 7.14.1.1 allows lock-free atomics in a
+   handler) */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the signal flags need lock-free atomic ints");
+static atomic_int interrupted = 0;
 /* set once the command stops by itself */
-static volatile sig_atomic_t done = 0;
+static atomic_int done = 0;
 /* the file to remove on a forced exit; guarded by have_guard so the handler
    never reads it half-copied */
 static char guard[4096];

@@ -15,6 +15,8 @@ enum { CLI_EXIT_ERROR = 1, CLI_EXIT_USAGE = 2, CLI_EXIT_NONFINITE = 3 };
 int cmd_check(int argc, char** argv);
 int cmd_run(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
+/* cmd_batch.c: many rollouts (imp_rollout), their files and manifest */
+int cmd_batch(int argc, char** argv);
 int cmd_solvers(int argc, char** argv);
 /* impetus solvers --compare (argv as cmd_solvers gets it): in the impetus
    program it runs the impetus-compare program beside it (compare_exec.c),

@@ -20,6 +20,7 @@ static const char* const usage_main =
     "commands:\n"
     "  check MODEL.xml [--contacts]     load a model, print its sizes (and contacts)\n"
     "  run MODEL.xml --steps N [...]    simulate, optionally recording a trajectory\n"
+    "  batch MODEL.xml --rollouts N --steps K --out DIR [...]  many rollouts to NPY files\n"
     "  bench MODEL.xml [--steps N] ...  measure the speed of the time step\n"
     "  solvers [--compare ...]          list (or benchmark) the contact solvers\n"
     "  render MODEL.xml --steps N --out DIR|FILE.png [...]  draw a headless run to PNG\n"
@@ -136,6 +137,40 @@ static const char* const usage_run =
     "Exit 1: model, keyframe or file error; 2: bad arguments (nothing written).\n";
 
 
+static const char* const usage_batch =
+    "usage: impetus batch MODEL.xml --rollouts N --steps K --out DIR [--threads T]\n"
+    "                     [--perturb qpos=S,qvel=S] [--seed X] [--key NAME]\n"
+    "                     [--ctrl DIR|FILE] [--solver NAME] [--resume] [--quiet]\n"
+    "\n"
+    "N independent rollouts of K steps of one model (imp_rollout), on T threads\n"
+    "(default 1) that take the next rollout as they come free. Rollout I starts\n"
+    "from the model's reference state (or keyframe NAME), its velocities plus\n"
+    "S_qvel times standard normal draws and its positions moved by S_qpos times\n"
+    "others (through each joint's kinematic map), from a generator seeded by\n"
+    "(X, I) alone (--seed, default 0). --ctrl FILE drives every rollout with one\n"
+    "control file (the format of `impetus run --ctrl`); --ctrl DIR drives rollout I\n"
+    "with DIR/rollout_IIIIII.csv (or .npy), one per rollout.\n"
+    "\n"
+    "Outputs, in DIR (made if missing): rollout_IIIIII.npy, the state before the\n"
+    "first step and after each (K + 1 rows; the columns of `impetus run --record`),\n"
+    "with its sidecar rollout_IIIIII.npy.json; and manifest.csv, one row per\n"
+    "rollout: rollout, seed, file, init_hash (FNV-1a 64 of the initial qpos, qvel,\n"
+    "act, which are also row 0 of its file), status (ok, nonfinite, interrupted,\n"
+    "not_run, write_error), nan_resets, steps, steps_not_converged, wall_seconds.\n"
+    "A rollout whose state went non-finite (the engine reset it) keeps its file,\n"
+    "is marked nonfinite, and the others go on (exit status 3).\n"
+    "\n"
+    "The files are the same bits whatever --threads, with impetus-mpi under\n"
+    "mpirun (rollout I on rank I mod P), and after an interruption and --resume;\n"
+    "only the manifest's last column, wall_seconds, differs from run to run.\n"
+    "\n"
+    "SIGINT, SIGTERM or SIGHUP stop every rollout at the end of its step: finished\n"
+    "rollouts keep their files, cut ones leave none (exit status 130).\n"
+    "--resume runs the rollouts the manifest in DIR does not list as ok or\n"
+    "nonfinite; its settings (model, rollouts, steps, key, perturbation, seed,\n"
+    "ctrl, solver) must be this run's. Without --resume an existing manifest is\n"
+    "left alone (exit status 2). Progress lines on stderr as for run.\n";
+
 static const char* const usage_bench =
     "usage: impetus bench MODEL.xml [--steps N] [--dt H] [--ctrlnoise S]\n"
     "                     [--seed X] [--solver NAME] [--threads T]\n"
@@ -181,6 +216,8 @@ int cli_usage(const char* name, int to_stderr) {
     text = usage_run;
   else if (strcmp(name, "bench") == 0)
     text = usage_bench;
+  else if (strcmp(name, "batch") == 0)
+    text = usage_batch;
   else if (strcmp(name, "solvers") == 0)
     text = cli_usage_solvers;
   else if (strcmp(name, "render") == 0)
@@ -218,6 +255,7 @@ int main(int argc, char** argv) {
   if (strcmp(cmd, "check") == 0) return cmd_check(argc - 1, argv + 1);
   if (strcmp(cmd, "run") == 0) return cmd_run(argc - 1, argv + 1);
   if (strcmp(cmd, "bench") == 0) return cmd_bench(argc - 1, argv + 1);
+  if (strcmp(cmd, "batch") == 0) return cmd_batch(argc - 1, argv + 1);
   if (strcmp(cmd, "solvers") == 0) return cmd_solvers(argc - 1, argv + 1);
   if (strcmp(cmd, "render") == 0) return cmd_render(argc - 1, argv + 1);
   if (strcmp(cmd, "view") == 0) return cmd_view(argc - 1, argv + 1);

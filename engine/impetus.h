@@ -13,6 +13,7 @@
 #define IMPETUS_H
 
 #include "types.h"
+#include "rollout.h" /* imp_rollout: many simulations at once */
 
 #ifdef __cplusplus
 extern "C" {

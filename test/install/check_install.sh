@@ -28,6 +28,7 @@ cmake --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 ||
 step "installed files"
 expect=(bin/impetus bin/impetus-compare
         include/impetus/impetus.h include/impetus/types.h include/impetus/record.h
+        include/impetus/rollout.h
         "$libdir/libimpetus.a" "$libdir/libimpetus.so" "$libdir/libimpetus.so.0"
         "$libdir/pkgconfig/impetus.pc"
         "$libdir/cmake/Impetus/ImpetusConfig.cmake" "$libdir/cmake/Impetus/ImpetusConfigVersion.cmake"

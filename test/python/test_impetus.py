@@ -191,6 +191,68 @@ def test_rollout_checks_shapes():
         impetus.rollout(impetus.Model.from_xml(model_path("arm_servo.xml")), d, np.zeros((1, m.nu)))
 
 
+# ---- many rollouts (imp_rollout) ----
+
+def test_rollouts_same_bits_any_threads():
+    m = impetus.Model.from_xml(model_path("box_pile.xml"))
+    runs = [impetus.rollout(m, None, nroll=6, nstep=80, nthread=t, perturb_qpos=0.05,
+                            perturb_qvel=0.5, seed=5) for t in (1, 2, 4)]
+    for r in runs[1:]:
+        for name in ("qpos", "qvel", "act", "sensordata"):
+            assert_bitwise(getattr(r, name), getattr(runs[0], name))
+        assert (r.not_converged == runs[0].not_converged).all()
+    r = runs[0]
+    assert r.qpos.shape == (6, 80, m.nq) and (r.exit == 1).all() and (r.steps == 80).all()
+    assert (r.wall_seconds > 0).all()
+    # each rollout its own perturbation
+    assert not np.array_equal(r.qpos[0], r.qpos[1])
+
+
+def test_rollouts_equal_single_rollouts(tmp_path):
+    path = tmp_path / "filter.xml"
+    path.write_text(FILTER_XML)
+    m = impetus.Model.from_xml(path)
+    nroll, steps = 4, 120
+    rng = np.random.default_rng(3)
+    u = rng.uniform(-2, 2, size=(nroll, steps, m.nu))
+    q0 = np.tile(impetus.Data(m).qpos, (nroll, 1))  # the reference configuration
+    q0 = q0 + rng.uniform(-0.5, 0.5, size=q0.shape)
+    v0 = rng.uniform(-1, 1, size=(nroll, m.nv))
+    many = impetus.rollout(m, None, u, nthread=2, initial_qpos=q0, initial_qvel=v0)
+    d = impetus.Data(m)
+    for i in range(nroll):
+        d.reset()
+        d.qpos[:] = q0[i]
+        d.qvel[:] = v0[i]
+        one = impetus.rollout(m, d, u[i])
+        assert_bitwise(many.qpos[i], one[:, :m.nq])
+        assert_bitwise(many.qvel[i], one[:, m.nq:m.nq + m.nv])
+        assert_bitwise(many.act[i], one[:, m.nq + m.nv:])
+    assert many.act.shape == (nroll, steps, m.na) and m.na > 0
+
+
+def test_rollouts_with_datas_and_errors():
+    m = impetus.Model.from_xml(model_path("box_pile.xml"))
+    ds = [impetus.Data(m), impetus.Data(m)]
+    for d in ds:
+        d.solver = "pgs"
+    a = impetus.rollout(m, ds, nroll=3, nstep=30, nthread=2, perturb_qvel=0.2, seed=1)
+    b = impetus.rollout(m, ds[:1], nroll=3, nstep=30, nthread=1, perturb_qvel=0.2, seed=1)
+    assert_bitwise(a.qpos, b.qpos)
+    ds[0].step()  # not left busy
+    c = impetus.rollout(m, None, nroll=3, nstep=30, perturb_qvel=0.2, seed=1)
+    assert not np.array_equal(a.qpos, c.qpos)  # pgs, not the model's solver
+    with pytest.raises(ValueError, match="not made from this model"):
+        impetus.rollout(m, [impetus.Data(impetus.Model.from_xml(model_path("box_pile.xml")))],
+                        nroll=1, nstep=1)
+    with pytest.raises(ValueError, match="nroll x nstep x nu"):
+        impetus.rollout(m, None, np.zeros((2, 3, 1)))
+    with pytest.raises(impetus.Error, match="nthread"):
+        impetus.rollout(m, None, nroll=1, nstep=1, nthread=0)
+    with pytest.raises(ValueError, match="at least nthread"):
+        impetus.rollout(m, ds, nroll=1, nstep=1, nthread=3)
+
+
 # ---- views alias the C memory ----
 
 def test_views_alias_c_memory():

@@ -14,6 +14,7 @@ no copies, always current, writable where the field is state or input
 read-only where the step computes it. A view keeps its Data alive; a Data
 keeps its Model alive.
 """
+import collections as _collections
 import errno as _errno
 import os as _os
 
@@ -22,7 +23,7 @@ import numpy as _np
 from . import _impetus
 from ._impetus import OBJECT_TYPES, LIBRARY_VERSION, solvers
 
-__all__ = ["Error", "Model", "Data", "step", "forward", "rollout", "solvers",
+__all__ = ["Error", "Model", "Data", "step", "forward", "rollout", "Rollouts", "solvers",
            "OBJECT_TYPES", "LIBRARY_VERSION"]
 __version__ = "0.1.0"
 
@@ -159,12 +160,37 @@ def forward(model, data):
     data.forward()
 
 
-def rollout(model, data, ctrl_sequence, out=None):
-    """Step data once per row of ctrl_sequence (nstep x nu), setting ctrl
-    from the row first, in C with the GIL released. Returns the states after
-    each step, nstep x (nq + nv + na): qpos, qvel, act (out may be given).
-    data is left at the last state, as the same loop of step() leaves it."""
+def rollout(model, data, ctrl_sequence=None, out=None, *, nroll=None, nstep=None, nthread=1,
+            initial_qpos=None, initial_qvel=None, initial_act=None, key=None,
+            perturb_qpos=0.0, perturb_qvel=0.0, seed=0):
+    """One rollout: rollout(model, data, ctrl_sequence, out=None) steps data
+    once per row of ctrl_sequence (nstep x nu), setting ctrl from the row
+    first, in C with the GIL released. Returns the states after each step,
+    nstep x (nq + nv + na): qpos, qvel, act (out may be given). data is left
+    at the last state, as the same loop of step() leaves it.
+
+    Many rollouts (imp_rollout, the C library's): when data is None or a
+    list of Data, or ctrl_sequence is nroll x nstep x nu. nroll independent
+    rollouts of nstep steps on nthread threads, the GIL released; each
+    starts from the model's reference state (or keyframe key), then
+    initial_qpos/qvel/act rows (nroll x nq ...) where given, else a
+    perturbation (perturb_qpos, perturb_qvel: standard deviations) drawn
+    from a generator seeded by (seed, rollout) alone. data: None (the
+    library makes one Data per thread, with the model's solver) or a list
+    of nthread Data of model (their solvers), each reset before every
+    rollout it runs. Returns a Rollouts: qpos (nroll x nstep x nq), qvel,
+    act, sensordata (the states after each step), exit (0 not run, 1 ok,
+    2 nonfinite: the engine reset a non-finite state), nan_resets, steps,
+    not_converged and wall_seconds per rollout. The arrays are the same
+    bits whatever nthread."""
+    many = data is None or isinstance(data, (list, tuple)) or (
+        ctrl_sequence is not None and _np.ndim(ctrl_sequence) == 3)
+    if many:
+        return _rollouts(model, data, ctrl_sequence, nroll, nstep, nthread, initial_qpos,
+                         initial_qvel, initial_act, key, perturb_qpos, perturb_qvel, seed)
     _check_pair(model, data)
+    if ctrl_sequence is None:
+        raise ValueError("rollout(model, data, ctrl_sequence): ctrl_sequence is required")
     u = _np.ascontiguousarray(ctrl_sequence, dtype=_np.float64)
     if u.ndim == 1 and model.nu <= 1:
         u = u.reshape(-1, model.nu)
@@ -178,6 +204,63 @@ def rollout(model, data, ctrl_sequence, out=None):
         raise ValueError(f"out must be a writable C-contiguous float64 array of shape {shape}")
     _impetus._rollout(data, u, out)
     return out
+
+
+# What rollout() returns for many rollouts.
+Rollouts = _collections.namedtuple("Rollouts", [
+    "qpos", "qvel", "act", "sensordata", "exit", "nan_resets", "steps", "not_converged",
+    "wall_seconds"])
+
+
+def _rows(a, nroll, width, name):
+    """a as a C-contiguous float64 nroll x width array, or None"""
+    if a is None:
+        return None
+    a = _np.ascontiguousarray(a, dtype=_np.float64)
+    if a.shape != (nroll, width):
+        raise ValueError(f"{name} must be nroll x {width} = ({nroll}, {width}), not {a.shape}")
+    return a
+
+
+def _rollouts(model, datas, ctrl, nroll, nstep, nthread, iq, iv, ia, key, pq, pv, seed):
+    if ctrl is not None:
+        ctrl = _np.ascontiguousarray(ctrl, dtype=_np.float64)
+        if ctrl.ndim == 2 and model.nu == 0:
+            ctrl = ctrl.reshape(ctrl.shape + (0,))
+        if ctrl.ndim != 3 or ctrl.shape[2] != model.nu:
+            raise ValueError(f"ctrl must be nroll x nstep x nu (nu = {model.nu}), not {ctrl.shape}")
+        nroll = ctrl.shape[0] if nroll is None else nroll
+        nstep = ctrl.shape[1] if nstep is None else nstep
+        if ctrl.shape[:2] != (nroll, nstep):
+            raise ValueError(f"ctrl is {ctrl.shape[:2]} rollouts x steps, not ({nroll}, {nstep})")
+    if nroll is None or nstep is None:
+        raise ValueError("many rollouts need nroll and nstep (or a ctrl of nroll x nstep x nu)")
+    nroll, nstep, nthread = int(nroll), int(nstep), int(nthread)
+    if datas is not None:
+        datas = list(datas)
+        for d in datas:
+            _check_pair(model, d)
+    if key is None:
+        k = -1
+    elif isinstance(key, str):
+        k = model.name2id("key", key)
+        if k < 0:
+            raise Error(f"no keyframe named {key!r}")
+    else:
+        k = int(key)
+    iq = _rows(iq, nroll, model.nq, "initial_qpos")
+    iv = _rows(iv, nroll, model.nv, "initial_qvel")
+    ia = _rows(ia, nroll, model.na, "initial_act")
+    qpos = _np.empty((nroll, nstep, model.nq))
+    qvel = _np.empty((nroll, nstep, model.nv))
+    act = _np.empty((nroll, nstep, model.na))
+    sens = _np.empty((nroll, nstep, model.nsensordata))
+    status = _np.zeros((nroll, 4), dtype=_np.int64)
+    wall = _np.zeros(nroll)
+    _impetus._rollouts(model, datas, nroll, nstep, nthread, ctrl, iq, iv, ia, k, float(pq),
+                       float(pv), int(seed), qpos, qvel, act, sens, status, wall)
+    return Rollouts(qpos, qvel, act, sens, status[:, 0].copy(), status[:, 1].copy(),
+                    status[:, 2].copy(), status[:, 3].copy(), wall)
 
 
 def _check_pair(model, data):

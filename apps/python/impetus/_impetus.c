@@ -21,7 +21,9 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 
+#include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <impetus/impetus.h>
@@ -649,6 +651,149 @@ static PyObject* py_rollout(PyObject* mod, PyObject* args) {
   Py_RETURN_NONE;
 }
 
+/* The doubles of a C-contiguous float64 array of n values (writable when
+   asked), NULL for None; NULL with ValueError otherwise (*bad set). */
+static double* array_buffer(PyObject* o, npy_intp n, int writable, const char* name, int* bad) {
+  if (o == Py_None) return NULL;
+  PyArrayObject* a = (PyArrayObject*)o;
+  if (!PyArray_Check(o) || PyArray_TYPE(a) != NPY_DOUBLE || !PyArray_IS_C_CONTIGUOUS(a) ||
+      PyArray_SIZE(a) != n || (writable && !PyArray_ISWRITEABLE(a))) {
+    if (!*bad) PyErr_Format(PyExc_ValueError, "_rollouts: %s must be a C-contiguous float64 array "
+                            "of %zd values%s", name, (Py_ssize_t)n, writable ? ", writable" : "");
+    *bad = 1;
+    return NULL;
+  }
+  return PyArray_DATA(a);
+}
+
+/* The Datas of a list (or None: made by imp_rollout) for nthread threads,
+   marked busy; NULL with an error set (nothing marked) on failure. *ok
+   tells a NULL for None from one for an error. */
+static imp_data** take_datas(PyObject* list, int nthread, DataObject*** objs, int* ok) {
+  *ok = 1;
+  *objs = NULL;
+  if (list == Py_None) return NULL;
+  *ok = 0;
+  if (!PyList_Check(list) || PyList_GET_SIZE(list) < nthread) {
+    PyErr_SetString(PyExc_ValueError, "_rollouts: datas must be a list of at least nthread Data");
+    return NULL;
+  }
+  imp_data** ds = PyMem_Calloc((size_t)nthread, sizeof *ds);
+  DataObject** os = PyMem_Calloc((size_t)nthread, sizeof *os);
+  if (!ds || !os) {
+    PyMem_Free(ds);
+    PyMem_Free(os);
+    PyErr_NoMemory();
+    return NULL;
+  }
+  for (int t = 0; t < nthread; t++) {
+    PyObject* o = PyList_GET_ITEM(list, t);
+    int dup = 0;
+    for (int k = 0; k < t; k++) dup |= (PyObject*)os[k] == o;
+    if (!PyObject_TypeCheck(o, &DataType) || dup || check_ready((DataObject*)o) < 0) {
+      if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError, "_rollouts: datas must be distinct Data objects");
+      PyMem_Free(ds);
+      PyMem_Free(os);
+      return NULL;
+    }
+    os[t] = (DataObject*)o;
+    ds[t] = os[t]->d;
+  }
+  for (int t = 0; t < nthread; t++) os[t]->busy = 1;
+  *objs = os;
+  *ok = 1;
+  return ds;
+}
+
+/* _rollouts(model, datas, nroll, nstep, nthread, ctrl, init_qpos,
+   init_qvel, init_act, key, perturb_qpos, perturb_qvel, seed, out_qpos,
+   out_qvel, out_act, out_sensordata, out_status, out_wall): imp_rollout
+   (rollout.h) with the GIL released. datas: None (made inside) or a list of
+   nthread Data of model; arrays float64, C order, None where not wanted;
+   out_status int64 nroll x 4 (exit, nan_resets, steps, not_converged). */
+static PyObject* py_rollouts(PyObject* mod, PyObject* args) {
+  (void)mod;
+  PyObject *model, *datas, *ctrl, *iq, *iv, *ia, *oq, *ov, *oa, *os, *ost, *ow;
+  Py_ssize_t nroll, nstep;
+  int nthread, key;
+  double pq, pv;
+  unsigned long long seed;
+  if (!PyArg_ParseTuple(args, "O!OnniOOOOiddKOOOOOO", &ModelType, &model, &datas, &nroll, &nstep,
+                        &nthread, &ctrl, &iq, &iv, &ia, &key, &pq, &pv, &seed, &oq, &ov, &oa, &os,
+                        &ost, &ow))
+    return NULL;
+  const imp_model* m = ((ModelObject*)model)->m;
+  if (nroll < 0 || nroll > INT_MAX || nstep < 0) {
+    PyErr_SetString(PyExc_ValueError, "_rollouts: nroll or nstep out of range");
+    return NULL;
+  }
+  npy_intp rows = (npy_intp)nroll * (npy_intp)nstep;
+  imp_rollout_opt o;
+  imp_rollout_default(&o);
+  o.nthread = nthread;
+  o.key = key;
+  o.perturb_qpos = pq;
+  o.perturb_qvel = pv;
+  o.seed = (uint64_t)seed;
+  int bad = 0;
+  o.ctrl = array_buffer(ctrl, rows * m->nu, 0, "ctrl", &bad);
+  o.init_qpos = array_buffer(iq, (npy_intp)nroll * m->nq, 0, "initial qpos", &bad);
+  o.init_qvel = array_buffer(iv, (npy_intp)nroll * m->nv, 0, "initial qvel", &bad);
+  o.init_act = array_buffer(ia, (npy_intp)nroll * m->na, 0, "initial act", &bad);
+  o.qpos = array_buffer(oq, rows * m->nq, 1, "out qpos", &bad);
+  o.qvel = array_buffer(ov, rows * m->nv, 1, "out qvel", &bad);
+  o.act = array_buffer(oa, rows * m->na, 1, "out act", &bad);
+  o.sensordata = array_buffer(os, rows * m->nsensordata, 1, "out sensordata", &bad);
+  double* wall = array_buffer(ow, (npy_intp)nroll, 1, "out wall", &bad);
+  PyArrayObject* st = (PyArrayObject*)ost;
+  if (!bad && (!PyArray_Check(ost) || PyArray_TYPE(st) != NPY_INT64 ||
+               !PyArray_IS_C_CONTIGUOUS(st) || PyArray_SIZE(st) != 4 * (npy_intp)nroll ||
+               !PyArray_ISWRITEABLE(st) || !wall)) {
+    PyErr_SetString(PyExc_ValueError, "_rollouts: out status int64 nroll x 4 and wall nroll");
+    bad = 1;
+  }
+  if (bad) return NULL;
+  imp_rollout_status* status = PyMem_Calloc((size_t)nroll + 1, sizeof *status);
+  if (!status) return PyErr_NoMemory();
+  o.status = status;
+  DataObject** objs = NULL;
+  int ok = 1;
+  if (nthread >= 1 && nthread <= IMP_ROLLOUT_THREADS_MAX) {
+    o.datas = take_datas(datas, nthread, &objs, &ok);
+    o.ndata = nthread;
+  }
+  if (!ok) {
+    PyMem_Free(status);
+    return NULL;
+  }
+  char err[256] = "";
+  int rc;
+  Py_BEGIN_ALLOW_THREADS
+  rc = imp_rollout(m, (int)nroll, nstep, &o, err, sizeof err);
+  Py_END_ALLOW_THREADS
+  if (objs)
+    for (int t = 0; t < nthread; t++) objs[t]->busy = 0;
+  PyMem_Free(objs);
+  PyMem_Free(o.datas);
+  if (rc == 0) {
+    int64_t* out = PyArray_DATA(st);
+    for (Py_ssize_t i = 0; i < nroll; i++) {
+      out[4 * i] = status[i].exit;
+      out[4 * i + 1] = status[i].nan_resets;
+      out[4 * i + 2] = status[i].steps;
+      out[4 * i + 3] = status[i].not_converged;
+      wall[i] = status[i].wall_seconds;
+    }
+  }
+  PyMem_Free(status);
+  if (rc != 0) {
+    PyErr_SetString(error_type(), err);
+    return NULL;
+  }
+  Py_RETURN_NONE;
+}
+
 static PyObject* py_solvers(PyObject* mod, PyObject* noargs) {
   (void)mod;
   (void)noargs;
@@ -679,6 +824,7 @@ static PyObject* py_setup(PyObject* mod, PyObject* args) {
 
 static PyMethodDef module_methods[] = {
     {"_rollout", py_rollout, METH_VARARGS, "_rollout(data, ctrl, out)"},
+    {"_rollouts", py_rollouts, METH_VARARGS, "_rollouts(model, datas, nroll, nstep, nthread, ...)"},
     {"solvers", py_solvers, METH_NOARGS, "solvers() -> [(name, description)], the first the default"},
     {"_setup", py_setup, METH_VARARGS, "_setup(error_class, contact_dtype)"},
     {NULL, NULL, 0, NULL}};
