@@ -469,39 +469,75 @@ static imp_csolver_stat solve_checked(const imp_csolver* solver, const imp_cprob
   return st;
 }
 
-/* Projected Gauss-Seidel sweeps from an unfinished answer g of a Newton-type
-   cone solver (todorov, prox, nsn_fb): the iterations used, and g replaced
-   by the swept impulses. Why: such an answer is a global compromise in
-   which no row need meet its own law, and the damage is worst on the rows
-   of light parts (a large diagonal A_ii = the inverse of the row's
-   effective mass): an impulse error df there moves the part by A_ii df.
-   Menagerie's toddlerbot (MJX file, iterations="1") has a 3 g neck rod
-   (joint-space inertia 1.35e-6, no armature) in a closed loop of connects,
-   with a frictionloss row of bound 2e-5: Todorov's one iteration left that
-   row at its bound with the rod slipping the same way, so friction pushed
-   (2e-5 on 1.35e-6 is 15 rad/s a step), the loop's connects tore and the
-   rod sped up tenfold a step to a NaN reset; the island's energy guards
-   saw nothing, the floor contacts taking out more energy than the rod got
-   (see injects_too_much). A Gauss-Seidel update gives each block the
-   impulse that meets its own law given the others' (solvers/pgs.c: the
-   dry friction row then opposes its slip or stops it), so the rows with
-   the largest A_ii, the light parts, are put right first: Gauss-Seidel
-   reduces the error fastest along a large diagonal, and the Newton
-   iterate has already done the global part. Each sweep costs n^2
-   multiply-adds against n^3 for a Newton iteration. Solvers of another law
-   (ccp, lemke, minmap) keep their answers: pgs solves the exact cone. */
+/* The energy the blocks of answer g put in against their own laws: the sum
+   over blocks of max(0, g_k'(v_k - b_k)), v = A g + v0. Every block of a
+   solution has g_k'(v_k - b_k) <= 0 (equalities: v = b; limits and
+   normals: complementarity; friction opposes slip), so this is 0 there;
+   unlike the island's energy change it is not hidden by what other
+   blocks take out. work: n doubles. */
+static double work_against_laws(const imp_cproblem* p, const double* g, double* work) {
+  int n = p->n;
+  for (int i = 0; i < n; i++) work[i] = imp_dot(p->A + (size_t)i * n, g, n) + p->v0[i] - p->b[i];
+  double sum = 0;
+  for (int k = 0; k < p->nblock; k++) {
+    double w = 0;
+    for (int r = 0, i = p->blk_adr[k]; r < p->blk_dim[k]; r++, i++) w += g[i] * work[i];
+    if (w > 0) sum += w;
+  }
+  return sum;
+}
+
+/* Projected Gauss-Seidel sweeps from an unfinished answer g of a cone
+   solver other than pgs (todorov, nsn_fb: Newton methods; prox: a
+   proximal fixed point) that the guards below let through: the sweeps
+   done, and g replaced by the swept impulses. Why: a Newton iterate is a
+   global compromise in which no row need meet its own law, and the damage
+   is worst on the rows of light parts (a large diagonal A_ii, the inverse
+   of the row's effective mass): an impulse error df there moves the part
+   by A_ii df. Menagerie's toddlerbot (MJX files: iterations="1",
+   eulerdamp disabled) has a 3 g neck rod (joint-space inertia 1.35e-6, no
+   armature, damping 0.01) in a closed loop of connects: alone, its
+   explicit damping step u <- (1 - h b / I) u would multiply its velocity
+   by -14 a step; the loop, whose motion carries the head, keeps it stable
+   only when the loop is solved. Todorov's one iteration left the rod
+   slipping against its loop, with its frictionloss row (bound 2e-5: 15
+   rad/s a step on that inertia) at its bound the wrong way; the slip grew
+   tenfold a step to a NaN reset, and the island's energy guards saw
+   nothing, the floor contacts taking out more energy than the rod got
+   (injects_too_much). A Gauss-Seidel update gives each block the impulse
+   that meets its own law given the others' (solvers/pgs.c: the dry
+   friction row then opposes its slip or stops it), so the rows with the
+   largest A_ii, the light parts, are put right first: Gauss-Seidel reduces
+   the error fastest along a large diagonal, and the iterate has already
+   done the global part. Each sweep costs n^2 multiply-adds against n^3 for
+   a Newton iteration. The swept answer is kept only when it puts less
+   energy in against the blocks' laws (work_against_laws) than the
+   solver's. Left alone: answers the guards replaced (sweeping the first
+   answer before the guards hid its energy from them), and islands whose
+   iterations the work bound cut (IMP_SOLVE_WORK_MAX): Menagerie's
+   trossen_vx300s closes its fingers on a 700-row island that todorov gets
+   2 iterations for; its answers inject energy (up to 0.07 J against the
+   laws) that throws the fingers apart within 8 steps, where swept ones
+   kept them pressed, unconverged, every step after (2.2 s for 500 steps
+   became 96 s); whether or not the sweep was kept by the common residual
+   too. Solvers of another law (ccp, lemke, minmap) keep their answers:
+   pgs solves the exact cone. g_kept: n doubles of scratch. */
 static int polish_unfinished(const imp_csolver* solver, const imp_cproblem* p,
                              const imp_csolver_opt* o, const imp_csolver_stat* st, double* g,
-                             void* work, double* res_work) {
+                             double* g_kept, void* work, double* res_work) {
   if (st->exit == IMP_EXIT_CONVERGED || solver == &imp_solver_pgs || solver->law != IMP_LAW_CONE)
     return 0;
   imp_csolver_opt po = *o;
   po.warmstart = 1;
   po.maxiter = IMP_POLISH_SWEEPS;
+  imp_copy(g_kept, g, p->n);
+  double before = work_against_laws(p, g, res_work);
   /* the exit stays the solver's: pgs's own test (the last sweep's change)
      may pass on sweeps that crawl, so "converged" stays the Newton
      solver's word, checked by the common residual */
-  return solve_checked(&imp_solver_pgs, p, &po, g, work, res_work).iterations;
+  int sweeps = solve_checked(&imp_solver_pgs, p, &po, g, work, res_work).iterations;
+  if (!(work_against_laws(p, g, res_work) < before)) imp_copy(g, g_kept, p->n);
+  return sweeps;
 }
 
 /* One thread's scratch for the islands it solves: sized for nmax rows and
@@ -610,7 +646,6 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   imp_csolver_stat st = solve_checked(solver, &p, &o, s->g, s->work, s->res_work);
   iter += st.iterations;
   newton += st.newton;
-  iter += polish_unfinished(solver, &p, &o, &st, s->g, s->work, s->res_work);
   double mass = moving_mass(m, d, s->rows, n, s->first_dof, s->roots);
   int too_much = injects_too_much(&p, s->g, mass, s->res_work);
   int unfinished = !too_much && unfinished_and_suspect(&p, st, s->g, mass, s->res_work);
@@ -663,6 +698,8 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
       imp_copy(s->g, s->g_first, n);
     }
   }
+  if (!bounded && !(flags & (IMP_ISLAND_HELD | IMP_ISLAND_RESCUED)))
+    iter += polish_unfinished(solver, &p, &o, &st, s->g, s->g_first, s->work, s->res_work);
   double rel = 0, abs_res = imp_cresidual(&p, s->g, &rel, s->res_work);
   if (bounded && st.exit != IMP_EXIT_CONVERGED) flags |= IMP_ISLAND_BOUNDED;
   d->island_iter[isl] = iter;
