@@ -430,6 +430,7 @@ typedef struct ld_ctx {
   /* compiler settings */
   int degree;            /* angles in degrees */
   int fitaabb;           /* fit primitives to meshes' bounding boxes, not inertia boxes */
+  int exactmeshinertia;  /* legacy meshes integrated exactly (compiler, 2.x) */
   int inertiafromgeom;   /* 0 false, 1 true, 2 auto */
   int autolimits;
   int allow_unsupported; /* IMP_LOAD_ALLOW_UNSUPPORTED: warn instead of refusing */
