@@ -281,6 +281,7 @@ typedef struct ld_mesh {
   const char* path; /* resolved mesh file path */
   int autoname;     /* named after its file: may repeat */
   double scale[3];
+  double refpos[3], refquat[4]; /* the vertices' frame in the file: v <- R(refquat)' (v - refpos) */
   int inertia_mode;  /* LD_MESH_*: solid (convex, exact, legacy) or shell */
   int flat;          /* no volume: its frame from its surface, no mass to give */
   int from_hull;     /* mass properties from the hull (open surface of volume surface_volume) */

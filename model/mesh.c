@@ -727,6 +727,24 @@ static void keep_texcoords(ld_ctx* c, ld_mesh* me, const raw_mesh* r) {
   me->facetexcoord = r->facetex;
 }
 
+/* mesh refpos/refquat (MJCF reference: the position and orientation
+   relative to which the file's vertices are defined; refpos is subtracted
+   and the conjugate of refquat rotates them), before scale, in MuJoCo's
+   order: v <- scale (R(refquat)' (v - refpos)) */
+static void to_reference_frame(const ld_mesh* me, raw_mesh* r) {
+  const double* p = me->refpos;
+  double q[4];
+  imp_copy(q, me->refquat, 4);
+  if (p[0] == 0 && p[1] == 0 && p[2] == 0 && q[0] == 1 && q[1] == 0 && q[2] == 0 && q[3] == 0)
+    return;
+  imp_scl(q, q, 1 / sqrt(imp_dot(q, q, 4)), 4);
+  for (int v = 0; v < r->nvert; v++) {
+    double d[3];
+    for (int i = 0; i < 3; i++) d[i] = r->vert[3 * v + i] - p[i];
+    imp_quat_rotate_inv(r->vert + 3 * v, q, d);
+  }
+}
+
 void ld_mesh_load(ld_ctx* c, ld_mesh* me) {
   raw_mesh r = {0, 0, NULL, NULL, 0, NULL, NULL, 0};
   read_any(c, me, &r);
@@ -737,6 +755,7 @@ void ld_mesh_load(ld_ctx* c, ld_mesh* me) {
     if (!(fabs(r.vert[k]) <= LD_MAXMESHCOORD))
       MESH_ERROR(c, me, "vertex coordinate %g beyond %g in magnitude", r.vert[k],
                  LD_MAXMESHCOORD);
+  to_reference_frame(me, &r);
   for (int v = 0; v < r.nvert; v++)
     for (int i = 0; i < 3; i++) {
       r.vert[3 * v + i] *= me->scale[i];

@@ -470,6 +470,37 @@ START_TEST(legacy_counts_pyramids_unsigned) {
 }
 END_TEST
 
+/* <mesh refpos refquat>: the file's vertices are given in the frame at
+   refpos turned by refquat (MJCF reference: refpos is subtracted, the
+   conjugate of refquat rotates), and scale applies after: v <- scale
+   (R(refquat)' (v - refpos)). convex_box.obj (0.2 x 0.4 x 0.6, centred at
+   the origin) with refpos (1, 2, 3), refquat a quarter turn about z given
+   unnormalised (1 0 0 1) and scale (2, 1, 1): its centre goes to
+   R'(-1, -2, -3) = (-2, 1, -3) and then (-4, 1, -3), its sides become
+   0.8 x 0.2 x 0.6 along x, y, z (96 kg), and its tensor in the body frame
+   is diag(m (0.2^2 + 0.6^2), m (0.8^2 + 0.6^2), m (0.8^2 + 0.2^2)) / 12. */
+START_TEST(refpos_refquat_place_the_vertices) {
+  imp_model* m = load_in(IMP_TEST_TMPDIR,
+                         "<mujoco><asset><mesh name='b' file='" DATA_DIR "/convex_box.obj' "
+                         "refpos='1 2 3' refquat='1 0 0 1' scale='2 1 1'/></asset><worldbody>"
+                         "<body><freejoint/><geom type='mesh' mesh='b'/></body>"
+                         "</worldbody></mujoco>");
+  imp_test_no_warnings(m);
+  double com[3] = {-4, 1, -3}, T[9], expect[9] = {0};
+  imp_assert_near(m->body_mass[1], 96, 1e-9);
+  imp_assert_vec_near(m->body_ipos + 3, com, 3, 1e-12);
+  expect[0] = 96 * (0.04 + 0.36) / 12;
+  expect[4] = 96 * (0.64 + 0.36) / 12;
+  expect[8] = 96 * (0.64 + 0.04) / 12;
+  body_tensor(m, 1, T);
+  imp_assert_vec_near(T, expect, 9, 1e-12);
+  imp_free_model(m);
+  expect_mesh_error("<mujoco>\n<asset><mesh file='" DATA_DIR "/convex_box.obj' refquat='0 0 0 0'/>"
+                    "</asset></mujoco>",
+                    2, NULL, "refquat a finite non-zero quaternion");
+}
+END_TEST
+
 /* an interior vertex is a mesh vertex but not a hull vertex */
 START_TEST(hull_leaves_out_interior_vertices) {
   write_text("mesh_inner.obj",
@@ -864,6 +895,7 @@ static Suite* mesh_suite(void) {
   tcase_add_test(t, geom_mass_sets_mesh_density);
   tcase_add_test(t, open_or_inverted_mesh_uses_hull_with_warning);
   tcase_add_test(t, legacy_counts_pyramids_unsigned);
+  tcase_add_test(t, refpos_refquat_place_the_vertices);
   tcase_add_test(t, hull_leaves_out_interior_vertices);
   tcase_add_test(t, flat_mesh_loads_and_gives_no_mass);
   tcase_add_test(t, mesh_inertia_shell_and_convex);

@@ -110,8 +110,9 @@ static const char* k_u_obj =
     "f 1 2 12 11\nf 2 3 13 12\nf 3 4 14 13\nf 4 5 15 14\nf 5 6 16 15\nf 6 7 17 16\n"
     "f 7 8 18 17\nf 8 9 19 18\nf 9 10 20 19\nf 10 1 11 20\n";
 
-/* the model of one U body, compiler attributes compiler_attr, in dir */
-static mjModel* load_u(imp_model** m, const char* compiler_attr) {
+/* the model of one U body, compiler attributes compiler_attr and mesh
+   attributes mesh_attr, in dir */
+static mjModel* load_u(imp_model** m, const char* compiler_attr, const char* mesh_attr) {
   char path[4096], xml[2048], err[1000] = "";
   snprintf(path, sizeof path, "%s/legacy_u.obj", IMP_TEST_TMPDIR);
   FILE* f = fopen(path, "w");
@@ -120,10 +121,10 @@ static mjModel* load_u(imp_model** m, const char* compiler_attr) {
   fclose(f);
   snprintf(xml, sizeof xml,
            "<mujoco><compiler meshdir='%s' %s/><asset><mesh name='u' file='legacy_u.obj' "
-           "scale='0.5 0.25 0.125'/></asset><worldbody><body><freejoint/>"
+           "scale='0.5 0.25 0.125' %s/></asset><worldbody><body><freejoint/>"
            "<geom type='mesh' mesh='u' pos='0.1 0.2 0.3' euler='10 20 30' density='700'/>"
            "</body></worldbody></mujoco>",
-           IMP_TEST_TMPDIR, compiler_attr);
+           IMP_TEST_TMPDIR, compiler_attr, mesh_attr);
   snprintf(path, sizeof path, "%s/legacy_u.xml", IMP_TEST_TMPDIR);
   f = fopen(path, "w");
   ck_assert_ptr_nonnull(f);
@@ -157,7 +158,7 @@ static void sorted_moments(const double* in, double out[3]) {
    bounds the agreement: relative 1e-5. */
 START_TEST(legacy_mesh_inertia_matches_mujoco) {
   imp_model* m;
-  mjModel* mj = load_u(&m, "");
+  mjModel* mj = load_u(&m, "", "");
   double a[3], c[3];
   sorted_moments(m->body_inertia, a);
   sorted_moments(mj->body_inertia, c);
@@ -173,7 +174,7 @@ START_TEST(legacy_mesh_inertia_matches_mujoco) {
   imp_free_model(m);
   mj_deleteModel(mj);
 
-  mj = load_u(&m, "exactmeshinertia='true'");
+  mj = load_u(&m, "exactmeshinertia='true'", "");
   sorted_moments(m->body_inertia, a);
   sorted_moments(mj->body_inertia, c);
   near(m->body_mass[1], mj->body_mass[1], "exact mass", 1);
@@ -191,11 +192,39 @@ START_TEST(legacy_mesh_inertia_matches_mujoco) {
 }
 END_TEST
 
+/* mesh refpos and refquat (the frame the file's vertices are given in),
+   with scale after them, against 2.2.2: the body's mass, centre and
+   principal moments, exact and legacy (centre and moments per kg, as
+   above). The frame moves the centre: the test can tell. */
+START_TEST(refpos_refquat_match_mujoco) {
+  static const char* const frame = "refpos='0.3 -0.2 0.7' refquat='0.9 0.1 -0.3 0.2'";
+  for (int exact = 0; exact < 2; exact++) {
+    imp_model *m, *m0;
+    mjModel* mj = load_u(&m, exact ? "exactmeshinertia='true'" : "", frame);
+    mjModel* mj0 = load_u(&m0, exact ? "exactmeshinertia='true'" : "", "");
+    double a[3], c[3];
+    sorted_moments(m->body_inertia, a);
+    sorted_moments(mj->body_inertia, c);
+    for (int i = 0; i < 3; i++) near(m->body_ipos[3 + i], mj->body_ipos[3 + i], "ipos", i);
+    for (int i = 0; i < 3; i++) near(a[i] / m->body_mass[1], c[i] / mj->body_mass[1], "moment per kg", i);
+    if (exact) near(m->body_mass[1], mj->body_mass[1], "mass", 1);
+    double moved = 0;
+    for (int i = 0; i < 3; i++) moved = fmax(moved, fabs(m->body_ipos[3 + i] - m0->body_ipos[3 + i]));
+    ck_assert_msg(moved > 0.05, "refpos/refquat moved the centre by %g only", moved);
+    imp_free_model(m);
+    imp_free_model(m0);
+    mj_deleteModel(mj);
+    mj_deleteModel(mj0);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite* s = suite_create("mujoco_meshfit");
   TCase* t = tcase_create("meshfit");
   tcase_add_test(t, inertia_box_fit_matches_mujoco);
   tcase_add_test(t, legacy_mesh_inertia_matches_mujoco);
+  tcase_add_test(t, refpos_refquat_match_mujoco);
   suite_add_tcase(s, t);
   return imp_test_run_suite(s);
 }
