@@ -356,6 +356,53 @@ double imp_cproblem_energy_change(const imp_cproblem* p, const double* g, double
   return dE;
 }
 
+/* The least kinetic energy that moves every corrected row (is_correction)
+   at its target together, b_c' A_cc^-1 b_c / 2 (the minimum of
+   |du|^2_M~ / 2 subject to K_c du = b_c), by conjugate gradients on A_cc
+   with its diagonal as preconditioner. Each iterate minimises
+   x'A_cc x / 2 - b_c'x over a growing space, so b_c'x_k rises monotonically
+   to b_c'A_cc^-1 b_c: the energy passes cap on the way when it is above
+   it. Returns the energy; INFINITY when it is above cap, when A_cc is not
+   positive definite, or when CG does not reach relative residual
+   NEED_TOL in 2 n_c iterations (corrections that fight each other put b_c
+   along directions A_cc barely moves: the energy is without bound, or
+   nearly). work: 5 n doubles. */
+#define NEED_TOL 1e-8
+
+static double coupled_correction_energy(const imp_cproblem* p, double cap, double* work) {
+  int n = p->n, nc = 0;
+  double *bc = work, *x = work + n, *r = work + 2 * n, *dir = work + 3 * n, *q = work + 4 * n;
+  imp_zero(bc, n);
+  for (int k = 0; k < p->nblock; k++)
+    for (int t = 0, i = p->blk_adr[k]; t < target_rows(p, k); t++, i++)
+      if (is_correction(p, k, p->b[i]) && p->A[(size_t)i * n + i] > 0) bc[i] = p->b[i], nc++;
+  double bnorm = sqrt(imp_dot(bc, bc, n)), rz = 0;
+  if (nc == 0) return 0;
+  imp_zero(x, n);
+  imp_copy(r, bc, n);
+  for (int i = 0; i < n; i++) {
+    dir[i] = bc[i] != 0 ? r[i] / p->A[(size_t)i * n + i] : 0;
+    rz += r[i] * dir[i];
+  }
+  for (int it = 0; it < 2 * nc; it++) {
+    for (int i = 0; i < n; i++) q[i] = bc[i] != 0 ? imp_dot(p->A + (size_t)i * n, dir, n) : 0;
+    double dq = imp_dot(dir, q, n);
+    if (!(dq > 0)) return INFINITY;
+    double alpha = rz / dq, rz_next = 0;
+    imp_add_scl(x, dir, alpha, n);
+    imp_add_scl(r, q, -alpha, n);
+    double need = 0.5 * imp_dot(bc, x, n);
+    if (!(need <= cap)) return INFINITY;
+    if (sqrt(imp_dot(r, r, n)) <= NEED_TOL * bnorm) return need;
+    for (int i = 0; i < n; i++)
+      if (bc[i] != 0) rz_next += r[i] * r[i] / p->A[(size_t)i * n + i];
+    for (int i = 0; i < n; i++)
+      dir[i] = bc[i] != 0 ? r[i] / p->A[(size_t)i * n + i] + rz_next / rz * dir[i] : 0;
+    rz = rz_next;
+  }
+  return INFINITY;
+}
+
 /* 1 when the answer g raises the island's kinetic energy by more than its
    corrections can justify. The change is dE = g'v0 + g'A g / 2 (u+ = u_free
    + M~^-1 K' g, so |u+|^2_M~ - |u_free|^2_M~ = 2 g'v0 + g'A g, halved). A
@@ -380,7 +427,15 @@ double imp_cproblem_energy_change(const imp_cproblem* p, const double* g, double
    relative residual by impulses of 1e9 (nsn_fb on an arm pressed into its
    base by a joint limit, physics_violations), each row's share staying
    below its cap while together they spin the arm at 14 rad/s.
-   work: n doubles. */
+   The sum treats rows as if alone; rows that share bodies can need far
+   more together (a 9 x 9 grid of tendon equalities, MuJoCo's grid2pin:
+   b_c'A_cc^-1 b_c / 2 at 100 to 2e4 times the sum, every step, so every
+   correction was held and the tendons stretched 0.05 -> 0.135 in 1000
+   steps). An answer the sum would hold is let through when it stays
+   within IMP_HOLD_FACTOR times that exact need and the need is within the
+   moving mass's energy at IMP_STAB_VMAX (coupled_correction_energy), which
+   corrections that fight each other exceed (their need is without bound).
+   work: 6 n doubles. */
 static int injects_too_much(const imp_cproblem* p, const double* g, double mass,
                             double* work) {
   int n = p->n;
@@ -390,9 +445,13 @@ static int injects_too_much(const imp_cproblem* p, const double* g, double mass,
       double aii = p->A[(size_t)i * n + i], bi = p->b[i];
       if (is_correction(p, k, bi) && aii > 0) allowed += 0.5 * bi * bi / aii;
     }
-  allowed = fmin(allowed, 0.5 * mass * IMP_STAB_VMAX * IMP_STAB_VMAX);
+  double cap = 0.5 * mass * IMP_STAB_VMAX * IMP_STAB_VMAX;
+  allowed = fmin(allowed, cap);
   double dE = imp_cproblem_energy_change(p, g, work, &scale);
-  return dE > IMP_HOLD_FACTOR * allowed + IMP_COMMON_TOL * scale;
+  double tol = IMP_COMMON_TOL * scale;
+  if (dE <= IMP_HOLD_FACTOR * allowed + tol) return 0;
+  double need = coupled_correction_energy(p, cap, work + p->n);
+  return !(need <= cap && dE <= IMP_HOLD_FACTOR * need + tol);
 }
 
 /* 1 when the solver stopped short with an answer that looks like no
@@ -503,6 +562,77 @@ static imp_csolver_stat solve_checked(const imp_csolver* solver, const imp_cprob
   return st;
 }
 
+/* The energy the blocks of answer g put in against their own laws: the sum
+   over blocks of max(0, g_k'(v_k - b_k)), v = A g + v0. Every block of a
+   solution has g_k'(v_k - b_k) <= 0 (equalities: v = b; limits and
+   normals: complementarity; friction opposes slip), so this is 0 there;
+   unlike the island's energy change it is not hidden by what other
+   blocks take out. work: n doubles. */
+static double work_against_laws(const imp_cproblem* p, const double* g, double* work) {
+  int n = p->n;
+  for (int i = 0; i < n; i++) work[i] = imp_dot(p->A + (size_t)i * n, g, n) + p->v0[i] - p->b[i];
+  double sum = 0;
+  for (int k = 0; k < p->nblock; k++) {
+    double w = 0;
+    for (int r = 0, i = p->blk_adr[k]; r < p->blk_dim[k]; r++, i++) w += g[i] * work[i];
+    if (w > 0) sum += w;
+  }
+  return sum;
+}
+
+/* Projected Gauss-Seidel sweeps from an unfinished answer g of a cone
+   solver other than pgs (todorov, nsn_fb: Newton methods; prox: a
+   proximal fixed point) that the guards below let through: the sweeps
+   done, and g replaced by the swept impulses. Why: a Newton iterate is a
+   global compromise in which no row need meet its own law, and the damage
+   is worst on the rows of light parts (a large diagonal A_ii, the inverse
+   of the row's effective mass): an impulse error df there moves the part
+   by A_ii df. Menagerie's toddlerbot (MJX files: iterations="1",
+   eulerdamp disabled) has a 3 g neck rod (joint-space inertia 1.35e-6, no
+   armature, damping 0.01) in a closed loop of connects: alone, its
+   explicit damping step u <- (1 - h b / I) u would multiply its velocity
+   by -14 a step; the loop, whose motion carries the head, keeps it stable
+   only when the loop is solved. Todorov's one iteration left the rod
+   slipping against its loop, with its frictionloss row (bound 2e-5: 15
+   rad/s a step on that inertia) at its bound the wrong way; the slip grew
+   tenfold a step to a NaN reset, and the island's energy guards saw
+   nothing, the floor contacts taking out more energy than the rod got
+   (injects_too_much). A Gauss-Seidel update gives each block the impulse
+   that meets its own law given the others' (solvers/pgs.c: the dry
+   friction row then opposes its slip or stops it), so the rows with the
+   largest A_ii, the light parts, are put right first: Gauss-Seidel reduces
+   the error fastest along a large diagonal, and the iterate has already
+   done the global part. Each sweep costs n^2 multiply-adds against n^3 for
+   a Newton iteration. The swept answer is kept only when it puts less
+   energy in against the blocks' laws (work_against_laws) than the
+   solver's. Left alone: answers the guards replaced (sweeping the first
+   answer before the guards hid its energy from them), and islands whose
+   iterations the work bound cut (IMP_SOLVE_WORK_MAX): Menagerie's
+   trossen_vx300s closes its fingers on a 700-row island that todorov gets
+   2 iterations for; its answers inject energy (up to 0.07 J against the
+   laws) that throws the fingers apart within 8 steps, where swept ones
+   kept them pressed, unconverged, every step after (2.2 s for 500 steps
+   became 96 s); whether or not the sweep was kept by the common residual
+   too. Solvers of another law (ccp, lemke, minmap) keep their answers:
+   pgs solves the exact cone. g_kept: n doubles of scratch. */
+static int polish_unfinished(const imp_csolver* solver, const imp_cproblem* p,
+                             const imp_csolver_opt* o, const imp_csolver_stat* st, double* g,
+                             double* g_kept, void* work, double* res_work) {
+  if (st->exit == IMP_EXIT_CONVERGED || solver == &imp_solver_pgs || solver->law != IMP_LAW_CONE)
+    return 0;
+  imp_csolver_opt po = *o;
+  po.warmstart = 1;
+  po.maxiter = IMP_POLISH_SWEEPS;
+  imp_copy(g_kept, g, p->n);
+  double before = work_against_laws(p, g, res_work);
+  /* the exit stays the solver's: pgs's own test (the last sweep's change)
+     may pass on sweeps that crawl, so "converged" stays the Newton
+     solver's word, checked by the common residual */
+  int sweeps = solve_checked(&imp_solver_pgs, p, &po, g, work, res_work).iterations;
+  if (!(work_against_laws(p, g, res_work) < before)) imp_copy(g, g_kept, p->n);
+  return sweeps;
+}
+
 /* One thread's scratch for the islands it solves: sized for nmax rows and
    bmax blocks, carved from one block of island_scratch_bytes. */
 typedef struct island_scratch {
@@ -543,7 +673,7 @@ static size_t carve_island_scratch(const imp_model* m, int nmax, int bmax, size_
   PIECE(s->b, nmax);
   PIECE(s->g, nmax);
   PIECE(s->mu, bmax);
-  PIECE(s->res_work, 2 * (size_t)nmax);
+  PIECE(s->res_work, 6 * (size_t)nmax); /* injects_too_much's 6 n; imp_cresidual's 2 n */
   PIECE(s->b_held, nmax);
   PIECE(s->g_first, nmax);
   PIECE(s->dense, m->nv);
@@ -665,6 +795,8 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
       imp_copy(s->g, s->g_first, n);
     }
   }
+  if (!bounded && !(flags & (IMP_ISLAND_HELD | IMP_ISLAND_RESCUED)))
+    iter += polish_unfinished(solver, &p, &o, &st, s->g, s->g_first, s->work, s->res_work);
   double rel = 0, abs_res = imp_cresidual(&p, s->g, &rel, s->res_work);
   if (bounded && st.exit != IMP_EXIT_CONVERGED) flags |= IMP_ISLAND_BOUNDED;
   if (account.cut && st.exit != IMP_EXIT_CONVERGED) flags |= IMP_ISLAND_OVER_BUDGET;

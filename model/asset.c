@@ -50,6 +50,9 @@ static void parse_mesh(ld_ctx* c, ld_node* n) {
   imp_copy(me->scale, cl->mesh_scale, 3);
   me->inertia_mode = cl->mesh_inertia;
   ld_read_mesh_attrs(c, n, me->scale, &me->inertia_mode);
+  me->refquat[0] = 1; /* refpos 0: ld_push zeroes the new element */
+  ld_attr_nums(c, n, "refpos", me->refpos, 3, 3);
+  ld_attr_nums(c, n, "refquat", me->refquat, 4, 4);
   const char* f = ld_attr_str(n, "file");
   me->name = asset_name(n);
   ld_accept(n, ok);
@@ -60,6 +63,13 @@ static void parse_mesh(ld_ctx* c, ld_node* n) {
   for (int i = 0; i < 3; i++)
     if (!isfinite(me->scale[i]) || me->scale[i] == 0)
       ld_error(c, n->file, n->line, "mesh '%s': scale must be finite and non-zero", me->name);
+  double qn = 0;
+  for (int i = 0; i < 4; i++) qn += me->refquat[i] * me->refquat[i];
+  for (int i = 0; i < 3; i++)
+    if (!isfinite(me->refpos[i]) || !(qn > 1e-20 && isfinite(qn)))
+      ld_error(c, n->file, n->line,
+               "mesh '%s': refpos must be finite and refquat a finite non-zero quaternion",
+               me->name);
   ld_mesh_load(c, me);
 }
 

@@ -23,9 +23,8 @@
  *  - keyframe quaternions are normalized;
  *  - a mesh geom's pos/quat are composed with its mesh's frame (centroid,
  *    principal axes, moments decreasing) and its size is the largest
- *    |coordinate| per axis of that frame; mass properties as 2.2.2 with
- *    compiler exactmeshinertia="true" (its default legacy method is an
- *    approximation we do not copy);
+ *    |coordinate| per axis of that frame; mass properties by the mesh's
+ *    inertia attribute, legacy (2.2.2's only method) by default;
  *  - contact pairs: unspecified attributes from the pair class (not the
  *    geoms), geom1's body first, ordered by (body1, body2); excludes with
  *    body1 < body2, ordered likewise.

@@ -304,6 +304,7 @@ typedef struct ld_mesh {
   const char* path; /* resolved mesh file path */
   int autoname;     /* named after its file: may repeat */
   double scale[3];
+  double refpos[3], refquat[4]; /* the vertices' frame in the file: v <- R(refquat)' (v - refpos) */
   int inertia_mode;  /* LD_MESH_*: solid (convex, exact, legacy) or shell */
   int flat;          /* no volume: its frame from its surface, no mass to give */
   int from_hull;     /* mass properties from the hull (open surface of volume surface_volume) */
@@ -453,6 +454,7 @@ typedef struct ld_ctx {
   /* compiler settings */
   int degree;            /* angles in degrees */
   int fitaabb;           /* fit primitives to meshes' bounding boxes, not inertia boxes */
+  int exactmeshinertia;  /* legacy meshes integrated exactly (compiler, 2.x) */
   int inertiafromgeom;   /* 0 false, 1 true, 2 auto */
   int autolimits;
   int allow_unsupported; /* IMP_LOAD_ALLOW_UNSUPPORTED: warn instead of refusing */

@@ -486,6 +486,76 @@ static double surface_integrals(const double* vert, const int* face, int nface, 
   return V;
 }
 
+/* |volume| of the pyramid with apex p on triangle (a, b, d): the unsigned
+   (a - p).((b - a) x (d - a)) / 6, the same for every apex on the
+   triangle's plane, so any corner serves for (a - p) */
+static double pyramid_volume(const double* p, const double* a, const double* b,
+                             const double* d) {
+  double e1[3], e2[3], n[3], r[3];
+  for (int i = 0; i < 3; i++) e1[i] = b[i] - a[i], e2[i] = d[i] - a[i], r[i] = a[i] - p[i];
+  imp_cross(n, e1, e2);
+  return fabs(imp_dot(r, n, 3)) / 6;
+}
+
+/* MuJoCo's "legacy" mesh inertia, the default of <mesh inertia> (MJCF
+   reference, mesh/inertia: "legacy ... leads to volume overcounting for
+   non-convex meshes"): the surface is cut into pyramids with a common apex
+   and each counts with its volume's absolute value, so a pyramid outside
+   the solid adds mass instead of cancelling. The law, as MuJoCo 2.2.2
+   applies it (and 3.x's legacy mode): the apex is first the area-weighted
+   centroid of the triangles, which gives the centre of mass (each
+   pyramid's at 3/4 of the way from the apex to its base's centroid); then
+   the centre of mass, which gives the volume and the second moment (the
+   tetrahedron formula of surface_integrals, with |v|). The same as
+   surface_integrals for a convex surface seen from inside. Returns the
+   volume; com; C the second moment about the origin (that about com plus
+   V com com', which mass_frame takes off again). */
+static double legacy_integrals(const double* vert, const int* face, int nface, double com[3],
+                               double C[9]) {
+  double area = 0, apex[3] = {0, 0, 0}, V = 0, first[3] = {0, 0, 0};
+  for (int f = 0; f < nface; f++) { /* the triangles' area-weighted centroid */
+    const double *a = vert + 3 * face[3 * f], *b = vert + 3 * face[3 * f + 1],
+                 *d = vert + 3 * face[3 * f + 2];
+    double e1[3], e2[3], n[3];
+    for (int i = 0; i < 3; i++) e1[i] = b[i] - a[i], e2[i] = d[i] - a[i];
+    imp_cross(n, e1, e2);
+    double A = 0.5 * imp_norm3(n);
+    area += A;
+    for (int i = 0; i < 3; i++) apex[i] += A * (a[i] + b[i] + d[i]) / 3;
+  }
+  if (area > 0) imp_scl(apex, apex, 1 / area, 3);
+  for (int f = 0; f < nface; f++) { /* centre of mass from pyramids at apex */
+    const double *a = vert + 3 * face[3 * f], *b = vert + 3 * face[3 * f + 1],
+                 *d = vert + 3 * face[3 * f + 2];
+    double v = pyramid_volume(apex, a, b, d);
+    V += v;
+    for (int i = 0; i < 3; i++) first[i] += v * ((a[i] + b[i] + d[i]) / 4 + apex[i] / 4);
+  }
+  imp_zero(C, 9);
+  if (!(V > 0)) {
+    imp_zero(com, 3);
+    return 0;
+  }
+  imp_scl(com, first, 1 / V, 3);
+  V = 0;
+  for (int f = 0; f < nface; f++) { /* volume and second moment about com */
+    const double *a = vert + 3 * face[3 * f], *b = vert + 3 * face[3 * f + 1],
+                 *d = vert + 3 * face[3 * f + 2];
+    double v = pyramid_volume(com, a, b, d), ra[3], rb[3], rd[3], s[3];
+    for (int i = 0; i < 3; i++) {
+      ra[i] = a[i] - com[i], rb[i] = b[i] - com[i], rd[i] = d[i] - com[i];
+      s[i] = ra[i] + rb[i] + rd[i];
+    }
+    V += v;
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        C[3 * i + j] += v / 20 * (ra[i] * ra[j] + rb[i] * rb[j] + rd[i] * rd[j] + s[i] * s[j]);
+  }
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++) C[3 * i + j] += V * com[i] * com[j];
+  return V;
+}
+
 /* area, centroid and second moment about the origin of the triangles as a
    thin shell: a triangle (a, b, c) of area A has centroid s/3 and second
    moment A/12 (a a' + b b' + c c' + s s'), s = a + b + c (the simplex
@@ -553,10 +623,11 @@ static void to_mesh_frame(ld_mesh* me, const hull* h) {
    largest coordinate):
      shell            the surface as a thin shell;
      convex           the solid of the convex hull;
-     exact, legacy    the solid the surface bounds, or when its volume is
+     legacy           MuJoCo's pyramids of unsigned volume (legacy_integrals;
+                      exact instead under compiler exactmeshinertia="true");
+     exact            the solid the surface bounds, or when its volume is
                       not positive (an open or inside-out surface) the hull's,
-                      with a warning when a geom takes mass from it (MuJoCo's
-                      legacy method is an approximation we do not copy).
+                      with a warning when a geom takes mass from it.
    Without a hull volume the mesh is flat: its frame comes from the surface
    and it has no volume, an error only for a geom that takes mass from it
    (ld_mesh_check_mass). */
@@ -567,6 +638,10 @@ static double mass_integrals(ld_ctx* c, ld_mesh* me, const double* local, const 
     V = shell_integrals(local, r->face, r->nface, com, C);
     if (!(V > 1e-9 * ext * ext)) MESH_ERROR(c, me, "degenerate mesh: its surface has no area");
     return V;
+  }
+  if (me->inertia_mode == LD_MESH_LEGACY && !c->exactmeshinertia) {
+    V = legacy_integrals(local, r->face, r->nface, com, C);
+    if (V > tiny) return V;
   }
   if (me->inertia_mode != LD_MESH_CONVEX) {
     V = surface_integrals(local, r->face, r->nface, com, C);
@@ -652,6 +727,24 @@ static void keep_texcoords(ld_ctx* c, ld_mesh* me, const raw_mesh* r) {
   me->facetexcoord = r->facetex;
 }
 
+/* mesh refpos/refquat (MJCF reference: the position and orientation
+   relative to which the file's vertices are defined; refpos is subtracted
+   and the conjugate of refquat rotates them), before scale, in MuJoCo's
+   order: v <- scale (R(refquat)' (v - refpos)) */
+static void to_reference_frame(const ld_mesh* me, raw_mesh* r) {
+  const double* p = me->refpos;
+  double q[4];
+  imp_copy(q, me->refquat, 4);
+  if (p[0] == 0 && p[1] == 0 && p[2] == 0 && q[0] == 1 && q[1] == 0 && q[2] == 0 && q[3] == 0)
+    return;
+  imp_scl(q, q, 1 / sqrt(imp_dot(q, q, 4)), 4);
+  for (int v = 0; v < r->nvert; v++) {
+    double d[3];
+    for (int i = 0; i < 3; i++) d[i] = r->vert[3 * v + i] - p[i];
+    imp_quat_rotate_inv(r->vert + 3 * v, q, d);
+  }
+}
+
 void ld_mesh_load(ld_ctx* c, ld_mesh* me) {
   raw_mesh r = {0, 0, NULL, NULL, 0, NULL, NULL, 0};
   read_any(c, me, &r);
@@ -666,6 +759,7 @@ void ld_mesh_load(ld_ctx* c, ld_mesh* me) {
     if (!(fabs(r.vert[k]) <= LD_MAXMESHCOORD))
       MESH_ERROR(c, me, "vertex coordinate %g beyond %g in magnitude", r.vert[k],
                  LD_MAXMESHCOORD);
+  to_reference_frame(me, &r);
   for (int v = 0; v < r.nvert; v++)
     for (int i = 0; i < 3; i++) {
       r.vert[3 * v + i] *= me->scale[i];

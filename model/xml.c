@@ -268,13 +268,13 @@ static void parse_compiler(ld_ctx* c, ld_node* n) {
   static const char* const angle[] = {"radian", "degree", NULL};
   static const char* const ifg[] = {"false", "true", "auto", NULL};
   static const char* const coord[] = {"local", "global", NULL};
-  static const char* const ok[] = {"strippath", "convexhull", "usethread", "exactmeshinertia",
-                                   NULL};
+  static const char* const ok[] = {"strippath", "convexhull", "usethread", NULL};
   ld_attr_keyword(c, n, "angle", angle, &c->degree);
   ld_attr_keyword(c, n, "inertiafromgeom", ifg, &c->inertiafromgeom);
   int al;
   if (ld_attr_bool(c, n, "autolimits", &al)) c->autolimits = al;
   ld_attr_bool(c, n, "fitaabb", &c->fitaabb);
+  ld_attr_bool(c, n, "exactmeshinertia", &c->exactmeshinertia);
   const char* s = ld_attr_str(n, "eulerseq");
   if (s) {
     double q[4], z[3] = {0, 0, 0};

@@ -371,10 +371,12 @@ START_TEST(geom_mass_sets_mesh_density) {
 }
 END_TEST
 
-/* a box with three faces turned inward (volume 0) and an inside-out box:
-   mass properties from the hull with a warning naming the file. (An open
-   surface whose volume still comes out positive is taken as it is, as in
-   MuJoCo 2.2.2.) */
+/* a box with three faces turned inward (volume 0) and an inside-out box,
+   under inertia="exact": mass properties from the hull with a warning
+   naming the file. (An open surface whose volume still comes out positive
+   is taken as it is, as in MuJoCo 2.2.2.) Under the default "legacy" every
+   pyramid counts unsigned, so both are the unit cube they enclose, with no
+   warning (legacy_counts_pyramids_unsigned). */
 START_TEST(open_or_inverted_mesh_uses_hull_with_warning) {
   static const char* cube_v = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n";
   char open[512], inverted[512];
@@ -385,7 +387,8 @@ START_TEST(open_or_inverted_mesh_uses_hull_with_warning) {
   write_text("mesh_open.obj", open);
   write_text("mesh_inverted.obj", inverted);
   imp_model* m = load_in(IMP_TEST_TMPDIR,
-                         "<mujoco>\n<asset><mesh file='mesh_open.obj'/>\n"
+                         "<mujoco><default><mesh inertia='exact'/></default>\n"
+                         "<asset><mesh file='mesh_open.obj'/>\n"
                          "<mesh file='mesh_inverted.obj'/></asset><worldbody>"
                          "<body><freejoint/><geom type='mesh' mesh='mesh_open'/></body>"
                          "<body><freejoint/><geom type='mesh' mesh='mesh_inverted'/></body>"
@@ -398,6 +401,103 @@ START_TEST(open_or_inverted_mesh_uses_hull_with_warning) {
   imp_assert_near(m->body_mass[2], 1000, 1e-9);
   ck_assert_int_eq(m->mesh_facenum[0], 12); /* the file's faces are kept */
   imp_free_model(m);
+}
+END_TEST
+
+/* A U-shaped prism, 3 x 2 x 1 with a 1 x 1 notch (exact volume 5, centre
+   of mass x 1.5, y 0.9, z 0.5), faces outward; its caps are cut into
+   rectangles with corners on the notch's edge (watertight: the side faces
+   follow the same ten-corner outline). */
+static const char* k_u_prism =
+    "v 0 0 0\nv 3 0 0\nv 3 1 0\nv 3 2 0\nv 2 2 0\nv 2 1 0\nv 1 1 0\nv 1 2 0\nv 0 2 0\nv 0 1 0\n"
+    "v 0 0 1\nv 3 0 1\nv 3 1 1\nv 3 2 1\nv 2 2 1\nv 2 1 1\nv 1 1 1\nv 1 2 1\nv 0 2 1\nv 0 1 1\n"
+    "f 11 12 13\nf 11 13 20\nf 20 17 18\nf 20 18 19\nf 16 13 14\nf 16 14 15\n"
+    "f 1 3 2\nf 1 10 3\nf 10 8 7\nf 10 9 8\nf 6 4 3\nf 6 5 4\n"
+    "f 1 2 12 11\nf 2 3 13 12\nf 3 4 14 13\nf 4 5 15 14\nf 5 6 16 15\nf 6 7 17 16\n"
+    "f 7 8 18 17\nf 8 9 19 18\nf 9 10 20 19\nf 10 1 11 20\n";
+
+/* <mesh inertia="legacy">, MuJoCo's default (MJCF reference: "leads to
+   volume overcounting for non-convex meshes"): pyramids from a common apex
+   counted unsigned. A convex surface seen from inside is exact (the unit
+   cube, also inside out or with faces turned in: 1 m^3, no warning); the
+   U's notch faces look away from the apex and add volume instead of
+   cancelling it. inertia="exact" and compiler exactmeshinertia="true" give
+   the true solid. */
+START_TEST(legacy_counts_pyramids_unsigned) {
+  static const char* cube_v = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n";
+  char open[512], inverted[512];
+  snprintf(open, sizeof open,
+           "%sf 2 3 4 1\nf 5 6 7 8\nf 5 6 2 1\nf 2 3 7 6\nf 7 8 4 3\nf 4 1 5 8\n", cube_v);
+  snprintf(inverted, sizeof inverted,
+           "%sf 2 3 4 1\nf 8 7 6 5\nf 5 6 2 1\nf 6 7 3 2\nf 7 8 4 3\nf 8 5 1 4\n", cube_v);
+  write_text("legacy_open.obj", open);
+  write_text("legacy_inverted.obj", inverted);
+  write_text("legacy_u.obj", k_u_prism);
+  static const char* body3 =
+      "<worldbody><body><freejoint/><geom type='mesh' mesh='o'/></body>"
+      "<body><freejoint/><geom type='mesh' mesh='i'/></body>"
+      "<body><freejoint/><geom type='mesh' mesh='u'/></body>"
+      "<body><freejoint/><geom type='mesh' mesh='ue'/></body></worldbody></mujoco>";
+  char xml[2048];
+  snprintf(xml, sizeof xml,
+           "<mujoco><asset><mesh name='o' file='legacy_open.obj'/>"
+           "<mesh name='i' file='legacy_inverted.obj'/><mesh name='u' file='legacy_u.obj'/>"
+           "<mesh name='ue' file='legacy_u.obj' inertia='exact'/></asset>%s",
+           body3);
+  imp_model* m = load_in(IMP_TEST_TMPDIR, xml);
+  imp_test_no_warnings(m);
+  imp_assert_near(m->body_mass[1], 1000, 1e-9);
+  imp_assert_near(m->body_mass[2], 1000, 1e-9);
+  double exact_com[3] = {1.5, 0.9, 0.5};
+  imp_assert_near(m->body_mass[4], 5000, 1e-9);
+  imp_assert_vec_near(m->body_ipos + 12, exact_com, 3, 1e-12);
+  ck_assert_msg(m->body_mass[3] > 5100, "legacy U: %g kg, not more than its solid's 5000",
+                m->body_mass[3]);
+  ck_assert_msg(fabs(m->body_ipos[10] - 0.9) > 0.01, "legacy U: centre y %g", m->body_ipos[10]);
+  imp_assert_near(m->body_ipos[9], 1.5, 1e-12); /* the U's mirror plane x = 1.5 */
+  imp_free_model(m);
+
+  snprintf(xml, sizeof xml,
+           "<mujoco><compiler exactmeshinertia='true'/><asset>"
+           "<mesh name='o' file='legacy_open.obj' inertia='convex'/>"
+           "<mesh name='i' file='legacy_inverted.obj' inertia='convex'/>"
+           "<mesh name='u' file='legacy_u.obj'/><mesh name='ue' file='legacy_u.obj'/></asset>%s",
+           body3);
+  m = load_in(IMP_TEST_TMPDIR, xml);
+  imp_assert_near(m->body_mass[3], 5000, 1e-9);
+  imp_assert_vec_near(m->body_ipos + 9, exact_com, 3, 1e-12);
+  imp_free_model(m);
+}
+END_TEST
+
+/* <mesh refpos refquat>: the file's vertices are given in the frame at
+   refpos turned by refquat (MJCF reference: refpos is subtracted, the
+   conjugate of refquat rotates), and scale applies after: v <- scale
+   (R(refquat)' (v - refpos)). convex_box.obj (0.2 x 0.4 x 0.6, centred at
+   the origin) with refpos (1, 2, 3), refquat a quarter turn about z given
+   unnormalised (1 0 0 1) and scale (2, 1, 1): its centre goes to
+   R'(-1, -2, -3) = (-2, 1, -3) and then (-4, 1, -3), its sides become
+   0.8 x 0.2 x 0.6 along x, y, z (96 kg), and its tensor in the body frame
+   is diag(m (0.2^2 + 0.6^2), m (0.8^2 + 0.6^2), m (0.8^2 + 0.2^2)) / 12. */
+START_TEST(refpos_refquat_place_the_vertices) {
+  imp_model* m = load_in(IMP_TEST_TMPDIR,
+                         "<mujoco><asset><mesh name='b' file='" DATA_DIR "/convex_box.obj' "
+                         "refpos='1 2 3' refquat='1 0 0 1' scale='2 1 1'/></asset><worldbody>"
+                         "<body><freejoint/><geom type='mesh' mesh='b'/></body>"
+                         "</worldbody></mujoco>");
+  imp_test_no_warnings(m);
+  double com[3] = {-4, 1, -3}, T[9], expect[9] = {0};
+  imp_assert_near(m->body_mass[1], 96, 1e-9);
+  imp_assert_vec_near(m->body_ipos + 3, com, 3, 1e-12);
+  expect[0] = 96 * (0.04 + 0.36) / 12;
+  expect[4] = 96 * (0.64 + 0.36) / 12;
+  expect[8] = 96 * (0.64 + 0.04) / 12;
+  body_tensor(m, 1, T);
+  imp_assert_vec_near(T, expect, 9, 1e-12);
+  imp_free_model(m);
+  expect_mesh_error("<mujoco>\n<asset><mesh file='" DATA_DIR "/convex_box.obj' refquat='0 0 0 0'/>"
+                    "</asset></mujoco>",
+                    2, NULL, "refquat a finite non-zero quaternion");
 }
 END_TEST
 
@@ -880,6 +980,8 @@ static Suite* mesh_suite(void) {
   tcase_add_test(t, geom_frame_composes_with_mesh_frame);
   tcase_add_test(t, geom_mass_sets_mesh_density);
   tcase_add_test(t, open_or_inverted_mesh_uses_hull_with_warning);
+  tcase_add_test(t, legacy_counts_pyramids_unsigned);
+  tcase_add_test(t, refpos_refquat_place_the_vertices);
   tcase_add_test(t, hull_leaves_out_interior_vertices);
   tcase_add_test(t, flat_mesh_loads_and_gives_no_mass);
   tcase_add_test(t, mesh_inertia_shell_and_convex);
