@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "contact.h"
+#include "solvers/todorov_impl.h"
 #include "test_util.h"
 
 #define MAXN 160
@@ -532,6 +533,65 @@ static void count_calls(void* ctx, int iter, const double* f) {
   (void)f;
 }
 
+/* f of a contact block by the paper's formulas, written here: f_N = b - x_N
+   (eq. 10, a < 0), f_T = -s x_T with s = min(1, mu f_N / ||x_T||) (12) */
+static void contact_f(const prob* q, int k, const double* xk, double* f) {
+  int dim = q->dim[k];
+  double fN = fmax(0.0, q->b[q->adr[k]] - xk[0]), rho = 0;
+  for (int j = 1; j < dim; j++) rho += xk[j] * xk[j];
+  rho = sqrt(rho);
+  double s = rho > 0 ? fmin(1.0, q->mu[k] * fN / rho) : 1;
+  f[0] = fN;
+  for (int j = 1; j < dim; j++) f[j] = -s * xk[j];
+}
+
+/* The geodesic correction's second derivative of f along d (todorov.c's
+   header) is the second difference of eqs. (10)-(13) for slipping contacts
+   of dim 3, 4 and 6, and zero where f is linear (sticking, breaking) */
+START_TEST(slip_second_derivative_matches_differences) {
+  static prob q;
+  prob_init(&q);
+  add_block(&q, IMP_CNSTR_CONTACT, 3, 0.8);
+  add_block(&q, IMP_CNSTR_CONTACT, 4, 0.5);
+  add_block(&q, IMP_CNSTR_CONTACT, 6, 1.2);
+  for (int i = 0; i < q.p.n; i++) q.b[i] = i == q.adr[0] || i == q.adr[1] || i == q.adr[2] ? 0.1 : 0;
+  unsigned seed = 7;
+  for (int trial = 0; trial < 200; trial++)
+    for (int k = 0; k < 3; k++) {
+      int dim = q.dim[k];
+      double x[6], d[6], out[6], fp[6], f0[6], fm[6], xp[6], xm[6];
+      /* a slipping point: a = x_N - b < 0 and ||x_T|| > -mu a */
+      double a = -0.2 - 0.8 * (rand_r(&seed) / (double)RAND_MAX);
+      x[0] = q.b[q.adr[k]] + a;
+      double rho = 0;
+      for (int j = 1; j < dim; j++) x[j] = rand_r(&seed) / (double)RAND_MAX - 0.5, rho += x[j] * x[j];
+      rho = sqrt(rho);
+      double want = -q.mu[k] * a * (1.2 + rand_r(&seed) / (double)RAND_MAX);
+      for (int j = 1; j < dim; j++) x[j] *= want / rho;
+      for (int j = 0; j < dim; j++) d[j] = rand_r(&seed) / (double)RAND_MAX - 0.5;
+      imp_tod_block_f_second(&q.p, k, x, d, out);
+      double h = 1e-4;
+      for (int j = 0; j < dim; j++) xp[j] = x[j] + h * d[j], xm[j] = x[j] - h * d[j];
+      contact_f(&q, k, xp, fp);
+      contact_f(&q, k, x, f0);
+      contact_f(&q, k, xm, fm);
+      for (int j = 0; j < dim; j++) {
+        double fd = (fp[j] - 2 * f0[j] + fm[j]) / (h * h);
+        ck_assert_msg(fabs(out[j] - fd) <= 1e-5 * (1 + fabs(fd)),
+                      "block %d row %d: f_vv %.9g, second difference %.9g", k, j, out[j], fd);
+      }
+      /* inside the cone (stick) and above the plane (break) f is linear */
+      double xs[6], xb[6];
+      for (int j = 0; j < dim; j++) xs[j] = x[j] * (j ? 0.5 * -q.mu[k] * a / want : 1), xb[j] = x[j];
+      xb[0] = q.b[q.adr[k]] + 0.3;
+      imp_tod_block_f_second(&q.p, k, xs, d, out);
+      for (int j = 0; j < dim; j++) ck_assert(out[j] == 0);
+      imp_tod_block_f_second(&q.p, k, xb, d, out);
+      for (int j = 0; j < dim; j++) ck_assert(out[j] == 0);
+    }
+}
+END_TEST
+
 START_TEST(monitor_called_every_iteration) {
   prob q;
   random_problem(&q, 12, 0, 0);
@@ -561,6 +621,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, warm_start_from_solution_is_immediate);
   tcase_add_test(tc, degenerate_input_gives_no_nan);
   tcase_add_test(tc, monitor_called_every_iteration);
+  tcase_add_test(tc, slip_second_derivative_matches_differences);
   suite_add_tcase(s, tc);
   return s;
 }

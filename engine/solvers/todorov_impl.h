@@ -122,6 +122,8 @@ void imp_tod_restricted_hessian(tod* s, double lambda);
 void imp_tod_expand_step(const tod* s, const double* xi, double* x_out);
 void imp_tod_project_active_cones(const tod* s, double* xp);
 double imp_tod_geodesic_correction(tod* s, const double* xi, double* half_a);
+void imp_tod_block_f_second(const imp_cproblem* p, int k, const double* xk, const double* dk,
+                            double* out);
 
 /* ---- todorov_search.c ---- */
 

@@ -629,8 +629,8 @@ void imp_tod_project_active_cones(const tod* s, double* xp) {
    with phi = x_T / rho, f_N' = -d_N, phi' = (d_T - u (u'd_T)) / rho and
    phi'' = -2 (u'd_T) phi' / rho - u (|d_T|^2 - (u'd_T)^2) / rho^2, u = phi,
    so f_T'' = -mu (2 f_N' phi' + f_N phi''). */
-static void block_f_second(const imp_cproblem* p, int k, const double* xk, const double* dk,
-                           double* out) {
+void imp_tod_block_f_second(const imp_cproblem* p, int k, const double* xk, const double* dk,
+                            double* out) {
   int dim = p->blk_dim[k];
   imp_zero(out, dim);
   if (!imp_tod_has_cone(p, k) || imp_tod_block_region(p, k, xk) != REG_SLIP) return;
@@ -652,7 +652,7 @@ static void block_f_second(const imp_cproblem* p, int k, const double* xk, const
    same damped normal equations with D r_vv in place of D r, where r_vv is
    the second directional derivative of r along d. r = (A - I) f(x) - x +
    v0 is linear in f and x, so r_vv = (A - I) f_vv, and f_vv is exact per
-   block (block_f_second) and nonzero only on the friction rows of slipping
+   block (imp_tod_block_f_second) and nonzero only on the friction rows of slipping
    contacts: r_vv costs n per such row. Writes half_a = a/2 in the
    restricted coordinates (m), using s->Hr as factored for xi, and returns
    |a| / |xi| (inf when not finite). Scratch: the sub-segment arrays, which
@@ -666,7 +666,7 @@ double imp_tod_geodesic_correction(tod* s, const double* xi, double* half_a) {
   for (int k = 0; k < s->nb; k++) {
     int adr = p->blk_adr[k];
     if (s->active[k] != EDGE_NONE) imp_zero(fvv + adr, p->blk_dim[k]);
-    else block_f_second(p, k, s->x + adr, d + adr, fvv + adr);
+    else imp_tod_block_f_second(p, k, s->x + adr, d + adr, fvv + adr);
   }
   for (int i = 0; i < n; i++) rvv[i] = -fvv[i];
   for (int j = 0; j < n; j++) /* A symmetric: column j is row j */
