@@ -168,6 +168,12 @@ done | awk -F' [|] ' -v root1="$(readlink -f "${args[0]}")/" -v root2="$(readlin
         if (cause != "") cause = cause "; "
         cause = cause (contact_explained($5) ? "(a) hard vs soft " kinds($0) ": " first_step($5) \
                                              : "unexplained contact-free deviation")
+        if ($5 ~ /corrections held/) {  # ours left its violations where they were
+          h = $5; sub(/.*held by our contact stage on /, "", h)
+          e = $5; sub(/.*limit overshoot /, "", e); sub(/.*at the end /, "", e); sub(/[)].*/, "", e)
+          cause = cause "; but our contact stage held its corrections on " h \
+                  " (limit overshoot at the end " e ")"
+        }
       }
       if (cause == "") cause = "-"
     }

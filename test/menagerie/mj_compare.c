@@ -44,11 +44,14 @@ static const int kind_mj_flag[NKIND] = {mjDSBL_EQUALITY, mjDSBL_LIMIT, mjDSBL_FR
 
 /* rows of each kind with a force at the last step (the rows of its
    forward pass; ours enter a step before they are reached, with no force
-   until they are) */
-static void imp_rows(const imp_data* d, int n[NKIND]) {
+   until they are); a force below FORCE_MIN (N or N m) is rounding, as a
+   bilateral row's at rest */
+#define FORCE_MIN 1e-9
+
+static void imp_rows(const imp_model* m, const imp_data* d, int n[NKIND]) {
   for (int k = 0; k < NKIND; k++) n[k] = 0;
   for (int r = 0; r < d->nefc; r++) {
-    int t = d->efc_impulse[r] != 0 ? d->efc_type[r] : -1;
+    int t = fabs(d->efc_impulse[r]) > FORCE_MIN * m->opt.timestep ? d->efc_type[r] : -1;
     n[KIND_EQUALITY] += t == IMP_CNSTR_EQUALITY;
     n[KIND_LIMIT] += t == IMP_CNSTR_LIMIT;
     n[KIND_FRICTIONLOSS] += t == IMP_CNSTR_FRICTION;
@@ -58,7 +61,7 @@ static void imp_rows(const imp_data* d, int n[NKIND]) {
 static void mj_rows(const mjData* md, int n[NKIND]) {
   for (int k = 0; k < NKIND; k++) n[k] = 0;
   for (int r = 0; r < md->nefc; r++) {
-    int t = md->efc_force[r] != 0 ? md->efc_type[r] : -1;
+    int t = fabs(md->efc_force[r]) > FORCE_MIN ? md->efc_type[r] : -1;
     n[KIND_EQUALITY] += t == mjCNSTR_EQUALITY;
     n[KIND_LIMIT] += t == mjCNSTR_LIMIT_JOINT || t == mjCNSTR_LIMIT_TENDON;
     n[KIND_FRICTIONLOSS] += t == mjCNSTR_FRICTION_DOF || t == mjCNSTR_FRICTION_TENDON;
@@ -74,6 +77,8 @@ typedef struct run_result {
   int first, imp_n[NKIND], mj_n[NKIND];
   double imp_viol[2], mj_viol[2]; /* largest |equality residual| and limit overshoot */
   double viol0[2];                 /* the same at qpos0 (ours; the file's own) */
+  double imp_end[2], mj_end[2];    /* the same at the last step */
+  int held;                        /* steps where our contact stage held the corrections */
 } run_result;
 
 /* the largest |residual| of the equality rows and overshoot of the limit
@@ -103,17 +108,24 @@ static run_result run(imp_model* m, imp_data* d, mjModel* mm, int on, int nstep)
   imp_reset_data(m, d);
   mm->opt.disableflags |= mjoff;
   m->opt.disableflags |= ioff;
-  run_result r = {0, -1, {0}, {0}, {0, 0}, {0, 0}, {0, 0}};
+  run_result r = {0, -1, {0}, {0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}, 0};
   for (int s = 0; s < nstep; s++) {
     mj_step(mm, md);
     imp_step(m, d);
     imp_violation(d, r.imp_viol);
     if (s == 0) imp_violation(d, r.viol0);
+    if (s == nstep - 1) {
+      imp_violation(d, r.imp_end);
+      mj_violation(mm, md, r.mj_end);
+    }
+    int held = 0;
+    for (int k = 0; k < d->nisland; k++) held |= d->island_flags[k] & IMP_ISLAND_HELD;
+    r.held += held;
     mj_violation(mm, md, r.mj_viol);
     r.dev = fmax(r.dev, fmax(max_dev(md->qpos, d->qpos, m->nq), max_dev(md->qvel, d->qvel, m->nv)));
     if (r.first < 0 && r.dev > 1e-8) {
       r.first = s;
-      imp_rows(d, r.imp_n);
+      imp_rows(m, d, r.imp_n);
       mj_rows(md, r.mj_n);
     }
   }
@@ -136,12 +148,18 @@ static void print_first(const run_result* r) {
   printf(")");
 }
 
-/* "; violation: equality ours X MuJoCo's Y, limit ours X MuJoCo's Y" */
+/* "; largest equality residual ours X, MuJoCo's Y (at qpos0 Z, at the
+   end ...); limit overshoot ... [; corrections held by our contact stage
+   on N steps]" */
 static void print_violation(const run_result* r) {
   if (r->first < 0) return;
-  printf("; largest equality residual ours %.2g, MuJoCo's %.2g (at qpos0 %.2g); limit overshoot "
-         "ours %.2g, MuJoCo's %.2g (at qpos0 %.2g)",
-         r->imp_viol[0], r->mj_viol[0], r->viol0[0], r->imp_viol[1], r->mj_viol[1], r->viol0[1]);
+  printf("; largest equality residual ours %.2g, MuJoCo's %.2g (at qpos0 %.2g, at the end ours %.2g, "
+         "MuJoCo's %.2g); limit overshoot ours %.2g, MuJoCo's %.2g (at qpos0 %.2g, at the end ours "
+         "%.2g, MuJoCo's %.2g)",
+         r->imp_viol[0], r->mj_viol[0], r->viol0[0], r->imp_end[0], r->mj_end[0], r->imp_viol[1],
+         r->mj_viol[1], r->viol0[1], r->imp_end[1], r->mj_end[1]);
+  /* a held island keeps its violations where they are (contact.c) */
+  if (r->held) printf("; corrections held by our contact stage on %d steps", r->held);
 }
 
 /* largest relative difference of the bodies' mass and principal moments
