@@ -71,7 +71,8 @@ static void mj_rows(const mjData* md, int n[NKIND]) {
 /* One run from qpos0 with zero control, contacts off in both, and of the
    three kinds only those in `on` (a bit per kind): the largest |qpos -
    qpos_mj|, |qvel - qvel_mj| over nstep steps, the first step past 1e-8
-   (-1 when none) and the rows of each kind both had at that step. */
+   (-1 when none) and the rows of each kind with a force in each at that
+   step. */
 typedef struct run_result {
   double dev;
   int first, imp_n[NKIND], mj_n[NKIND];
@@ -94,7 +95,7 @@ static void mj_violation(const mjModel* mm, const mjData* md, double v[2]) {
   for (int r = 0; r < md->nefc; r++) {
     int t = md->efc_type[r];
     if (t == mjCNSTR_EQUALITY) v[0] = fmax(v[0], fabs(md->efc_pos[r]));
-    /* efc_pos of a limit is its distance; margin 0 in the files surveyed */
+    /* efc_pos of a limit is its distance to the range (the margin apart) */
     if (t == mjCNSTR_LIMIT_JOINT || t == mjCNSTR_LIMIT_TENDON) v[1] = fmax(v[1], -md->efc_pos[r]);
   }
   (void)mm;
