@@ -18,8 +18,30 @@
 #include "engine.h"
 #include "loader.h"
 
-/* Automatic contact slots: 256, plus 16 a geom (room for a dense pile) */
-static int auto_contacts(int ngeom) { return 256 + 16 * ngeom; }
+/* Automatic contact slots: 256, plus 16 a geom for the first
+   LD_CONTACT_KNEE geoms (room for a dense pile; the largest sample model
+   MuJoCo ships, composite/particle.xml, has 1,006 geoms), plus
+   LD_CONTACT_PAST_KNEE a geom beyond. A slot reserves 3 rows, about 1.3 KB
+   of a data in all: 16 a geom made 100,000 free-standing geoms peak at
+   2.3 GB (0.73 GB now, 0.42 GB with 100 slots). MuJoCo does not
+   grow with the model at all: 2.2.2 sets nconmax 100 and njmax 500 when
+   <size> says nothing (measured with mj_loadXML), and today's MuJoCo sizes
+   its arena for those same 100 and 500 and drops contacts past it with a
+   warning (docs: Modeling, Memory allocation; XML reference, size). So a
+   huge model past the knee still has room for two contacts a geom, more
+   than MuJoCo gives, and a scene that needs more is told so (collision.c:
+   "contact buffer full ... raise <size nconmax>"). */
+#define LD_CONTACT_BASE 256
+#define LD_CONTACT_PER_GEOM 16
+#define LD_CONTACT_KNEE 4096
+#define LD_CONTACT_PAST_KNEE 2
+
+static int auto_contacts(int ngeom) {
+  long n = LD_CONTACT_BASE +
+           (long)LD_CONTACT_PER_GEOM * (ngeom < LD_CONTACT_KNEE ? ngeom : LD_CONTACT_KNEE);
+  if (ngeom > LD_CONTACT_KNEE) n += (long)LD_CONTACT_PAST_KNEE * (ngeom - LD_CONTACT_KNEE);
+  return (int)n; /* ngeom <= LD_MAXOBJECTS: at most 2.1 million */
+}
 
 void ld_size_rows(const ld_ctx* c, imp_model* m, int nlimited, int nfrictionloss,
                   int ntendon_rows) {
