@@ -4,13 +4,14 @@
  * one allocation made by imp_make_data and a step never allocates, so these
  * are chosen here, once, from <size> or from the model.
  *
- * Promises: each is at least 1 and fits an int; <size> values are kept as
- * given (only nislandmax is lowered to njmax); the automatic ones grow at
- * most linearly with the model's geoms, joints, tendons and equalities, so
- * a data's constraint memory is linear in the model (the mass matrix, sized
- * elsewhere, is what a deep chain pays for). A step that needs more than
- * reserved drops the excess, counts it (d->ncon_dropped, d->nefc_dropped,
- * d->nefc_dropped_J) and warns once naming the <size> attribute to raise
+ * Promises: each fits an int; <size> values are kept as given (only
+ * nislandmax is lowered to njmax; njmax="0" reserves no rows); the
+ * automatic ones are at least 1 and grow at most linearly with the model's
+ * geoms, dofs, joints, tendons and equalities, so a data's constraint
+ * memory is linear in the model (the mass matrix, sized elsewhere, is what
+ * a deep chain pays for). A step that needs more than reserved drops the
+ * excess, counts it (d->ncon_dropped, d->nefc_dropped, d->nefc_dropped_J)
+ * and warns once naming the <size> attribute to raise
  * (collision.c, constraints.c); it never writes past them. */
 #include <limits.h>
 
