@@ -338,11 +338,11 @@ typedef struct imp_model {
   int njmax;   /* constraint rows a data holds (size njmax, or chosen) */
   int nislandmax; /* rows of the largest contact-space problem (its dense Delassus
                      matrix) a data holds: size nislandmax, or min(njmax, 1000,
-                     the rows the model can make: compile.c bound_island_rows) */
+                     the rows the model can make: capacity.c bound_island_rows) */
   int nJrow;   /* most non-zeros of a constraint row: 2 x the longest dof chain */
   int nJnnz;   /* non-zeros all constraint rows together may hold (efc_J and the
                   contact stage's half-solves): min(njmax nJrow, nislandmax nv),
-                  compile.c jacobian_capacity */
+                  capacity.c jacobian_capacity */
   int nM;      /* non-zeros of the tree-sparse mass matrix */
   int nnames;  /* bytes in names */
   int npaths;  /* bytes in paths */

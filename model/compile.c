@@ -34,13 +34,11 @@
  * false and rejects a range without limited, so every valid 2.2.2 file loads
  * the same); principal moments from geoms come sorted in decreasing order
  * (the same tensor, possibly a different iquat). */
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "collision.h"
 #include "engine.h"
 #include "impetus.h"
 #include "loader.h"
@@ -451,32 +449,6 @@ static void body_poses_qpos0(const ld_body* B, int nbody, double* xpos, double* 
   }
 }
 
-/* most dofs on one body's path to the root: the longest dof chain */
-static int longest_dof_chain(const imp_model* m) {
-  int best = 0;
-  for (int d = 0; d < m->nv; d++) {
-    int n = 0;
-    for (int p = d; p >= 0; p = m->dof_parentid[p]) n++;
-    if (n > best) best = n;
-  }
-  return best;
-}
-
-/* The entries efc_J (and the contact stage's half-solves Y = J L^-1, whose
-   rows are J's closed under ancestors) hold for all rows together. A row
-   holds at most nJrow; but an island's problem keeps at most nislandmax
-   rows (contact.c), each on the island's dofs only, and islands share no
-   dofs, so the rows solved hold at most nislandmax nv entries together.
-   Sizing by rows alone (njmax nJrow) made a chain 1000 bodies deep reserve
-   48,000 rows of 2,000 entries: 1.2 GB (issue 15). Rows past this bound
-   are dropped and counted (constraints.c), as rows past njmax are. */
-static void jacobian_capacity(imp_model* m) {
-  long long rows = (long long)m->njmax * m->nJrow;
-  long long solved = (long long)m->nislandmax * (m->nv > 0 ? m->nv : 1);
-  long long n = rows < solved ? rows : solved;
-  m->nJnnz = n > INT_MAX ? INT_MAX : (int)n;
-}
-
 /* References of the track and trackcom modes: the world offsets of each
    camera and light from its body's origin and subtree centre of mass, and
    its world orientation, in the body-fixed frames of qpos0 (so a tracking
@@ -503,25 +475,6 @@ static void camlight_references(ld_ctx* c, imp_model* m) {
     imp_copy(m->light_dir0 + 3 * i, d->light_xdir + 3 * i, 3);
   }
   imp_free_data(d);
-}
-
-/* An automatic nislandmax no larger than the rows the model can have at
-   once (its Delassus matrix and solver scratch are sized by it): contacts
-   of every pair that may touch (imp_collision_row_bound, at most nconmax
-   contacts of 6 rows), 2 rows a limited joint or tendon, 6 an equality, 1 a
-   dof or tendon with frictionloss. A pendulum then reserves a few rows' scratch instead of
-   1000's. */
-static void bound_island_rows(imp_model* m) {
-  long rows = 6L * m->neq;
-  for (int j = 0; j < m->njnt; j++) rows += 2L * (m->jnt_limited[j] != 0);
-  for (int i = 0; i < m->nv; i++) rows += m->dof_frictionloss[i] > 0;
-  for (int t = 0; t < m->ntendon; t++)
-    rows += 2L * (m->tendon_limited[t] != 0) + (m->tendon_frictionloss[t] > 0);
-  long contact = imp_collision_row_bound(m, m->nislandmax);
-  if (contact > 6L * m->nconmax) contact = 6L * m->nconmax;
-  rows += contact;
-  if (rows < 1) rows = 1;
-  if (rows < m->nislandmax) m->nislandmax = (int)rows;
 }
 
 /* Every kind of object within LD_MAXOBJECTS: an error at the first element
@@ -757,20 +710,8 @@ imp_model* ld_compile(ld_ctx* c) {
   m->nsensordata = nsensordata;
   m->ntendon = c->tendons.n;
   m->nwrap = nwrap;
-  /* contact slots: <size nconmax> when given, else room for a dense pile */
-  m->nconmax = c->nconmax > 0 ? c->nconmax : 256 + 16 * m->ngeom;
-  /* constraint rows: <size njmax> when given, else 3 rows for every contact
-     slot (at least 1000) plus every equality (at most 6 rows), limit (2
-     sides) and dof with frictionloss; rows cost memory linear in their
-     number */
-  int ncon_rows = 3 * m->nconmax > 1000 ? 3 * m->nconmax : 1000;
-  m->njmax = c->njmax >= 0 ? c->njmax
-                           : ncon_rows + 6 * m->neq + 2 * nlimited + nfrictionloss + ntendon_rows;
-  /* the largest island's problem is dense (memory quadratic in its rows):
-     <size nislandmax> when given, else up to 1000 rows (lowered to what the
-     model can make once it is complete: bound_island_rows) */
-  m->nislandmax = c->nislandmax > 0 ? c->nislandmax : (m->njmax < 1000 ? m->njmax : 1000);
-  if (m->nislandmax > m->njmax) m->nislandmax = m->njmax;
+  /* contact slots, constraint rows, the largest island (capacity.c) */
+  ld_size_rows(c, m, nlimited, nfrictionloss, ntendon_rows);
   m->opt = c->opt;
   m->vis = c->vis;
   const char* mname = c->modelname ? c->modelname : "";
@@ -872,17 +813,10 @@ imp_model* ld_compile(ld_ctx* c) {
     }
   }
   m->nM = nM;
-  /* a constraint row touches the dofs of two bodies' chains, or a tendon's
-     (closed under ancestors: the contact stage fills them in), or two
-     tendons' for a tendon equality */
+  /* the entries of a constraint row and of all rows (capacity.c) */
   int nJeq;
   ld_tendon_dof_bounds(c, m, &m->nJten, &nJeq);
-  m->nJrow = 2 * longest_dof_chain(m);
-  if (m->nJrow < m->nJten) m->nJrow = m->nJten;
-  if (m->nJrow < nJeq) m->nJrow = nJeq;
-  if (m->nJrow < 1) m->nJrow = 1;
-  if (m->nJten < 1) m->nJten = 1;
-  jacobian_capacity(m);
+  ld_size_jacobian(m, nJeq);
 
   /* ---- mass properties ---- */
   ld_body_mass_properties(c, m);
@@ -1014,8 +948,7 @@ imp_model* ld_compile(ld_ctx* c) {
   camlight_references(c, m);
 
   /* ---- the largest island, bounded by the rows the model can make ---- */
-  if (c->nislandmax <= 0) bound_island_rows(m);
-  jacobian_capacity(m);
+  ld_bound_rows(c, m);
 
   /* ---- warnings: their own allocation, freed with the model ---- */
   m->nwarning = c->nwarning;

@@ -712,6 +712,20 @@ void ld_compute_lengthranges(ld_ctx* c, imp_model* m);
    model order). */
 void ld_joints_springdamper(ld_ctx* c, imp_model* m, const ld_joint* J);
 
+/* ---- capacity.c ---- */
+
+/* nconmax, njmax and nislandmax from <size> or the model (m->ngeom and
+   m->neq set; the joints' limits and frictionloss rows and the tendons'
+   rows counted by the caller) */
+void ld_size_rows(const ld_ctx* c, imp_model* m, int nlimited, int nfrictionloss,
+                  int ntendon_rows);
+/* nJrow from the dof tree, nJten and nJeq (the most entries of a tendon's
+   row and of a tendon equality's), and nJnnz from it */
+void ld_size_jacobian(imp_model* m, int nJeq);
+/* once the model is complete: an automatic nislandmax lowered to the rows
+   the model can make, and nJnnz again */
+void ld_bound_rows(const ld_ctx* c, imp_model* m);
+
 /* ---- statistic.c ---- */
 
 /* MuJoCo's meansize of a compiled model (its extent set): the mean over bodies

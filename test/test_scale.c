@@ -185,6 +185,52 @@ START_TEST(hundred_thousand_bodies_load) {
 }
 END_TEST
 
+/* n bodies under the world, each with a slide joint and a sphere, without
+   <size>: the automatic capacities */
+static imp_model* load_flat(int n) {
+  size_t cap = (size_t)n * 100 + 200, k = 0;
+  char* xml = malloc(cap);
+  ck_assert_ptr_nonnull(xml);
+  k += (size_t)snprintf(xml + k, cap - k,
+                        "<mujoco><worldbody><geom type='plane' size='9 9 .1'/>\n");
+  for (int i = 0; i < n; i++)
+    k += (size_t)snprintf(xml + k, cap - k,
+                          "<body pos='%d %d 1'><joint type='slide'/><geom size='.1'/></body>\n",
+                          i % 300, i / 300);
+  snprintf(xml + k, cap - k, "</worldbody></mujoco>\n");
+  imp_model* m = imp_load_xml_string(xml, NULL, "flat.xml", g_err, sizeof g_err);
+  ck_assert_msg(m != NULL, "%s", g_err);
+  free(xml);
+  return m;
+}
+
+static size_t data_bytes(const imp_model* m) {
+  imp_data* d = imp_make_data(m);
+  ck_assert_ptr_nonnull(d);
+  size_t n = d->nbuffer;
+  imp_free_data(d);
+  return n;
+}
+
+/* Without <size>, a model keeps 16 contact slots a geom (3 rows each) up
+   to 4,096 geoms, room for a dense pile in every real model, and 2 a geom
+   past them: 16 a geom made 100,000 free-standing spheres reserve 2.1 GB
+   of data (2.3 GB at peak), about 21 KB a geom, where the data of a geom
+   past the knee now takes under 4 KB. */
+START_TEST(huge_models_reserve_few_contacts_per_geom) {
+  imp_model* small = load_flat(4095); /* and the floor: 4,096 geoms */
+  ck_assert_int_eq(small->nconmax, 256 + 16 * 4096);
+  size_t bytes_small = data_bytes(small);
+  imp_model* big = load_flat(20000);
+  ck_assert_int_eq(big->nconmax, 256 + 16 * 4096 + 2 * (big->ngeom - 4096));
+  size_t bytes_big = data_bytes(big);
+  size_t per_geom = (bytes_big - bytes_small) / (size_t)(big->ngeom - small->ngeom);
+  ck_assert_msg(per_geom < 4096, "a geom past 4,096 costs %zu bytes of data", per_geom);
+  imp_free_model(small);
+  imp_free_model(big);
+}
+END_TEST
+
 /* Sizes past the loader's bounds are refused at their element: <size>
    values, and a mass matrix of more than LD_MAXMASSENTRIES entries (one
    body with 17,000 hinges: a chain of 17,000 dofs, 144 million entries). */
@@ -211,6 +257,7 @@ int main(void) {
   tcase_add_test(t, deep_chain_memory_is_linear);
   tcase_add_test(t, rows_past_the_jacobian_capacity_are_dropped_and_counted);
   tcase_add_test(t, hundred_thousand_bodies_load);
+  tcase_add_test(t, huge_models_reserve_few_contacts_per_geom);
   tcase_add_test(t, sizes_past_the_bounds_are_refused);
   suite_add_tcase(s, t);
   return imp_test_run_suite(s);
