@@ -196,17 +196,6 @@ START_TEST(batch_same_bits_any_threads) {
 }
 END_TEST
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void sleep_s(double s) {
-  struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-  nanosleep(&t, NULL);
-}
-
 /* Interrupted after some rollouts, resumed: the files and manifest of an
    uninterrupted run. The signal comes once the manifest lists a finished
    rollout (not after a time), and the run is long enough that it cannot
@@ -230,8 +219,8 @@ START_TEST(batch_interrupt_and_resume) {
           (char*)NULL);
     _exit(127);
   }
-  for (double t0 = now_s(); count_status(cut, "ok") < 1; sleep_s(0.005)) {
-    if (now_s() - t0 > 60) {
+  for (double t0 = imp_test_now_s(); count_status(cut, "ok") < 1; imp_test_sleep_s(0.005)) {
+    if (imp_test_now_s() - t0 > 60) {
       kill(pid, SIGKILL);
       waitpid(pid, NULL, 0);
       ck_abort_msg("no rollout finished; stderr: %s", imp_test_text_of(err_path));

@@ -580,18 +580,6 @@ static const char* write_endless_step_model(void) {
                          "solver='pgs' iterations='1000000000' tolerance='0'", 100);
 }
 
-/* seconds on the monotonic clock */
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void sleep_s(double s) {
-  struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-  nanosleep(&t, NULL);
-}
-
 /* Start `impetus run model --steps N --record rec` in the background,
    stdout and stderr to the test's files; its pid. */
 static pid_t start_run_opt(const char* model, const char* steps, const char* rec,
@@ -618,8 +606,8 @@ static pid_t start_run_opt(const char* model, const char* steps, const char* rec
    opened it and the loop is about to step), its name into tmp; fails the
    test after 20 s. */
 static void wait_for_temp(const char* rec, pid_t pid, char* tmp, size_t n) {
-  for (double t0 = now_s(); !find_temp(rec, tmp, n); sleep_s(0.01)) {
-    if (now_s() - t0 > 20) {
+  for (double t0 = imp_test_now_s(); !find_temp(rec, tmp, n); imp_test_sleep_s(0.01)) {
+    if (imp_test_now_s() - t0 > 20) {
       kill(pid, SIGKILL);
       waitpid(pid, NULL, 0);
       ck_abort_msg("no temporary file of %s appeared; stderr: %s", rec, imp_test_text_of(err_path));
@@ -644,17 +632,17 @@ static int thread_count(pid_t pid) {
    fails, the process killed, if it is still running or died of a signal).
    *took: seconds waited. */
 static int wait_exit(pid_t pid, double limit, double* took) {
-  double t0 = now_s();
+  double t0 = imp_test_now_s();
   int st = 0;
   while (waitpid(pid, &st, WNOHANG) == 0) {
-    if (now_s() - t0 > limit) {
+    if (imp_test_now_s() - t0 > limit) {
       kill(pid, SIGKILL);
       waitpid(pid, NULL, 0);
       ck_abort_msg("impetus run still running %g s after the signal", limit);
     }
-    sleep_s(0.01);
+    imp_test_sleep_s(0.01);
   }
-  *took = now_s() - t0;
+  *took = imp_test_now_s() - t0;
   ck_assert_msg(WIFEXITED(st), "impetus run died of signal %d", WTERMSIG(st));
   return WEXITSTATUS(st);
 }
@@ -669,7 +657,7 @@ START_TEST(run_is_one_thread) {
   char tmp[4400];
   pid_t pid = start_run(path, "1000000", rec);
   wait_for_temp(rec, pid, tmp, sizeof tmp);
-  sleep_s(0.3); /* stepping */
+  imp_test_sleep_s(0.3); /* stepping */
   int threads = thread_count(pid);
   kill(pid, SIGKILL);
   waitpid(pid, NULL, 0);
@@ -687,7 +675,7 @@ START_TEST(run_signal_between_steps) {
     char tmp[4400];
     pid_t pid = start_run(PENDULUM, "1000000000", rec);
     wait_for_temp(rec, pid, tmp, sizeof tmp);
-    sleep_s(0.2); /* well into the steps */
+    imp_test_sleep_s(0.2); /* well into the steps */
     kill(pid, sigs[k]);
     double took = 0;
     ck_assert_int_eq(wait_exit(pid, 30, &took), 130);
@@ -708,7 +696,7 @@ START_TEST(run_signal_in_endless_step) {
   char tmp[4400];
   pid_t pid = start_run_opt(model, "10", rec, "--step-budget", "1e15");
   wait_for_temp(rec, pid, tmp, sizeof tmp);
-  sleep_s(0.5); /* inside the first step */
+  imp_test_sleep_s(0.5); /* inside the first step */
   kill(pid, SIGTERM);
   double took = 0;
   ck_assert_int_eq(wait_exit(pid, 30, &took), 130);
@@ -729,14 +717,14 @@ START_TEST(run_second_signal_exits_at_once) {
   char tmp[4400];
   pid_t pid = start_run_opt(model, "10", rec, "--step-budget", "1e15");
   wait_for_temp(rec, pid, tmp, sizeof tmp);
-  sleep_s(0.5);
+  imp_test_sleep_s(0.5);
   kill(pid, SIGINT);
-  sleep_s(0.1);
-  double t0 = now_s();
+  imp_test_sleep_s(0.1);
+  double t0 = imp_test_now_s();
   kill(pid, SIGINT);
   double took = 0;
   ck_assert_int_eq(wait_exit(pid, 30, &took), 130);
-  took = now_s() - t0;
+  took = imp_test_now_s() - t0;
   ck_assert_msg(strstr(imp_test_text_of(err_path), "in the middle of a step") != NULL, "%s",
                 imp_test_text_of(err_path));
   ck_assert_msg(took < 1.5, "exited %g s after the second signal (the grace is 2 s)", took);
@@ -751,7 +739,7 @@ START_TEST(run_sighup_leaves_nothing) {
   char tmp[4400];
   pid_t pid = start_run(PENDULUM, "1000000000", rec);
   wait_for_temp(rec, pid, tmp, sizeof tmp);
-  sleep_s(0.2);
+  imp_test_sleep_s(0.2);
   kill(pid, SIGHUP);
   double took = 0;
   ck_assert_int_eq(wait_exit(pid, 30, &took), 130);
@@ -1420,7 +1408,7 @@ START_TEST(run_keep_partial) {
       _exit(127);
     }
     wait_for_temp(rec, pid, tmp, sizeof tmp);
-    sleep_s(0.3);
+    imp_test_sleep_s(0.3);
     kill(pid, SIGINT);
     double took = 0;
     ck_assert_int_eq(wait_exit(pid, 30, &took), 130);

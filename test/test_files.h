@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 
 /* the file's text (one static buffer, cut at 64 KiB; "" when unreadable) */
 static inline const char* imp_test_text_of(const char* path) {
@@ -40,6 +41,19 @@ static inline void imp_test_remove_dir(const char* dir) {
   char cmd[4300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
+/* seconds on the monotonic clock (the includer defines _POSIX_C_SOURCE) */
+static inline double imp_test_now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* sleep s seconds */
+static inline void imp_test_sleep_s(double s) {
+  struct timespec t = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+  nanosleep(&t, NULL);
 }
 
 #endif

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test_files.h"
 #include "test_util.h"
 
 /* Run impetus with args, output discarded; the exit status. */
@@ -173,12 +174,6 @@ static void sleep_10ms(void) {
   nanosleep(&t, NULL);
 }
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* Ctrl-C in a long render stops it at a frame boundary with exit 130:
    every frame written is a whole PNG and no FILE.tmp is left. */
 START_TEST(interrupt_leaves_only_whole_frames) {
@@ -198,8 +193,8 @@ START_TEST(interrupt_leaves_only_whole_frames) {
             "320x240", "--out", seq, (char*)NULL);
       _exit(127);
     }
-    for (double t0 = now_s(); access(first, F_OK) != 0;) {
-      if (now_s() - t0 > 60) {
+    for (double t0 = imp_test_now_s(); access(first, F_OK) != 0;) {
+      if (imp_test_now_s() - t0 > 60) {
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);
         ck_abort_msg("%s did not appear", first);
@@ -208,8 +203,8 @@ START_TEST(interrupt_leaves_only_whole_frames) {
     }
     kill(pid, sig ? SIGTERM : SIGINT);
     int st = 0;
-    for (double t0 = now_s(); waitpid(pid, &st, WNOHANG) == 0; sleep_10ms()) {
-      if (now_s() - t0 > 30) {
+    for (double t0 = imp_test_now_s(); waitpid(pid, &st, WNOHANG) == 0; sleep_10ms()) {
+      if (imp_test_now_s() - t0 > 30) {
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);
         ck_abort_msg("render still running 30 s after the signal");

@@ -33,7 +33,10 @@ diff <(strip "$work/one/manifest.csv") <(strip "$work/mpi/manifest.csv") ||
   fail "manifests differ beyond wall_seconds"
 [ "$(grep -c ',ok,' "$work/mpi/manifest.csv")" -eq 7 ] || fail "manifest: $(cat "$work/mpi/manifest.csv")"
 
-# the program users run without MPI does not link it
-if ldd "$impetus" | grep -q libmpi; then fail "$impetus links libmpi"; fi
-ldd "$impetus_mpi" | grep -q libmpi || fail "$impetus_mpi does not link libmpi"
+# the program users run without MPI does not link it (ldd's output read
+# whole first: with pipefail, grep -q quitting at its first match can kill
+# ldd with SIGPIPE and fail the pipeline, which made this flaky under load)
+plain_libs=$(ldd "$impetus") mpi_libs=$(ldd "$impetus_mpi")
+if grep -q libmpi <<<"$plain_libs"; then fail "$impetus links libmpi"; fi
+grep -q libmpi <<<"$mpi_libs" || fail "$impetus_mpi does not link libmpi"
 echo "impetus-mpi batch on 2 ranks: the same 7 rollouts bitwise"
