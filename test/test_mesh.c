@@ -371,6 +371,20 @@ START_TEST(geom_mass_sets_mesh_density) {
 }
 END_TEST
 
+/* The unit cube's eight vertices with faces wound two ways, as the two
+   tests below use them ("open" and "inverted", see their comments), into
+   the files open_name and inverted_name */
+static void write_open_and_inverted_cubes(const char* open_name, const char* inverted_name) {
+  static const char* cube_v = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n";
+  char open[512], inverted[512];
+  snprintf(open, sizeof open,
+           "%sf 2 3 4 1\nf 5 6 7 8\nf 5 6 2 1\nf 2 3 7 6\nf 7 8 4 3\nf 4 1 5 8\n", cube_v);
+  snprintf(inverted, sizeof inverted,
+           "%sf 2 3 4 1\nf 8 7 6 5\nf 5 6 2 1\nf 6 7 3 2\nf 7 8 4 3\nf 8 5 1 4\n", cube_v);
+  write_text(open_name, open);
+  write_text(inverted_name, inverted);
+}
+
 /* a box with three faces turned inward (volume 0) and an inside-out box,
    under inertia="exact": mass properties from the hull with a warning
    naming the file. (An open surface whose volume still comes out positive
@@ -378,14 +392,7 @@ END_TEST
    pyramid counts unsigned, so both are the unit cube they enclose, with no
    warning (legacy_counts_pyramids_unsigned). */
 START_TEST(open_or_inverted_mesh_uses_hull_with_warning) {
-  static const char* cube_v = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n";
-  char open[512], inverted[512];
-  snprintf(open, sizeof open,
-           "%sf 2 3 4 1\nf 5 6 7 8\nf 5 6 2 1\nf 2 3 7 6\nf 7 8 4 3\nf 4 1 5 8\n", cube_v);
-  snprintf(inverted, sizeof inverted,
-           "%sf 2 3 4 1\nf 8 7 6 5\nf 5 6 2 1\nf 6 7 3 2\nf 7 8 4 3\nf 8 5 1 4\n", cube_v);
-  write_text("mesh_open.obj", open);
-  write_text("mesh_inverted.obj", inverted);
+  write_open_and_inverted_cubes("mesh_open.obj", "mesh_inverted.obj");
   imp_model* m = load_in(IMP_TEST_TMPDIR,
                          "<mujoco><default><mesh inertia='exact'/></default>\n"
                          "<asset><mesh file='mesh_open.obj'/>\n"
@@ -424,14 +431,7 @@ static const char* k_u_prism =
    cancelling it. inertia="exact" and compiler exactmeshinertia="true" give
    the true solid. */
 START_TEST(legacy_counts_pyramids_unsigned) {
-  static const char* cube_v = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n";
-  char open[512], inverted[512];
-  snprintf(open, sizeof open,
-           "%sf 2 3 4 1\nf 5 6 7 8\nf 5 6 2 1\nf 2 3 7 6\nf 7 8 4 3\nf 4 1 5 8\n", cube_v);
-  snprintf(inverted, sizeof inverted,
-           "%sf 2 3 4 1\nf 8 7 6 5\nf 5 6 2 1\nf 6 7 3 2\nf 7 8 4 3\nf 8 5 1 4\n", cube_v);
-  write_text("legacy_open.obj", open);
-  write_text("legacy_inverted.obj", inverted);
+  write_open_and_inverted_cubes("legacy_open.obj", "legacy_inverted.obj");
   write_text("legacy_u.obj", k_u_prism);
   static const char* body3 =
       "<worldbody><body><freejoint/><geom type='mesh' mesh='o'/></body>"
