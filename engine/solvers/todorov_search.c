@@ -183,14 +183,25 @@ void imp_tod_search_segment(tod* s, const double* P, const double* rP, double lP
 
 /* ---- initialization (Section III.F) ---- */
 
-/* f = A^+ c, the minimum-norm least-squares solution, by pivoted Cholesky
-   A = P L L' P' (n x rank L) and A^+ = P L (L'L)^-2 L' P' (header). Uses
-   s->J (the factor), s->H (L'L) and s->tmp. */
-static void pseudo_inverse_solve(tod* s, const double* c, double* f) {
-  int n = s->n;
-  double* W = s->J;
-  int* perm = s->perm;
-  memcpy(W, s->p->A, (size_t)n * n * sizeof(double));
+/* Swap indices k < q of the symmetric W held in its lower triangle
+   (row-major, W(i, j) for j <= i): rows and columns k and q at once. */
+static void swap_lower(double* W, int n, int k, int q) {
+  double t;
+#define SWAP(a, b) (t = (a), (a) = (b), (b) = t)
+  for (int j = 0; j < k; j++) SWAP(W[(size_t)k * n + j], W[(size_t)q * n + j]);
+  SWAP(W[(size_t)k * n + k], W[(size_t)q * n + q]);
+  for (int j = k + 1; j < q; j++) SWAP(W[(size_t)j * n + k], W[(size_t)q * n + j]);
+  for (int i = q + 1; i < n; i++) SWAP(W[(size_t)i * n + k], W[(size_t)i * n + q]);
+#undef SWAP
+}
+
+/* Pivoted Cholesky A = P L L' P' of W = A, in its lower triangle (L(i, k)
+   = W(i, k) for i >= k, k < rank): diagonal pivoting, stopped at the first
+   pivot below RANK_TOL of the largest diagonal (rank-revealing). The
+   update of step k runs along rows (col holds column k), so each entry
+   sees the same operations in the same order as the textbook column
+   form. Returns the rank. */
+static int pivoted_cholesky(double* W, int n, int* perm, double* col) {
   double dmax = 0;
   for (int i = 0; i < n; i++) {
     perm[i] = i;
@@ -203,44 +214,54 @@ static void pseudo_inverse_solve(tod* s, const double* c, double* f) {
       if (W[(size_t)i * n + i] > W[(size_t)piv * n + piv]) piv = i;
     double dk = W[(size_t)piv * n + piv];
     if (!(dk > RANK_TOL * dmax) || !isfinite(dk)) break;
-    if (piv != k) { /* symmetric swap of rows and columns k, piv */
-      for (int j = 0; j < n; j++) {
-        double t = W[(size_t)k * n + j];
-        W[(size_t)k * n + j] = W[(size_t)piv * n + j];
-        W[(size_t)piv * n + j] = t;
-      }
-      for (int i = 0; i < n; i++) {
-        double t = W[(size_t)i * n + k];
-        W[(size_t)i * n + k] = W[(size_t)i * n + piv];
-        W[(size_t)i * n + piv] = t;
-      }
+    if (piv != k) {
+      swap_lower(W, n, k, piv);
       int t = perm[k];
       perm[k] = perm[piv];
       perm[piv] = t;
     }
     double l = sqrt(W[(size_t)k * n + k]);
     W[(size_t)k * n + k] = l;
-    for (int i = k + 1; i < n; i++) W[(size_t)i * n + k] /= l;
-    for (int i = k + 1; i < n; i++)
-      for (int j = k + 1; j <= i; j++) {
-        W[(size_t)i * n + j] -= W[(size_t)i * n + k] * W[(size_t)j * n + k];
-        W[(size_t)j * n + i] = W[(size_t)i * n + j];
-      }
+    for (int i = k + 1; i < n; i++) col[i] = W[(size_t)i * n + k] /= l;
+    for (int i = k + 1; i < n; i++) {
+      double* Wi = W + (size_t)i * n;
+      double ci = col[i];
+      for (int j = k + 1; j <= i; j++) Wi[j] -= ci * col[j];
+    }
     rank = k + 1;
   }
+  return rank;
+}
+
+/* f = A^+ c, the minimum-norm least-squares solution, by pivoted Cholesky
+   A = P L L' P' (n x rank L) and A^+ = P L (L'L)^-2 L' P' (header). Uses
+   s->J (the factor), s->H (L'L), s->tmp and s->g. */
+static void pseudo_inverse_solve(tod* s, const double* c, double* f) {
+  int n = s->n;
+  double* W = s->J;
+  int* perm = s->perm;
+  memcpy(W, s->p->A, (size_t)n * n * sizeof(double));
+  int rank = pivoted_cholesky(W, n, perm, s->g);
   imp_zero(f, n);
   if (rank == 0) return;
-  /* z = L' P'c, G = L'L (L(i, k) = W(i, k) for i >= k, k < rank) */
+  /* z = L' P'c, G = L'L, accumulated row by row of L: each sum still runs
+     over i = k, k + 1, ... in order */
   double *z = s->tmp, *G = s->H;
-  for (int k = 0; k < rank; k++) {
-    z[k] = 0;
-    for (int i = k; i < n; i++) z[k] += W[(size_t)i * n + k] * c[perm[i]];
-    for (int j = 0; j <= k; j++) {
-      double sum = 0;
-      for (int i = k; i < n; i++) sum += W[(size_t)i * n + k] * W[(size_t)i * n + j];
-      G[(size_t)k * rank + j] = G[(size_t)j * rank + k] = sum;
+  imp_zero(z, rank);
+  imp_zero(G, (size_t)rank * rank);
+  for (int i = 0; i < n; i++) {
+    const double* Li = W + (size_t)i * n;
+    double ci = c[perm[i]];
+    int kmax = i < rank - 1 ? i : rank - 1;
+    for (int k = 0; k <= kmax; k++) {
+      double lik = Li[k];
+      double* Gk = G + (size_t)k * rank;
+      z[k] += lik * ci;
+      for (int j = 0; j <= k; j++) Gk[j] += lik * Li[j];
     }
   }
+  for (int k = 0; k < rank; k++)
+    for (int j = 0; j < k; j++) G[(size_t)j * rank + k] = G[(size_t)k * rank + j];
   if (!imp_tod_cholesky_factor(G, rank)) return; /* cannot happen for pivots > 0; f = 0 then */
   imp_tod_cholesky_solve(G, rank, z);
   imp_tod_cholesky_solve(G, rank, z);
