@@ -340,7 +340,7 @@ static double null_component(tod* s, double hscale, double* z) {
   memcpy(M, s->H, (size_t)n * n * sizeof(double));
   for (int i = 0; i < n; i++) M[(size_t)i * n + i] += NULL_EPS * hscale;
   if (!imp_tod_cholesky_factor(M, n)) return 0;
-  imp_tod_mat_vec(s->tmp, s->H, s->w, n);
+  imp_tod_sym_mat_vec(s->tmp, s->H, s->w, n);
   imp_tod_cholesky_solve(M, n, s->tmp);
   for (int i = 0; i < n; i++) z[i] = s->w[i] - s->tmp[i];
   double wmax = imp_tod_max_abs(s->w, n);
@@ -401,7 +401,7 @@ static int iterate(tod* s, double* l, double* lambda, int* newton, double* hscal
   int n = s->n;
   *newton = 0;
   for (int i = 0; i < n; i++) s->w[i] = s->D[i] * s->D[i] * s->r[i];
-  imp_tod_mat_vec(s->y, p->A, s->w, n);
+  imp_tod_sym_mat_vec(s->y, p->A, s->w, n);
   for (int i = 0; i < n; i++) s->y[i] -= s->w[i];
   imp_tod_choose_jacobians(s);
   double hscale = fmax(imp_tod_build_gauss_newton(s), 1e-300);

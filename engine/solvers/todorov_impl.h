@@ -109,6 +109,8 @@ int imp_tod_cholesky_factor(double* M, int m);
 int imp_tod_caller_min_rows(void);
 void imp_tod_cholesky_solve(const double* L, int m, double* z);
 void imp_tod_mat_vec(double* res, const double* A, const double* v, int n);
+/* the same for an S symmetric to the bit, faster (reads S by rows) */
+void imp_tod_sym_mat_vec(double* res, const double* S, const double* v, int n);
 double imp_tod_max_abs(const double* v, int n);
 int imp_tod_has_cone(const imp_cproblem* p, int k);
 int imp_tod_block_region(const imp_cproblem* p, int k, const double* xk);

@@ -17,6 +17,13 @@
    IEEE operations, so results equal the scalar ones) */
 typedef double v2d __attribute__((vector_size(16)));
 
+/* two contiguous doubles as one v2d (memcpy: no alignment assumed) */
+static inline v2d load2(const double* p) {
+  v2d v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
 /* out[q] = imp_dot(row[q], v, len) for q < 4: four independent sums, each
    in imp_dot's order (so the same rounding), run side by side so that one
    sum's additions do not wait on the previous ones (a single dot product is
@@ -124,6 +131,32 @@ void imp_tod_mat_vec(double* res, const double* A, const double* v, int n) {
   rows_dot(res, A, (size_t)n, v, n, n);
 }
 
+/* res[i0 .. i0 + 8) of S v for the symmetric S: row k of S is its column
+   k, so entry i is 0 + S_0i v_0 + S_1i v_1 + ..., imp_dot's sum of row i
+   term by term in the same order, while the eight entries are read from
+   contiguous memory (dot8 gathers them across rows) */
+static void sym_cols8(double* res, const double* S, int n, int i0, const double* v) {
+  v2d s0 = {0, 0}, s1 = {0, 0}, s2 = {0, 0}, s3 = {0, 0};
+  for (int k = 0; k < n; k++) {
+    const double* Sk = S + (size_t)k * n + i0;
+    v2d vk = {v[k], v[k]};
+    s0 += load2(Sk) * vk;
+    s1 += load2(Sk + 2) * vk;
+    s2 += load2(Sk + 4) * vk;
+    s3 += load2(Sk + 6) * vk;
+  }
+  res[i0] = s0[0], res[i0 + 1] = s0[1], res[i0 + 2] = s1[0], res[i0 + 3] = s1[1];
+  res[i0 + 4] = s2[0], res[i0 + 5] = s2[1], res[i0 + 6] = s3[0], res[i0 + 7] = s3[1];
+}
+
+/* res = S v for an n x n S symmetric to the bit (the Delassus matrix A, the
+   Gauss-Newton H): the same values as imp_tod_mat_vec */
+void imp_tod_sym_mat_vec(double* res, const double* S, const double* v, int n) {
+  int i = 0;
+  for (; i + 8 <= n; i += 8) sym_cols8(res, S, n, i, v);
+  if (i < n) rows_dot(res + i, S + (size_t)i * n, (size_t)n, v, n - i, n);
+}
+
 double imp_tod_max_abs(const double* v, int n) {
   double e = 0;
   for (int i = 0; i < n; i++) e = fmax(e, fabs(v[i]));
@@ -212,7 +245,7 @@ static void eval_f(const tod* s, const double* x, double* f) {
 static double eval_r(const tod* s, const double* x, const double* f, double* r) {
   const imp_cproblem* p = s->p;
   double l = 0;
-  imp_tod_mat_vec(r, p->A, f, s->n);
+  imp_tod_sym_mat_vec(r, p->A, f, s->n);
   for (int i = 0; i < s->n; i++) {
     r[i] = r[i] - f[i] - x[i] + p->v0[i];
     double e = s->D[i] * r[i];
@@ -378,12 +411,6 @@ static int block_is_zero(const tod* s, int k) {
   return zero ? 1 : minus_id ? -1 : 0;
 }
 
-
-static inline v2d load2(const double* p) {
-  v2d v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
 
 /* acc[r][c] = sum over i = 0..rows-1, in that order, of P[i][r] Q[i][c]
    (P, Q: columns of row-major matrices with row strides ldp, ldq) */
@@ -673,7 +700,7 @@ double imp_tod_geodesic_correction(tod* s, const double* xi, double* half_a) {
     if (fvv[j] != 0) imp_add_scl(rvv, p->A + (size_t)j * n, fvv[j], n);
   /* the right-hand side B'J'D^2 r_vv, as g is built from w = D^2 r */
   for (int i = 0; i < n; i++) w[i] = s->D[i] * s->D[i] * rvv[i];
-  imp_tod_mat_vec(y, p->A, w, n);
+  imp_tod_sym_mat_vec(y, p->A, w, n);
   for (int i = 0; i < n; i++) y[i] -= w[i];
   double* g = fvv;
   for (int k = 0; k < s->nb; k++)
