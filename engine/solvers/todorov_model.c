@@ -65,10 +65,6 @@ static void rows_dot(double* res, const double* M, size_t ld, const double* v, i
   for (; i < nrow; i++) res[i] = imp_dot(M + i * ld, v, len);
 }
 
-/* In-place Cholesky L L' of the m x m row-major SPD matrix (lower triangle
-   written); 0 when a pivot is not positive or not finite. Column j's
-   entries below the diagonal are independent dot products, taken four rows
-   at a time (dot4). */
 #ifdef IMP_HAVE_LAPACK
 /* LAPACK (Fortran): the trailing length of the character argument */
 void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info, size_t uplo_len);
@@ -82,47 +78,108 @@ int imp_tod_caller_min_rows(void) {
 #endif
 }
 
+/* acc[q] = sum over k < j, in that order, of U(k, i0 + q) U(k, j) for q <
+   8: eight sums side by side, each row k of U read contiguously */
+static void factor_sums8(const double* U, int m, int j, int i0, double acc[8]) {
+  v2d s0 = {0, 0}, s1 = {0, 0}, s2 = {0, 0}, s3 = {0, 0};
+  for (int k = 0; k < j; k++) {
+    const double* Uk = U + (size_t)k * m + i0;
+    v2d ukj = {U[(size_t)k * m + j], U[(size_t)k * m + j]};
+    s0 += load2(Uk) * ukj;
+    s1 += load2(Uk + 2) * ukj;
+    s2 += load2(Uk + 4) * ukj;
+    s3 += load2(Uk + 6) * ukj;
+  }
+  acc[0] = s0[0], acc[1] = s0[1], acc[2] = s1[0], acc[3] = s1[1];
+  acc[4] = s2[0], acc[5] = s2[1], acc[6] = s3[0], acc[7] = s3[1];
+}
+
+/* the same for two columns i0, i0 + 1 */
+static v2d factor_sums2(const double* U, int m, int j, int i0) {
+  v2d s0 = {0, 0};
+  for (int k = 0; k < j; k++) {
+    v2d ukj = {U[(size_t)k * m + j], U[(size_t)k * m + j]};
+    s0 += load2(U + (size_t)k * m + i0) * ukj;
+  }
+  return s0;
+}
+
+/* U(j, i0 + q) = (M(i0 + q, j) - acc[q]) / d for q < 2q2, two divisions
+   per instruction (each lane rounds as the scalar division would) */
+static void factor_divide(double* M, int m, int j, int i0, const v2d* acc, int q2, double d) {
+  v2d dd = {d, d};
+  for (int q = 0; q < q2; q++) {
+    v2d mq = {M[(size_t)(i0 + 2 * q) * m + j], M[(size_t)(i0 + 2 * q + 1) * m + j]};
+    v2d u = (mq - acc[q]) / dd;
+    memcpy(M + (size_t)j * m + i0 + 2 * q, &u, sizeof u);
+  }
+}
+
+/* the same for one column i */
+static double factor_sum1(const double* U, int m, int j, int i) {
+  double s = 0;
+  for (int k = 0; k < j; k++) s += U[(size_t)k * m + i] * U[(size_t)k * m + j];
+  return s;
+}
+
+/* In-place Cholesky M = U'U of the m x m row-major SPD matrix: reads M's
+   lower triangle (and diagonal), writes U = L' in the upper triangle and
+   the diagonal; 0 when a pivot is not positive or not finite. Row j of U
+   is (M_ij - sum_{k<j} U_ki U_kj) / U_jj for i > j: the sums of a row run
+   over the rows k of U already made, eight columns side by side from
+   contiguous memory (factor_sums8), each sum over k in order, so U is the
+   transpose of the textbook column-by-column L to the bit. */
 int imp_tod_cholesky_factor(double* M, int m) {
 #ifdef IMP_HAVE_LAPACK
   if (m >= LAPACK_MIN_ROWS) {
     /* row-major lower = column-major upper: dpotrf's "U" factor U'U = M is
-       L' with the same storage, and it reads and writes only that triangle */
+       L' with the same storage, and it reads and writes only that
+       triangle; L is then copied into the upper triangle as U */
     int info = 0;
     dpotrf_("U", &m, M, &m, &info, 1);
     if (info != 0) return 0;
     for (int j = 0; j < m; j++) /* a NaN pivot passes some kernels' test */
       if (!(M[(size_t)j * m + j] > 0) || !isfinite(M[(size_t)j * m + j])) return 0;
+    for (int i = 0; i < m; i++)
+      for (int j = 0; j < i; j++) M[(size_t)j * m + i] = M[(size_t)i * m + j];
     return 1;
   }
 #endif
   for (int j = 0; j < m; j++) {
-    double* rj = M + (size_t)j * m;
-    double d = rj[j] - imp_dot(rj, rj, j);
+    double* Uj = M + (size_t)j * m;
+    double d = Uj[j] - factor_sum1(M, m, j, j);
     if (!(d > 0) || !isfinite(d)) return 0;
     d = sqrt(d);
-    rj[j] = d;
+    Uj[j] = d;
     int i = j + 1;
-    for (; i + 4 <= m; i += 4) {
-      double* ri = M + (size_t)i * m;
-      double sum[4];
-      dot4(ri, ri + m, ri + 2 * m, ri + 3 * m, rj, j, sum);
-      for (int q = 0; q < 4; q++) ri[(size_t)q * m + j] = (ri[(size_t)q * m + j] - sum[q]) / d;
+    for (; i + 8 <= m; i += 8) {
+      double acc[8];
+      factor_sums8(M, m, j, i, acc);
+      v2d a2[4] = {{acc[0], acc[1]}, {acc[2], acc[3]}, {acc[4], acc[5]}, {acc[6], acc[7]}};
+      factor_divide(M, m, j, i, a2, 4, d);
     }
-    for (; i < m; i++) {
-      double* ri = M + (size_t)i * m;
-      ri[j] = (ri[j] - imp_dot(ri, rj, j)) / d;
+    for (; i + 2 <= m; i += 2) {
+      v2d a2 = factor_sums2(M, m, j, i);
+      factor_divide(M, m, j, i, &a2, 1, d);
     }
+    for (; i < m; i++) Uj[i] = (M[(size_t)i * m + j] - factor_sum1(M, m, j, i)) / d;
   }
   return 1;
 }
 
-/* Solve L L' z = z in place with the factor of imp_tod_cholesky_factor. */
-void imp_tod_cholesky_solve(const double* L, int m, double* z) {
-  for (int i = 0; i < m; i++) z[i] = (z[i] - imp_dot(L + (size_t)i * m, z, i)) / L[(size_t)i * m + i];
+/* Solve U'U z = z in place with the factor of imp_tod_cholesky_factor:
+   forward with U' (column i of U), backward with U (row i, contiguous). */
+void imp_tod_cholesky_solve(const double* U, int m, double* z) {
+  for (int i = 0; i < m; i++) {
+    double s = 0;
+    for (int k = 0; k < i; k++) s += U[(size_t)k * m + i] * z[k];
+    z[i] = (z[i] - s) / U[(size_t)i * m + i];
+  }
   for (int i = m - 1; i >= 0; i--) {
+    const double* Ui = U + (size_t)i * m;
     double s = z[i];
-    for (int k = i + 1; k < m; k++) s -= L[(size_t)k * m + i] * z[k];
-    z[i] = s / L[(size_t)i * m + i];
+    for (int k = i + 1; k < m; k++) s -= Ui[k] * z[k];
+    z[i] = s / Ui[i];
   }
 }
 

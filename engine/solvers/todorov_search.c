@@ -260,8 +260,6 @@ static void pseudo_inverse_solve(tod* s, const double* c, double* f) {
       for (int j = 0; j <= k; j++) Gk[j] += lik * Li[j];
     }
   }
-  for (int k = 0; k < rank; k++)
-    for (int j = 0; j < k; j++) G[(size_t)j * rank + k] = G[(size_t)k * rank + j];
   if (!imp_tod_cholesky_factor(G, rank)) return; /* cannot happen for pivots > 0; f = 0 then */
   imp_tod_cholesky_solve(G, rank, z);
   imp_tod_cholesky_solve(G, rank, z);
