@@ -233,6 +233,28 @@ static int pivoted_cholesky(double* W, int n, int* perm, double* col) {
   return rank;
 }
 
+/* out[q] = sum over i = k, k + 1, ..., n - 1, in order, of W(i, k) W(i, j0
+   + q) for q < 8 (j0 + 7 <= k): eight sums side by side, each row i read
+   contiguously */
+static void gram_sums8(const double* W, int n, int k, int j0, double out[8]) {
+  typedef double v2 __attribute__((vector_size(16)));
+  v2 s0 = {0, 0}, s1 = {0, 0}, s2 = {0, 0}, s3 = {0, 0};
+  for (int i = k; i < n; i++) {
+    const double* Wi = W + (size_t)i * n;
+    v2 wk = {Wi[k], Wi[k]}, a, b, c, d;
+    memcpy(&a, Wi + j0, sizeof a);
+    memcpy(&b, Wi + j0 + 2, sizeof b);
+    memcpy(&c, Wi + j0 + 4, sizeof c);
+    memcpy(&d, Wi + j0 + 6, sizeof d);
+    s0 += wk * a;
+    s1 += wk * b;
+    s2 += wk * c;
+    s3 += wk * d;
+  }
+  out[0] = s0[0], out[1] = s0[1], out[2] = s1[0], out[3] = s1[1];
+  out[4] = s2[0], out[5] = s2[1], out[6] = s3[0], out[7] = s3[1];
+}
+
 /* f = A^+ c, the minimum-norm least-squares solution, by pivoted Cholesky
    A = P L L' P' (n x rank L) and A^+ = P L (L'L)^-2 L' P' (header). Uses
    s->J (the factor), s->H (L'L), s->tmp and s->g. */
@@ -244,20 +266,20 @@ static void pseudo_inverse_solve(tod* s, const double* c, double* f) {
   int rank = pivoted_cholesky(W, n, perm, s->g);
   imp_zero(f, n);
   if (rank == 0) return;
-  /* z = L' P'c, G = L'L, accumulated row by row of L: each sum still runs
-     over i = k, k + 1, ... in order */
+  /* z = L' P'c and the lower triangle of G = L'L; each sum runs over i =
+     k, k + 1, ... in order */
   double *z = s->tmp, *G = s->H;
-  imp_zero(z, rank);
-  imp_zero(G, (size_t)rank * rank);
-  for (int i = 0; i < n; i++) {
-    const double* Li = W + (size_t)i * n;
-    double ci = c[perm[i]];
-    int kmax = i < rank - 1 ? i : rank - 1;
-    for (int k = 0; k <= kmax; k++) {
-      double lik = Li[k];
-      double* Gk = G + (size_t)k * rank;
-      z[k] += lik * ci;
-      for (int j = 0; j <= k; j++) Gk[j] += lik * Li[j];
+  for (int k = 0; k < rank; k++) {
+    double sum = 0;
+    for (int i = k; i < n; i++) sum += W[(size_t)i * n + k] * c[perm[i]];
+    z[k] = sum;
+    double* Gk = G + (size_t)k * rank;
+    int j = 0;
+    for (; j + 8 <= k + 1; j += 8) gram_sums8(W, n, k, j, Gk + j);
+    for (; j <= k; j++) {
+      double g = 0;
+      for (int i = k; i < n; i++) g += W[(size_t)i * n + k] * W[(size_t)i * n + j];
+      Gk[j] = g;
     }
   }
   if (!imp_tod_cholesky_factor(G, rank)) return; /* cannot happen for pivots > 0; f = 0 then */
