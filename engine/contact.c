@@ -60,7 +60,7 @@ size_t imp_contact_arena_bytes(const imp_model* m, int solver) {
   const imp_csolver* s = imp_solver_get(solver);
   size_t work = s ? solver_work_bytes(s, m->nislandmax, m->nislandmax) : 0;
   size_t doubles = na * na /* A */ + stage_doubles(m);
-  size_t ints = (size_t)m->nJnnz /* Y's pattern */ + 8 * n + 2 * (size_t)m->nv +
+  size_t ints = (size_t)m->nJnnz /* Y's pattern */ + 8 * n + 3 * (size_t)m->nv +
                 2 * (size_t)m->nbody + 64 + 3 * n /* the pool's island order */;
   /* every allocation may lose up to 64 bytes to alignment */
   return doubles * sizeof(double) + ints * sizeof(int) + work + 64 * 64;
@@ -73,30 +73,32 @@ typedef struct half_rows {
   double* val; /* nefc_J, the same */
 } half_rows;
 
-/* Insert dof into the descending list dof[0..n) if absent; returns n. */
-static int insert_desc(int* dof, int n, int k) {
-  int i = 0;
-  while (i < n && dof[i] > k) i++;
-  if (i < n && dof[i] == k) return n;
-  for (int j = n; j > i; j--) dof[j] = dof[j - 1];
-  dof[i] = k;
-  return n + 1;
+/* sort dof[0..n) descending (insertion: the list is runs of ancestor
+   chains, each already descending) */
+static void sort_desc(int* dof, int n) {
+  for (int a = 1; a < n; a++) {
+    int v = dof[a], b = a;
+    for (; b > 0 && dof[b - 1] < v; b--) dof[b] = dof[b - 1];
+    dof[b] = v;
+  }
 }
 
 /* y L = k for one row: scatter, eliminate leaves first over the row's
-   pattern closed under ancestors (where the fill goes), gather. */
+   pattern closed under ancestors (where the fill goes; collected by
+   walking each nonzero's chain up to the first dof already marked, mark
+   all 0 on entry and on return), gather. */
 static void half_solve_row(const imp_model* m, const imp_data* d, const double* LD, int row,
-                           double* x, int* colind, double* val, int* nnz_out) {
+                           double* x, char* mark, int* colind, double* val, int* nnz_out) {
   int adr = d->efc_J_rowadr[row], nnz = 0;
   for (int i = 0; i < d->efc_J_rownnz[row]; i++) {
     int k = d->efc_J_colind[adr + i];
     x[k] += d->efc_J[adr + i];
-    for (; k >= 0; k = m->dof_parentid[k]) {
-      int before = nnz;
-      nnz = insert_desc(colind, nnz, k);
-      if (nnz == before) break; /* the rest of the chain is already in */
+    for (; k >= 0 && !mark[k]; k = m->dof_parentid[k]) {
+      mark[k] = 1;
+      colind[nnz++] = k;
     }
   }
+  sort_desc(colind, nnz);
   for (int i = 0; i < nnz; i++) {
     int k = colind[i], a = m->dof_Madr[k] + 1;
     for (int j = m->dof_parentid[k]; j >= 0; j = m->dof_parentid[j]) x[j] -= LD[a++] * x[k];
@@ -104,6 +106,7 @@ static void half_solve_row(const imp_model* m, const imp_data* d, const double* 
   for (int i = 0; i < nnz; i++) {
     val[i] = x[colind[i]];
     x[colind[i]] = 0;
+    mark[colind[i]] = 0;
   }
   *nnz_out = nnz;
 }
@@ -629,9 +632,11 @@ void imp_contact_stage(const imp_model* m, imp_data* d) {
      rows go at the same places */
   half_rows Y = {imp_stack_alloc_int(d, d->nefc), imp_stack_alloc_int(d, d->nefc_J),
                  imp_stack_alloc(d, d->nefc_J)};
+  char* dofmark = (char*)imp_stack_alloc_int(d, (nv + (int)sizeof(int) - 1) / (int)sizeof(int));
+  memset(dofmark, 0, (size_t)nv);
   for (int r = 0; r < d->nefc; r++)
-    half_solve_row(m, d, LD, r, dense, Y.colind + d->efc_J_rowadr[r], Y.val + d->efc_J_rowadr[r],
-                   Y.nnz + r);
+    half_solve_row(m, d, LD, r, dense, dofmark, Y.colind + d->efc_J_rowadr[r],
+                   Y.val + d->efc_J_rowadr[r], Y.nnz + r);
   int* parent = imp_stack_alloc_int(d, m->nbody);
   int* label = imp_stack_alloc_int(d, m->nbody);
   find_islands(m, d, parent, label);
