@@ -32,8 +32,10 @@
  *  - Its <option> loses to the parent's, with a warning when it sets a
  *    value that differs (MuJoCo's compiler conflict="warning", the
  *    default); <size>, <visual> and <statistic> are the parent's alone.
- *  - Names repeated after prefixing are the compiler's "repeated ... name"
- *    errors, at the repeated element's file and line.
+ *  - A copy whose top body's prefixed name exists already is an error at
+ *    the <attach> (as MuJoCo's reader checks); other names repeated after
+ *    prefixing are the compiler's "repeated ... name" errors (or the
+ *    default classes'), at the repeated element's file and line.
  *
  * Decided here (the docs are silent or MuJoCo's behaviour is not ours):
  *  - Compiler settings that act when the model is compiled rather than read
@@ -592,6 +594,13 @@ void ld_attach(ld_ctx* c, ld_node* n, int body, int childclass, const double* fr
   if (st->levels + sm->depth > LD_MAXDEPTH)
     ld_error(c, n->file, n->line, "elements nested more than %d deep (through attachments)",
              LD_MAXDEPTH);
+  /* MuJoCo checks the copy's top body against the model's bodies first */
+  if (has_body) {
+    const char* top = concat(c, prefix, ld_attr_str(n, "body"));
+    if (ld_find_name(&c->bodies, top) >= 0)
+      ld_error(c, n->file, n->line, "attach: body '%s' already exists (the prefix '%s' used twice?)",
+               top, prefix);
+  }
   ld_node* root = copy_tree(c, sm->root);
   rename_tree(c, root, prefix);
 
