@@ -535,6 +535,54 @@ START_TEST(world_and_frame_attachments) {
 }
 END_TEST
 
+/* a sub-model attaching its own sub-model (its file relative to the
+   sub-model's directory): the prefixes compose, and an asset named after
+   its file gets them too */
+START_TEST(nested_attachments_compose_prefixes) {
+  make_files();
+  char p[1200];
+  snprintf(p, sizeof p, "%s/sub/finger.xml", g_dir);
+  write_file(p,
+             "<mujoco model='finger'>\n"
+             "  <compiler meshdir='meshes'/>\n"
+             "  <asset><mesh file='wedge.obj'/></asset>\n"
+             "  <worldbody><body name='tip' pos='0 0 -0.1'><joint name='j'/>\n"
+             "    <geom name='g' type='mesh' mesh='wedge'/></body></worldbody>\n"
+             "  <actuator><motor name='m' joint='j'/></actuator>\n"
+             "</mujoco>\n");
+  snprintf(p, sizeof p, "%s/sub/hand.xml", g_dir);
+  write_file(p,
+             "<mujoco model='hand'>\n"
+             "  <asset><model file='finger.xml'/></asset>\n"
+             "  <worldbody><body name='palm'><joint name='j'/><geom size='0.05'/>\n"
+             "    <attach model='finger' body='tip' prefix='f1_'/>\n"
+             "    <attach model='finger' body='tip' prefix='f2_'/>\n"
+             "  </body></worldbody>\n"
+             "</mujoco>\n");
+  snprintf(p, sizeof p, "%s/scene/hands.xml", g_dir);
+  write_file(p,
+             "<mujoco><asset><model file='../sub/hand.xml'/></asset>\n"
+             "<worldbody>\n"
+             "  <attach model='hand' body='palm' prefix='L_'/>\n"
+             "  <attach model='hand' body='palm' prefix='R_'/>\n"
+             "</worldbody></mujoco>\n");
+  imp_model* m = load_file(p);
+  ck_assert_int_eq(m->nbody, 7);
+  ck_assert_int_eq(m->nu, 4);
+  ck_assert_int_eq(m->nmesh, 4);
+  int j = imp_name2id(m, IMP_OBJ_JOINT, "R_f2_j");
+  ck_assert(j >= 0);
+  ck_assert_int_eq(m->jnt_bodyid[j], imp_name2id(m, IMP_OBJ_BODY, "R_f2_tip"));
+  ck_assert_int_eq(m->body_parentid[m->jnt_bodyid[j]], imp_name2id(m, IMP_OBJ_BODY, "R_palm"));
+  ck_assert_int_eq(m->actuator_trnid[2 * imp_name2id(m, IMP_OBJ_ACTUATOR, "L_f1_m")],
+                   imp_name2id(m, IMP_OBJ_JOINT, "L_f1_j"));
+  int g = imp_name2id(m, IMP_OBJ_GEOM, "L_f2_g");
+  ck_assert_int_eq(m->geom_dataid[g], imp_name2id(m, IMP_OBJ_MESH, "L_f2_wedge"));
+  imp_free_model(m);
+  imp_test_remove_dir(g_dir);
+}
+END_TEST
+
 static Suite* suite(void) {
   Suite* s = suite_create("attach");
   TCase* t = tcase_create("attach");
@@ -546,6 +594,7 @@ static Suite* suite(void) {
   tcase_add_test(t, model_attaching_itself_is_an_error);
   tcase_add_test(t, unimplemented_parts_are_refused);
   tcase_add_test(t, world_and_frame_attachments);
+  tcase_add_test(t, nested_attachments_compose_prefixes);
   suite_add_tcase(s, t);
   return s;
 }
