@@ -59,8 +59,9 @@
  *    attaches itself ends here, or at once when the file repeats in the
  *    chain), LD_MAXATTACHES <attach> elements, LD_MAXATTACHNODES elements
  *    copied in all, the sub-model files' bytes counted with the includes'
- *    (LD_MAXINCLUDEBYTES), and element nesting of all the files being
- *    read inside one another within LD_MAXDEPTH together. */
+ *    (LD_MAXINCLUDEBYTES), and the element nesting of the sub-model files
+ *    being read inside one another within LD_MAXDEPTH together (the main
+ *    file's within it too: the readers recurse 2 LD_MAXDEPTH deep at most). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
