@@ -19,11 +19,16 @@
  *    assets (an <attach> inside it composes the prefixes). References to
  *    the body "world" keep meaning the world.
  *  - The sub-model's assets, default classes, contact pairs and excludes,
- *    equalities, tendons, actuators and sensors are copied in. They are
- *    appended where the <attach> is read: MuJoCo reads the world body
- *    before the sections after it, so an attached model's actuators come
- *    before the parent's own (user_model.cc, mjCModel::operator+=, appends
- *    at attach time; xml_native_reader.cc reads worldbody first).
+ *    equalities, tendons, actuators and sensors are copied in. Those
+ *    outside the body tree come after the main file's own, attachments in
+ *    the order they are read, a sub-model's own before those of the
+ *    attachments inside it: MuJoCo's reader reads the world body (and so
+ *    attaches) after every other section (xml_native_reader.cc,
+ *    mjXReader::Parse), and an attachment appends the sub-model's lists
+ *    (user_model.cc, mjCModel::operator+=). Here the main file's body tree
+ *    is read before its other sections (MuJoCo 2.2.2's order, which the
+ *    composites' objects follow), so a sub-model's sections wait in a
+ *    queue (ld_attach_finish).
  *  - Its compiler settings apply to its own elements ("the child model
  *    will be compiled using the child flags"): angle and eulerseq to the
  *    angles it writes (joint ranges, ref and springref in its unit, kept
@@ -99,6 +104,7 @@ typedef struct ld_attach_state {
   const char* prefix; /* names' prefix of the model being read ("" for the main file) */
   const char* chain[LD_MAXATTACHDEPTH]; /* their files, outermost first */
   int builtin;        /* a class of MJCF's built-in defaults, -1 until made */
+  struct ld_pending *pending, **tail; /* sub-models whose sections wait, in order */
 } ld_attach_state;
 
 static ld_attach_state* state(ld_ctx* c) {
@@ -106,6 +112,7 @@ static ld_attach_state* state(ld_ctx* c) {
     c->attach = ld_alloc(c, sizeof *c->attach);
     c->attach->prefix = "";
     c->attach->builtin = -1;
+    c->attach->tail = &c->attach->pending;
   }
   return c->attach;
 }
@@ -329,6 +336,15 @@ typedef struct read_settings {
   const char *meshdir, *texturedir, *dir;
 } read_settings;
 
+/* an attached sub-model whose sections outside the body tree are read
+   after the main file's (ld_attach_finish) */
+typedef struct ld_pending {
+  ld_node* root;            /* its renamed copy */
+  const ld_submodel* sm;
+  read_settings settings;   /* its own, as its compiler left them */
+  struct ld_pending* next;
+} ld_pending;
+
 static void get_read_settings(const ld_ctx* c, read_settings* s) {
   s->degree = c->degree;
   s->autolimits = c->autolimits;
@@ -537,21 +553,16 @@ static void read_submodel(ld_ctx* c, ld_node* n, ld_node* root, const ld_submode
       ld_parse_asset(c, s);
     }
   prefix_autonamed(c, m0, x0, h0, prefix);
+  /* its elements outside the tree wait for the main file's (a place in
+     the queue taken before its tree, whose attachments queue theirs) */
+  ld_pending* p = ld_alloc(c, sizeof *p);
+  p->root = root;
+  p->sm = sm;
+  get_read_settings(c, &p->settings);
+  *c->attach->tail = p;
+  c->attach->tail = &p->next;
   int j0 = c->joints.n, t0 = c->tendons.n, a0 = c->actuators.n;
   attach_tree(c, n, root, sm, prefix, mainclass, body, frame);
-  static const char* const after[] = {"contact", "equality", "tendon", "actuator", "sensor",
-                                      "keyframe", NULL};
-  for (int k = 0; after[k]; k++)
-    for (ld_node* s = root->child; s; s = s->next) {
-      if (strcmp(s->name, after[k])) continue;
-      ld_warn_unused(c, s);
-      if (k == 2) ld_parse_tendons(c, s);
-      else if (k == 4) ld_parse_sensors(c, root, s);
-      else if (k == 5 && s->child)
-        ld_unsupported(c, "attach/keyframe", s->child->file, s->child->line,
-                       "keyframes of an attached model ('%s') are not supported", sm->name);
-      else if (k < 5) ld_xml_section(c, s);
-    }
   settle_own_settings(c, j0, t0, a0, c->autolimits, c->degree);
   /* sections of no consequence here, or unknown ones */
   static const char* const known[] = {"compiler", "option", "size", "visual", "statistic",
@@ -615,5 +626,31 @@ void ld_attach(ld_ctx* c, ld_node* n, int body, int childclass, const double* fr
   st->prefix = outer_prefix;
   st->levels -= sm->depth;
   st->depth--;
+  set_read_settings(c, &outer);
+}
+
+void ld_attach_finish(ld_ctx* c) {
+  ld_attach_state* st = c->attach;
+  if (!st) return;
+  read_settings outer;
+  get_read_settings(c, &outer);
+  static const char* const kinds[] = {"contact", "equality", "tendon", "actuator", "sensor",
+                                      "keyframe", NULL};
+  for (ld_pending* p = st->pending; p; p = p->next) {
+    set_read_settings(c, &p->settings);
+    int t0 = c->tendons.n, a0 = c->actuators.n;
+    for (int k = 0; kinds[k]; k++)
+      for (ld_node* s = p->root->child; s; s = s->next) {
+        if (strcmp(s->name, kinds[k])) continue;
+        ld_warn_unused(c, s);
+        if (k == 2) ld_parse_tendons(c, s);
+        else if (k == 4) ld_parse_sensors(c, p->root, s);
+        else if (k == 5 && s->child)
+          ld_unsupported(c, "attach/keyframe", s->child->file, s->child->line,
+                         "keyframes of an attached model ('%s') are not supported", p->sm->name);
+        else if (k < 5) ld_xml_section(c, s);
+      }
+    settle_own_settings(c, c->joints.n, t0, a0, c->autolimits, c->degree);
+  }
   set_read_settings(c, &outer);
 }

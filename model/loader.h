@@ -778,6 +778,9 @@ void ld_parse_model_asset(ld_ctx* c, ld_node* n);
    in the body, else NULL): the sub-model's subtree, defaults, assets and
    the elements outside the tree that refer to it, names prefixed */
 void ld_attach(ld_ctx* c, ld_node* n, int body, int childclass, const double* frame);
+/* after the main file's sections: the attached models' contact, equality,
+   tendon, actuator and sensor sections, in attachment order */
+void ld_attach_finish(ld_ctx* c);
 
 /* xml.c's readers for attach.c: a file's text into a node tree, includes
    spliced (relative to c->dir; level: the depth the tree starts at); a

@@ -928,6 +928,7 @@ static void parse_root(ld_ctx* c, ld_node* root) {
         default: ld_warn_element(c, ch); break;
       }
     }
+  ld_attach_finish(c); /* attached models' elements outside the tree, after ours */
 }
 
 /* After an error: the warnings gathered before it, one a line below the

@@ -90,8 +90,8 @@ static const char* k_scene =
 
 /* The same written out: the arm's elements renamed, in radians (the
    scene's 90 degrees as radians), the attached actuators, tendons and
-   sensors before the scene's own (MuJoCo reads the world body first and
-   appends what an attachment brings at that point). */
+   sensors after the scene's own, in attachment order (MuJoCo reads the
+   world body, and so attaches, after every other section). */
 #define ARM(P, POSE)                                                                          \
   "      <body name='" P "base' " POSE ">\n"                                                  \
   "        <joint name='" P "hinge1' axis='0 1 0' damping='0.1' stiffness='2'"               \
@@ -139,15 +139,15 @@ static const char* k_by_hand_fmt =
     "</fixed>\n"
     "  </tendon>\n"
     "  <actuator>\n"
-    "    <motor name='L_mot' joint='L_hinge1' gear='2' ctrlrange='-1 1'/>\n"
-    "    <motor name='R_mot' joint='R_hinge1' gear='2' ctrlrange='-1 1'/>\n"
     "    <motor name='m0' joint='slide'/>\n"
     "    <position name='p' joint='L_hinge2' kp='5'/>\n"
+    "    <motor name='L_mot' joint='L_hinge1' gear='2' ctrlrange='-1 1'/>\n"
+    "    <motor name='R_mot' joint='R_hinge1' gear='2' ctrlrange='-1 1'/>\n"
     "  </actuator>\n"
     "  <sensor>\n"
+    "    <jointpos name='s0' joint='R_hinge1'/>\n"
     "    <jointpos name='L_jp' joint='L_hinge2'/><tendonpos name='L_tp' tendon='L_t'/>\n"
     "    <jointpos name='R_jp' joint='R_hinge2'/><tendonpos name='R_tp' tendon='R_t'/>\n"
-    "    <jointpos name='s0' joint='R_hinge1'/>\n"
     "  </sensor>\n"
     "</mujoco>\n";
 
@@ -569,6 +569,9 @@ START_TEST(nested_attachments_compose_prefixes) {
   imp_model* m = load_file(p);
   ck_assert_int_eq(m->nbody, 7);
   ck_assert_int_eq(m->nu, 4);
+  /* each attachment's elements in the order the attachments are read */
+  const char* order[] = {"L_f1_m", "L_f2_m", "R_f1_m", "R_f2_m"};
+  for (int i = 0; i < 4; i++) ck_assert_str_eq(imp_id2name(m, IMP_OBJ_ACTUATOR, i), order[i]);
   ck_assert_int_eq(m->nmesh, 4);
   int j = imp_name2id(m, IMP_OBJ_JOINT, "R_f2_j");
   ck_assert(j >= 0);
