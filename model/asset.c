@@ -163,6 +163,8 @@ void ld_parse_asset(ld_ctx* c, ld_node* n) {
       parse_mesh(c, ch);
     } else if (!strcmp(ch->name, "hfield")) {
       ld_parse_hfield(c, ch);
+    } else if (!strcmp(ch->name, "model")) {
+      ld_parse_model_asset(c, ch);
     } else {
       ld_warn_element(c, ch);
     }

@@ -582,14 +582,16 @@ imp_model* ld_compile(ld_ctx* c) {
     nq += jt->type == IMP_JNT_FREE ? 7 : jt->type == IMP_JNT_BALL ? 4 : 1;
     nv += jt->type == IMP_JNT_FREE ? 6 : jt->type == IMP_JNT_BALL ? 3 : 1;
     if (jt->limited < 0) jt->limited = c->autolimits ? jt->has_range : 0;
+    /* an attached model's joints in its own unit (attach.c) */
+    double jdeg = jt->angle_unit ? (jt->angle_unit == 2 ? IMP_PI / 180 : 1) : deg;
     if (jt->limited && (jt->type == IMP_JNT_HINGE || jt->type == IMP_JNT_BALL)) {
       /* MuJoCo converts the range only of limited joints */
-      jt->range[0] *= deg;
-      jt->range[1] *= deg;
+      jt->range[0] *= jdeg;
+      jt->range[1] *= jdeg;
     }
     if (jt->type == IMP_JNT_HINGE) {
-      jt->ref *= deg;
-      jt->springref *= deg;
+      jt->ref *= jdeg;
+      jt->springref *= jdeg;
     }
     if (jt->limited && jt->type != IMP_JNT_BALL && jt->range[0] >= jt->range[1])
       ld_error(c, jt->file, jt->line, "joint range: lower limit must be below upper limit");

@@ -117,6 +117,8 @@ typedef struct ld_joint {
   double solref[2];  /* solreflimit: time constant (or -stiffness), damping ratio (or -damping) */
   double springdamper[2]; /* time constant, damping ratio; both > 0: stiffness and damping
                              set by the compiler (springdamper.c) */
+  int angle_unit;    /* 0: the compiler's angle unit; 1 radian, 2 degree: a joint of an
+                        attached model, in that model's unit (attach.c) */
 } ld_joint;
 
 typedef struct ld_geom {
@@ -494,6 +496,7 @@ typedef struct ld_ctx {
   long mesh_vert_read;  /* vertices of the mesh files read (LD_MAXMESHVERT) */
   long mesh_face_read;  /* and their triangles (LD_MAXMESHFACE) */
   struct ld_name_index* name_index; /* names.c: the vectors' sorted names */
+  struct ld_attach_state* attach;   /* attach.c: sub-models and attachments, NULL until one */
 } ld_ctx;
 
 /* ---- loader_util.c: utilities shared by the loader files ---- */
@@ -766,6 +769,26 @@ void ld_put_mocap_keys(ld_ctx* c, imp_model* m);
 /* <composite> n in body: its bodies, joints, geoms, sites, tendons,
    equalities and excludes into the spec, as MuJoCo 2.2.2 expands them */
 void ld_parse_composite(ld_ctx* c, ld_node* n, int body);
+
+/* ---- attach.c: <asset><model> and <attach> (MuJoCo 3.x) ---- */
+
+/* <model name file>: a sub-model, read at once (its errors at this line) */
+void ld_parse_model_asset(ld_ctx* c, ld_node* n);
+/* <attach model body|frame prefix> in body (inside frames: frame, their pose
+   in the body, else NULL): the sub-model's subtree, defaults, assets and
+   the elements outside the tree that refer to it, names prefixed */
+void ld_attach(ld_ctx* c, ld_node* n, int body, int childclass, const double* frame);
+/* after the main file's sections: the attached models' contact, equality,
+   tendon, actuator and sensor sections, in attachment order */
+void ld_attach_finish(ld_ctx* c);
+
+/* xml.c's readers for attach.c: a file's text into a node tree, includes
+   spliced (relative to c->dir; level: the depth the tree starts at); a
+   section (compiler, option, contact, equality, actuator) read as in the
+   main file; the children of a body or frame node (parse_children) */
+ld_node* ld_xml_read_text(ld_ctx* c, const char* file, const char* text, int level);
+void ld_xml_section(ld_ctx* c, ld_node* n);
+void ld_xml_children(ld_ctx* c, ld_node* n, int body, int childclass, const double* frame);
 
 /* ---- compile.c ---- */
 

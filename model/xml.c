@@ -676,6 +676,8 @@ static void parse_children(ld_ctx* c, ld_node* n, int body, int childclass, cons
       ld_warn_unused(c, ch);
     } else if (!strcmp(e, "composite")) {
       ld_parse_composite(c, ch, body);
+    } else if (!strcmp(e, "attach")) {
+      ld_attach(c, ch, body, childclass, frame);
     } else {
       ld_warn_element(c, ch);
     }
@@ -763,6 +765,27 @@ static void parse_keyframe(ld_ctx* c, ld_node* n) {
     k->mquat = read_key_vector(c, ch, "mquat", &k->nmquat);
     ld_warn_unused(c, ch);
   }
+}
+
+/* ------------------------------------------------ readers for attach.c */
+
+ld_node* ld_xml_read_text(ld_ctx* c, const char* file, const char* text, int level) {
+  ld_node* root = read_xml(c, file, text, NULL, 0);
+  expand_includes(c, root, 0, level);
+  return root;
+}
+
+void ld_xml_section(ld_ctx* c, ld_node* n) {
+  if (!strcmp(n->name, "compiler")) parse_compiler(c, n);
+  else if (!strcmp(n->name, "option")) parse_option(c, n);
+  else if (!strcmp(n->name, "contact")) parse_contact(c, n);
+  else if (!strcmp(n->name, "equality")) parse_equality(c, n);
+  else if (!strcmp(n->name, "actuator")) parse_actuators(c, n);
+  else ld_warn_element(c, n);
+}
+
+void ld_xml_children(ld_ctx* c, ld_node* n, int body, int childclass, const double* frame) {
+  parse_children(c, n, body, childclass, frame);
 }
 
 /* --------------------------------------------------------------- driver */
@@ -905,6 +928,7 @@ static void parse_root(ld_ctx* c, ld_node* root) {
         default: ld_warn_element(c, ch); break;
       }
     }
+  ld_attach_finish(c); /* attached models' elements outside the tree, after ours */
 }
 
 /* After an error: the warnings gathered before it, one a line below the
