@@ -16,6 +16,10 @@
 /* two doubles in one SSE register (a clang/gcc extension; lanes are plain
    IEEE operations, so results equal the scalar ones) */
 typedef double v2d __attribute__((vector_size(16)));
+/* four doubles: one AVX register where the build has AVX (CMakeLists.txt
+   IMP_AVX2), two SSE registers otherwise, the same lane by lane; kept to
+   locals (never passed or returned, whose ABI differs between the two) */
+typedef double v4d __attribute__((vector_size(32)));
 
 /* two contiguous doubles as one v2d (memcpy: no alignment assumed) */
 static inline v2d load2(const double* p) {
@@ -81,17 +85,18 @@ int imp_tod_caller_min_rows(void) {
 /* acc[q] = sum over k < j, in that order, of U(k, i0 + q) U(k, j) for q <
    8: eight sums side by side, each row k of U read contiguously */
 static void factor_sums8(const double* U, int m, int j, int i0, double acc[8]) {
-  v2d s0 = {0, 0}, s1 = {0, 0}, s2 = {0, 0}, s3 = {0, 0};
+  v4d s0 = {0, 0, 0, 0}, s1 = {0, 0, 0, 0};
   for (int k = 0; k < j; k++) {
     const double* Uk = U + (size_t)k * m + i0;
-    v2d ukj = {U[(size_t)k * m + j], U[(size_t)k * m + j]};
-    s0 += load2(Uk) * ukj;
-    s1 += load2(Uk + 2) * ukj;
-    s2 += load2(Uk + 4) * ukj;
-    s3 += load2(Uk + 6) * ukj;
+    double u = U[(size_t)k * m + j];
+    v4d ukj = {u, u, u, u}, a, b;
+    memcpy(&a, Uk, sizeof a);
+    memcpy(&b, Uk + 4, sizeof b);
+    s0 += a * ukj;
+    s1 += b * ukj;
   }
-  acc[0] = s0[0], acc[1] = s0[1], acc[2] = s1[0], acc[3] = s1[1];
-  acc[4] = s2[0], acc[5] = s2[1], acc[6] = s3[0], acc[7] = s3[1];
+  memcpy(acc, &s0, sizeof s0);
+  memcpy(acc + 4, &s1, sizeof s1);
 }
 
 /* the same for two columns i0, i0 + 1 */
@@ -193,17 +198,17 @@ void imp_tod_mat_vec(double* res, const double* A, const double* v, int n) {
    term by term in the same order, while the eight entries are read from
    contiguous memory (dot8 gathers them across rows) */
 static void sym_cols8(double* res, const double* S, int n, int i0, const double* v) {
-  v2d s0 = {0, 0}, s1 = {0, 0}, s2 = {0, 0}, s3 = {0, 0};
+  v4d s0 = {0, 0, 0, 0}, s1 = {0, 0, 0, 0};
   for (int k = 0; k < n; k++) {
     const double* Sk = S + (size_t)k * n + i0;
-    v2d vk = {v[k], v[k]};
-    s0 += load2(Sk) * vk;
-    s1 += load2(Sk + 2) * vk;
-    s2 += load2(Sk + 4) * vk;
-    s3 += load2(Sk + 6) * vk;
+    v4d vk = {v[k], v[k], v[k], v[k]}, a, b;
+    memcpy(&a, Sk, sizeof a);
+    memcpy(&b, Sk + 4, sizeof b);
+    s0 += a * vk;
+    s1 += b * vk;
   }
-  res[i0] = s0[0], res[i0 + 1] = s0[1], res[i0 + 2] = s1[0], res[i0 + 3] = s1[1];
-  res[i0 + 4] = s2[0], res[i0 + 5] = s2[1], res[i0 + 6] = s3[0], res[i0 + 7] = s3[1];
+  memcpy(res + i0, &s0, sizeof s0);
+  memcpy(res + i0 + 4, &s1, sizeof s1);
 }
 
 /* res = S v for an n x n S symmetric to the bit (the Delassus matrix A, the
@@ -472,22 +477,17 @@ static int block_is_zero(const tod* s, int k) {
 /* acc[r][c] = sum over i = 0..rows-1, in that order, of P[i][r] Q[i][c]
    (P, Q: columns of row-major matrices with row strides ldp, ldq) */
 static void tile_4x4(const double* P, int ldp, const double* Q, int ldq, int rows, double acc[4][4]) {
-  v2d s[4][2] = {{{0, 0}, {0, 0}}, {{0, 0}, {0, 0}}, {{0, 0}, {0, 0}}, {{0, 0}, {0, 0}}};
+  v4d s[4] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};
   for (int i = 0; i < rows; i++) {
     const double *pi = P + (size_t)i * ldp, *qi = Q + (size_t)i * ldq;
-    v2d q0 = load2(qi), q1 = load2(qi + 2);
+    v4d q;
+    memcpy(&q, qi, sizeof q);
     for (int r = 0; r < 4; r++) {
-      v2d pr = {pi[r], pi[r]};
-      s[r][0] += pr * q0;
-      s[r][1] += pr * q1;
+      v4d pr = {pi[r], pi[r], pi[r], pi[r]};
+      s[r] += pr * q;
     }
   }
-  for (int r = 0; r < 4; r++) {
-    acc[r][0] = s[r][0][0];
-    acc[r][1] = s[r][0][1];
-    acc[r][2] = s[r][1][0];
-    acc[r][3] = s[r][1][1];
-  }
+  for (int r = 0; r < 4; r++) memcpy(acc[r], &s[r], sizeof s[r]);
 }
 
 /* S = P = A D^2 A, the Gauss-Newton products of two sticking columns (F =

@@ -237,22 +237,18 @@ static int pivoted_cholesky(double* W, int n, int* perm, double* col) {
    + q) for q < 8 (j0 + 7 <= k): eight sums side by side, each row i read
    contiguously */
 static void gram_sums8(const double* W, int n, int k, int j0, double out[8]) {
-  typedef double v2 __attribute__((vector_size(16)));
-  v2 s0 = {0, 0}, s1 = {0, 0}, s2 = {0, 0}, s3 = {0, 0};
+  typedef double v4 __attribute__((vector_size(32))); /* as todorov_model.c's v4d */
+  v4 s0 = {0, 0, 0, 0}, s1 = {0, 0, 0, 0};
   for (int i = k; i < n; i++) {
     const double* Wi = W + (size_t)i * n;
-    v2 wk = {Wi[k], Wi[k]}, a, b, c, d;
+    v4 wk = {Wi[k], Wi[k], Wi[k], Wi[k]}, a, b;
     memcpy(&a, Wi + j0, sizeof a);
-    memcpy(&b, Wi + j0 + 2, sizeof b);
-    memcpy(&c, Wi + j0 + 4, sizeof c);
-    memcpy(&d, Wi + j0 + 6, sizeof d);
+    memcpy(&b, Wi + j0 + 4, sizeof b);
     s0 += wk * a;
     s1 += wk * b;
-    s2 += wk * c;
-    s3 += wk * d;
   }
-  out[0] = s0[0], out[1] = s0[1], out[2] = s1[0], out[3] = s1[1];
-  out[4] = s2[0], out[5] = s2[1], out[6] = s3[0], out[7] = s3[1];
+  memcpy(out, &s0, sizeof s0);
+  memcpy(out + 4, &s1, sizeof s1);
 }
 
 /* f = A^+ c, the minimum-norm least-squares solution, by pivoted Cholesky
