@@ -463,7 +463,8 @@ void imp_deriv_tendon_vel(const imp_model* m, const imp_data* d, double* Dl, dou
    of the tree-sparse pattern and the factorization is unchanged. */
 void imp_tendon_armature(const imp_model* m, imp_data* d) {
   for (int t = 0; t < m->ntendon; t++)
-    if (m->tendon_armature[t] != 0) imp_add_tendon_outer(m, d, t, m->tendon_armature[t], d->qM, NULL);
+    if (m->tendon_armature[t] != 0)
+      imp_add_tendon_outer(m, d, t, m->tendon_armature[t], d->qM, NULL);
 }
 
 /* Velocity and velocity-product acceleration (the acceleration at

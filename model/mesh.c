@@ -478,7 +478,9 @@ static void planar_hull(ld_ctx* c, const ld_mesh* me, const raw_mesh* r, hull* h
    refuses a flat mesh; the cap applies to its polygon here the same way
    (qhull's initial simplex in 2D is 3 vertices). */
 static void convex_hull(ld_ctx* c, const ld_mesh* me, const raw_mesh* r, hull* h) {
-  if (!run_qhull(c, me, 3, r->nvert, r->vert, me->maxhullvert, h) && h->nvert >= 4 && h->nface >= 4) return;
+  if (!run_qhull(c, me, 3, r->nvert, r->vert, me->maxhullvert, h) && h->nvert >= 4 &&
+      h->nface >= 4)
+    return;
   planar_hull(c, me, r, h);
 }
 
