@@ -171,18 +171,22 @@ static void check_armature(ld_ctx* c, const ld_tendon* t) {
    of i, j is an ancestor of the other. The marked dofs are closed under
    ancestors (mark_tendon_dofs), so they are one chain exactly when the
    deepest (the highest index: parents come first) has them all above it. */
-static void check_armature_chain(ld_ctx* c, const imp_model* m, const ld_tendon* t,
-                                 const int* mark, int stamp, int n) {
+static void check_armature_chain(ld_ctx* c, const imp_model* m, ld_tendon* t, const int* mark,
+                                 int stamp, int n) {
   if (t->armature == 0 || n == 0) return;
   int deepest = -1, onchain = 0;
   for (int i = 0; i < m->nv; i++)
     if (mark[i] == stamp) deepest = i;
   for (int i = deepest; i >= 0; i = m->dof_parentid[i]) onchain++;
-  if (onchain != n)
-    ld_error(c, t->file, t->line,
-             "tendon armature on a tendon that moves dofs of different branches of the tree is "
-             "not supported: the inertia a J'J would couple dofs that are not ancestors of one "
-             "another, outside the tree-sparse pattern of the mass matrix and its factorization");
+  if (onchain == n) return;
+  /* MuJoCo has it: refused unless the caller allows what we do not
+     implement, then loaded without the tendon's inertia */
+  ld_unsupported(c, "tendon/armature", t->file, t->line,
+                 "tendon armature on a tendon that moves dofs of different branches of the tree "
+                 "is not supported: the inertia a J'J would couple dofs that are not ancestors of "
+                 "one another, outside the tree-sparse pattern of the mass matrix and its "
+                 "factorization (ignored: the tendon has no inertia)");
+  t->armature = 0;
 }
 
 int ld_resolve_tendons(ld_ctx* c) {
@@ -237,7 +241,7 @@ void ld_tendon_dof_bounds(ld_ctx* c, const imp_model* m, int* nJten, int* nJeq) 
   int stamp = 0;
   *nJten = *nJeq = 0;
   for (int i = 0; i < c->tendons.n; i++) {
-    const ld_tendon* t = LD_AT(c->tendons, ld_tendon, i);
+    ld_tendon* t = LD_AT(c->tendons, ld_tendon, i);
     int n = mark_tendon_dofs(c, m, t, mark, stamp);
     check_armature_chain(c, m, t, mark, stamp++, n);
     if (n > *nJten) *nJten = n;

@@ -492,6 +492,12 @@ START_TEST(loader_checks_tendon_armature) {
   snprintf(xml, sizeof xml, two,
            "<spatial armature='1'><site site='s1'/><site site='s2'/></spatial>");
   expect_error(xml, "dofs of different branches of the tree is not supported");
+  /* allowed, it loads without the tendon's inertia, with a warning */
+  imp_model* allowed = imp_test_load_string_allow(xml);
+  ck_assert_int_eq(allowed->nwarning, 1);
+  ck_assert(strstr(allowed->warnings, "different branches") != NULL);
+  imp_assert_near(allowed->tendon_armature[0], 0, 0);
+  imp_free_model(allowed);
   /* the same tendons without armature load */
   snprintf(xml, sizeof xml, two,
            "<spatial><site site='s1'/><site site='s2'/></spatial>"
