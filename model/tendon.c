@@ -179,8 +179,13 @@ static void check_armature_chain(ld_ctx* c, const imp_model* m, ld_tendon* t, co
     if (mark[i] == stamp) deepest = i;
   for (int i = deepest; i >= 0; i = m->dof_parentid[i]) onchain++;
   if (onchain == n) return;
-  /* MuJoCo has it: refused unless the caller allows what we do not
-     implement, then loaded without the tendon's inertia */
+  /* Refused unless the caller allows what we do not implement, then
+     loaded without the tendon's inertia. MuJoCo 3.x loads it, but (as read
+     in its source, mj_tendonArmature) adds a J'J only where its mass
+     matrix's tree pattern has entries, dropping the products across
+     branches: not the documented inertia, and a matrix that need not be
+     positive semi-definite (J = (r, i, j) over a root r and two branches:
+     x = (1, -r/i, -r/j) gives x'Ax = -a r^2). */
   ld_unsupported(c, "tendon/armature", t->file, t->line,
                  "tendon armature on a tendon that moves dofs of different branches of the tree "
                  "is not supported: the inertia a J'J would couple dofs that are not ancestors of "
