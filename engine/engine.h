@@ -189,11 +189,18 @@ void imp_tendon_passive(const imp_model* m, imp_data* d);
 /* Dl, Du += s J_t' J_t for the row of tendon t scaled by s, on the places
    of the tree-sparse pattern of qM only (where D lives: integrate.c);
    entries coupling dofs of different branches are dropped, as MuJoCo
-   2.2.2 drops them from its derivative. */
+   2.2.2 drops them from its derivative. Du NULL: a symmetric matrix stored
+   once (qM). */
 void imp_add_tendon_outer(const imp_model* m, const imp_data* d, int t, double s, double* Dl,
                           double* Du);
 /* Dl, Du += d(tendon damping force)/d qvel (the implicit integrators). */
 void imp_deriv_tendon_vel(const imp_model* m, const imp_data* d, double* Dl, double* Du);
+/* qM += armature J'J for every tendon with armature (after imp_crb; needs
+   imp_tendon). */
+void imp_tendon_armature(const imp_model* m, imp_data* d);
+/* qfrc_bias += armature J' (d/dt(J) qvel) for every spatial tendon with
+   armature (after imp_rne; needs imp_com_vel). */
+void imp_tendon_bias(const imp_model* m, imp_data* d);
 /* A tendon path around a sphere or an infinite cylinder (its axis the
    geom's z) of radius r at xpos, xmat, from x0 to x1: the two points where
    it meets the surface into wpnt[6] and the length of the curve between

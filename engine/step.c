@@ -31,6 +31,7 @@ static void forward_pos_vel(const imp_model* m, imp_data* d, int sensors) {
   imp_tendon(m, d);
   imp_camlight(m, d);
   imp_crb(m, d);
+  imp_tendon_armature(m, d);
   imp_factor_m(m, d);
   /* contacts: where geoms touch (before the actuators: adhesion acts
      through this configuration's contacts, transmission.c) */
@@ -42,6 +43,7 @@ static void forward_pos_vel(const imp_model* m, imp_data* d, int sensors) {
   imp_actuator_velocity(m, d);
   imp_passive(m, d);
   imp_rne(m, d);
+  imp_tendon_bias(m, d);
   if (sensors) imp_sensor_pos_vel(m, d);
 }
 

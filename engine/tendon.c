@@ -434,7 +434,7 @@ void imp_add_tendon_outer(const imp_model* m, const imp_data* d, int t, double s
       if (c < n && col[c] == j) {
         double v = s * J[a] * J[c];
         Dl[m->dof_Madr[i] + steps] += v;
-        Du[m->dof_Madr[i] + steps] += v;
+        if (Du) Du[m->dof_Madr[i] + steps] += v;
       }
     }
   }
@@ -450,5 +450,98 @@ void imp_deriv_tendon_vel(const imp_model* m, const imp_data* d, double* Dl, dou
     double v = d->ten_velocity[t];
     double db = b[0] + 2 * b[1] * fabs(v) + 3 * b[2] * v * v;
     if (db != 0) imp_add_tendon_outer(m, d, t, -db, Dl, Du);
+  }
+}
+
+/* ---- tendon armature (MJCF reference, tendon/spatial armature: "inertia
+   associated with changes in tendon length", kinetic energy a v^2 / 2 for
+   tendon velocity v = J qvel) ---- */
+
+/* The kinetic energy a (J qvel)^2 / 2 is qvel' (a J'J) qvel / 2: qM gains
+   a J'J. The loader admits armature only on a tendon whose dofs lie on one
+   chain to the root (model/tendon.c), so every product J_i J_j is an entry
+   of the tree-sparse pattern and the factorization is unchanged. */
+void imp_tendon_armature(const imp_model* m, imp_data* d) {
+  for (int t = 0; t < m->ntendon; t++)
+    if (m->tendon_armature[t] != 0)
+      imp_add_tendon_outer(m, d, t, m->tendon_armature[t], d->qM, NULL);
+}
+
+/* Velocity and velocity-product acceleration (the acceleration at
+   qacc = 0) of the world point p fixed to body b. Motion vectors are
+   [angular; linear] at the tree's reference point o (the subtree centre of
+   mass of the root, taken fixed in the world at this instant): the body
+   moves as cvel = (w, v_o), its acceleration at qacc = 0 is
+   A = sum over its chain of cdof_dot_k qvel_k, and a point fixed to it has
+   velocity pdot = v_o + w x (p - o) and acceleration
+   A_lin + A_ang x (p - o) + w x pdot (the derivative of the first at fixed
+   o; Featherstone, RBDA sec. 2.10-2.11). */
+static void point_motion(const imp_model* m, const imp_data* d, int b, const double p[3],
+                         double vel[3], double acc[3]) {
+  const double* o = d->subtree_com + 3 * m->body_rootid[b];
+  const double* V = d->cvel + 6 * b;
+  double r[3], A[6] = {0, 0, 0, 0, 0, 0}, wxv[3];
+  sub3(r, p, o);
+  for (int k = imp_chain_tip(m, b); k >= 0; k = m->dof_parentid[k])
+    imp_add_scl(A, d->cdof_dot + 6 * k, d->qvel[k], 6);
+  imp_cross(vel, V, r);
+  for (int i = 0; i < 3; i++) vel[i] += V[3 + i];
+  imp_cross(acc, A, r);
+  imp_cross(wxv, V, vel);
+  for (int i = 0; i < 3; i++) acc[i] += A[3 + i] + wxv[i];
+}
+
+/* d/dt(J) qvel of a straight segment from p0 (body b0) to p1 (b1) of a
+   length that counts 1/divisor: with u = (p1 - p0)/l, dv and da the
+   differences of the ends' velocities and qacc = 0 accelerations, the
+   second derivative of l at qacc = 0 is u.da + (|dv|^2 - (u.dv)^2) / l
+   (d/dt u = (dv - u (u.dv)) / l). */
+static double segment_jdot_qvel(const imp_model* m, const imp_data* d, int b0, const double p0[3],
+                                int b1, const double p1[3], double divisor) {
+  double u[3], v0[3], v1[3], a0[3], a1[3], dv[3], da[3];
+  sub3(u, p1, p0);
+  double l = imp_norm3(u);
+  if (l < IMP_MINVAL) return 0;
+  for (int i = 0; i < 3; i++) u[i] /= l;
+  point_motion(m, d, b0, p0, v0, a0);
+  point_motion(m, d, b1, p1, v1, a1);
+  sub3(dv, v1, v0);
+  sub3(da, a1, a0);
+  double udv = dot3(u, dv);
+  return (dot3(u, da) + (dot3(dv, dv) - udv * udv) / l) / divisor;
+}
+
+/* d/dt(J) qvel of spatial tendon t: its straight segments between sites of
+   different bodies, branch by branch (geom wraps are refused with armature
+   by the loader, as MuJoCo refuses them: the wrap points' motion would need
+   the derivatives of the wrap). A fixed tendon's J is constant: 0. */
+static double tendon_jdot_qvel(const imp_model* m, const imp_data* d, int t) {
+  int adr = m->tendon_adr[t], num = m->tendon_num[t];
+  if (m->wrap_type[adr] == IMP_WRAP_JOINT) return 0;
+  double res = 0, divisor = 1;
+  for (int w = adr; w < adr + num - 1; w++) {
+    if (m->wrap_type[w] == IMP_WRAP_PULLEY) {
+      divisor = m->wrap_prm[w];
+      continue;
+    }
+    if (m->wrap_type[w + 1] != IMP_WRAP_SITE) continue; /* the branch ended at w */
+    int s0 = m->wrap_objid[w], s1 = m->wrap_objid[w + 1];
+    int b0 = m->site_bodyid[s0], b1 = m->site_bodyid[s1];
+    if (b0 != b1)
+      res += segment_jdot_qvel(m, d, b0, d->site_xpos + 3 * s0, b1, d->site_xpos + 3 * s1, divisor);
+  }
+  return res;
+}
+
+/* The tendon's inertia force a l_ddot acts along the tendon: in
+   M qacc + c = tau it adds a J'J qacc to M (imp_tendon_armature) and
+   a J' (d/dt(J) qvel) to the bias forces (MJCF reference, tendon/spatial
+   armature: "an additional bias-force term"). */
+void imp_tendon_bias(const imp_model* m, imp_data* d) {
+  for (int t = 0; t < m->ntendon; t++) {
+    double a = m->tendon_armature[t];
+    if (a == 0) continue;
+    double f = a * tendon_jdot_qvel(m, d, t);
+    if (f != 0) add_tendon_force(m, d, t, f, d->qfrc_bias);
   }
 }

@@ -599,6 +599,7 @@ typedef struct imp_model {
   double* tendon_stiffness; /* ntendon x 3: spring force -(a x + b x^2 + c x^3) */
   double* tendon_damping;   /* ntendon x 3: damping force -(a v + b v|v| + c v^3) */
   double* tendon_frictionloss; /* ntendon: dry friction bound, a constraint row */
+  double* tendon_armature;  /* ntendon: inertia of length changes, qM += a J'J */
   double* tendon_lengthspring; /* ntendon x 2: the spring's rest band (equal: a point) */
   double* tendon_length0;   /* ntendon: length at qpos0 */
   double* tendon_width;     /* ntendon: drawing radius */

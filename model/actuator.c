@@ -161,6 +161,7 @@ void ld_actuators_at_qpos0(ld_ctx* c, imp_model* m) {
   imp_com_pos(m, d);
   imp_tendon(m, d);
   imp_crb(m, d);
+  imp_tendon_armature(m, d);
   imp_factor_m(m, d);
   actuator_acc0(m, d);
   imp_stack_release(d, 0);

@@ -34,10 +34,16 @@ static const char* asset_name(ld_node* n) {
   return s && s[0] ? s : NULL;
 }
 
-void ld_read_mesh_attrs(ld_ctx* c, ld_node* n, double scale[3], int* inertia) {
+void ld_read_mesh_attrs(ld_ctx* c, ld_node* n, double scale[3], int* inertia, int* maxhullvert) {
   static const char* const modes[] = {"convex", "exact", "legacy", "shell", NULL};
   ld_attr_nums(c, n, "scale", scale, 3, 3);
   ld_attr_keyword(c, n, "inertia", modes, inertia);
+  /* MJCF reference, asset/mesh/maxhullvert: "-1 means unlimited. Positive
+     values must be larger than 3"; MuJoCo refuses every other value */
+  if (ld_attr_int(c, n, "maxhullvert", maxhullvert) && *maxhullvert != -1 && *maxhullvert < 4)
+    ld_error(c, n->file, n->line,
+             "attribute 'maxhullvert' of '%s': %d; it must be -1 (no limit) or larger than 3",
+             n->name, *maxhullvert);
 }
 
 static void parse_mesh(ld_ctx* c, ld_node* n) {
@@ -49,7 +55,8 @@ static void parse_mesh(ld_ctx* c, ld_node* n) {
   me->line = n->line;
   imp_copy(me->scale, cl->mesh_scale, 3);
   me->inertia_mode = cl->mesh_inertia;
-  ld_read_mesh_attrs(c, n, me->scale, &me->inertia_mode);
+  me->maxhullvert = cl->mesh_maxhullvert;
+  ld_read_mesh_attrs(c, n, me->scale, &me->inertia_mode, &me->maxhullvert);
   me->refquat[0] = 1; /* refpos 0: ld_push zeroes the new element */
   ld_attr_nums(c, n, "refpos", me->refpos, 3, 3);
   ld_attr_nums(c, n, "refquat", me->refquat, 4, 4);

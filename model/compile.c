@@ -137,6 +137,7 @@
   X(double, tendon_solref, 2 * ntendon) X(double, tendon_margin, ntendon)                  \
   X(double, tendon_stiffness, 3 * ntendon) X(double, tendon_damping, 3 * ntendon)          \
   X(double, tendon_frictionloss, ntendon) X(double, tendon_lengthspring, 2 * ntendon)      \
+  X(double, tendon_armature, ntendon)                                                      \
   X(double, tendon_length0, ntendon) X(double, tendon_width, ntendon)                      \
   X(float, tendon_rgba, 4 * ntendon) X(int, wrap_type, nwrap) X(int, wrap_objid, nwrap)     \
   X(double, wrap_prm, nwrap) X(int, name_tendonadr, ntendon)                              \

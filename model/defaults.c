@@ -125,6 +125,7 @@ void ld_defaults_builtin(ld_class* cls) {
 
   cls->mesh_scale[0] = cls->mesh_scale[1] = cls->mesh_scale[2] = 1;
   cls->mesh_inertia = LD_MESH_LEGACY;
+  cls->mesh_maxhullvert = -1;
 }
 
 int ld_find_class(ld_ctx* c, ld_node* at, const char* name) {
@@ -678,7 +679,8 @@ void ld_parse_defaults(ld_ctx* c, ld_node* n, int parent) {
     else if (!strcmp(e, "pair")) ld_read_pair(c, ch, &cl->pair);
     else if (!strcmp(e, "equality")) ld_read_equality(c, ch, &cl->equality, -1);
     else if (!strcmp(e, "tendon")) ld_read_tendon(c, ch, &cl->tendon);
-    else if (!strcmp(e, "mesh")) ld_read_mesh_attrs(c, ch, cl->mesh_scale, &cl->mesh_inertia);
+    else if (!strcmp(e, "mesh")) ld_read_mesh_attrs(c, ch, cl->mesh_scale, &cl->mesh_inertia,
+                                                     &cl->mesh_maxhullvert);
     else {
       char key[160];
       snprintf(key, sizeof key, "e:%s", e);

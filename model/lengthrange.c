@@ -84,6 +84,7 @@ static int push(const imp_model* m, imp_data* d, const ld_lropt* o, int u, int s
     imp_com_pos(m, d);
     imp_tendon(m, d);
     imp_crb(m, d);
+    imp_tendon_armature(m, d);
     imp_factor_m(m, d);
     imp_actuator_moment(m, d, u, moment);
     imp_solve_sparse(m, d->qLD, d->qLDiagInv, acc, moment);

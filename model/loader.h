@@ -308,6 +308,7 @@ typedef struct ld_mesh {
   double scale[3];
   double refpos[3], refquat[4]; /* the vertices' frame in the file: v <- R(refquat)' (v - refpos) */
   int inertia_mode;  /* LD_MESH_*: solid (convex, exact, legacy) or shell */
+  int maxhullvert;   /* most vertices of the collision hull: -1 no limit, else > 3 */
   int flat;          /* no volume: its frame from its surface, no mass to give */
   int from_hull;     /* mass properties from the hull (open surface of volume surface_volume) */
   double surface_volume;
@@ -420,6 +421,7 @@ typedef struct ld_class {
   ld_tendon tendon;
   double mesh_scale[3];
   int mesh_inertia; /* LD_MESH_* */
+  int mesh_maxhullvert; /* -1: no limit */
 } ld_class;
 
 /* <statistic>: values that replace the computed ones (statistic.c) */
@@ -578,8 +580,9 @@ int ld_actuator_kind(const char* elem); /* -1 when not an actuator shortcut */
 /* <asset>: textures, materials, meshes (read at once, mesh.c), height
    fields (hfield.c) */
 void ld_parse_asset(ld_ctx* c, ld_node* n);
-/* scale and inertia of a <mesh> or of a class's <mesh> default */
-void ld_read_mesh_attrs(ld_ctx* c, ld_node* n, double scale[3], int* inertia);
+/* scale, inertia and maxhullvert (checked: -1 or > 3) of a <mesh> or of a
+   class's <mesh> default */
+void ld_read_mesh_attrs(ld_ctx* c, ld_node* n, double scale[3], int* inertia, int* maxhullvert);
 /* repeated names among textures and meshes (file-derived ones may repeat) */
 void ld_check_asset_names(ld_ctx* c);
 

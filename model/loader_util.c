@@ -184,10 +184,7 @@ static int harmless_attribute(const char* elem, const char* attr) {
       {"light", "type"},         {"light", "intensity"},    {"light", "range"},
       {"light", "texture"},      {"camera", "orthographic"}, {"camera", "projection"},
       /* MuJoCo merges static bodies into their parents: the same dynamics */
-      {"compiler", "fusestatic"}, {"compiler", "discardvisual"},
-      /* a cap on the hull's vertices for MuJoCo's collision: we collide
-         with the exact hull */
-      {"mesh", "maxhullvert"}};
+      {"compiler", "fusestatic"}, {"compiler", "discardvisual"}};
   for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
     if (!strcmp(elem, k[i][0]) && !strcmp(attr, k[i][1])) return 1;
   return 0;

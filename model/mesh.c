@@ -14,7 +14,9 @@
  *     the top; OBJ's v runs up from the bottom). STL stores each triangle
  *     with its own corners, so equal corners are merged into one vertex;
  *  2. the convex hull by qhull (reentrant API): the indices of the hull's
- *     vertices, and its triangles for the fallback below. A flat mesh (qhull
+ *     vertices, and its triangles for the fallback below; at most
+ *     maxhullvert vertices when the <mesh> asks (qhull_flags), a hull that
+ *     collision, inertia="convex" and the fallback then use. A flat mesh (qhull
  *     finds no volume) gets the polygon around its vertices in their plane
  *     (qhull in 2D on the two widest principal directions) and no triangles;
  *     vertices on a line are an error;
@@ -409,14 +411,31 @@ static void collect_hull(ld_ctx* c, qhT* qh, const double* pts, hull* h) {
   }
 }
 
-/* qhull's hull of n points of dimension dim (2 or 3) into h; qhull's exit
-   code, 0 when it found one */
-static int run_qhull(ld_ctx* c, const ld_mesh* me, int dim, int n, double* pts, hull* h) {
+/* qhull's options for a hull of at most maxvert vertices (-1: no limit).
+   The cap is MuJoCo's <mesh maxhullvert> (MJCF reference: qhull is asked
+   "to terminate after maxhullvert vertices"): qhull's "TAn" stops after n
+   vertices added to the initial simplex (dim + 1 vertices), and "Q9" adds
+   at each step the point furthest outside of all facets' outside sets, so
+   the partial hull spans as much as n vertices allow (MuJoCo 3.x since its
+   changelog's "improved the quality of coarse convex hulls"). Each added
+   point maximizes a facet normal's direction over all points, so the
+   partial hull's vertices are points of the full hull's surface. */
+static void qhull_flags(char* flags, size_t n, int dim, int maxvert) {
+  if (maxvert < 0) snprintf(flags, n, "qhull Qt");
+  else snprintf(flags, n, "qhull Qt Q9 TA%d", maxvert - (dim + 1));
+}
+
+/* qhull's hull of n points of dimension dim (2 or 3) into h, of at most
+   maxvert vertices (-1: all it needs); qhull's exit code, 0 when it found
+   one */
+static int run_qhull(ld_ctx* c, const ld_mesh* me, int dim, int n, double* pts, int maxvert,
+                     hull* h) {
   FILE* errfile = fopen("/dev/null", "w"); /* qhull prints nothing */
   if (!errfile) MESH_ERROR(c, me, "cannot open /dev/null for qhull");
   qhT* qh = ld_alloc(c, sizeof(qhT));
   qh_zero(qh, errfile);
-  char flags[] = "qhull Qt";
+  char flags[64];
+  qhull_flags(flags, sizeof flags, dim, maxvert);
   int code = qh_new_qhull(qh, dim, n, pts, False, flags, NULL, errfile);
   if (!code) collect_hull(c, qh, pts, h); /* in 2D: vertices only, no triangles */
   qh_freeqhull(qh, !qh_ALL);
@@ -447,15 +466,21 @@ static void planar_hull(ld_ctx* c, const ld_mesh* me, const raw_mesh* r, hull* h
       for (int i = 0; i < 3; i++) p2[2 * v + k] += (r->vert[3 * v + i] - mean[i]) * R[3 * i + k];
     }
   *h = (hull){0, 0, NULL, NULL};
-  if (!(var[1] > 1e-24 * var[0]) || run_qhull(c, me, 2, n, p2, h) || h->nvert < 3)
+  if (!(var[1] > 1e-24 * var[0]) || run_qhull(c, me, 2, n, p2, me->maxhullvert, h) ||
+      h->nvert < 3)
     MESH_ERROR(c, me, "degenerate mesh: its vertices span no area (all on a line?)");
   h->nface = 0;
 }
 
 /* The convex hull of the vertices: a polyhedron, or for a flat mesh (qhull
-   finds no volume) the polygon in its plane, h->nface 0. */
+   finds no volume) the polygon in its plane, h->nface 0; of at most
+   me->maxhullvert vertices when that is not -1 (qhull_flags). MuJoCo 3.x
+   refuses a flat mesh; the cap applies to its polygon here the same way
+   (qhull's initial simplex in 2D is 3 vertices). */
 static void convex_hull(ld_ctx* c, const ld_mesh* me, const raw_mesh* r, hull* h) {
-  if (!run_qhull(c, me, 3, r->nvert, r->vert, h) && h->nvert >= 4 && h->nface >= 4) return;
+  if (!run_qhull(c, me, 3, r->nvert, r->vert, me->maxhullvert, h) && h->nvert >= 4 &&
+      h->nface >= 4)
+    return;
   planar_hull(c, me, r, h);
 }
 
@@ -596,7 +621,7 @@ static void mass_frame(ld_mesh* me, double V, const double com[3], const double 
 }
 
 /* vertices into the mesh frame: v' = R' (v - pos); box and bounding radius */
-static void to_mesh_frame(ld_mesh* me, const hull* h) {
+static void to_mesh_frame(ld_mesh* me) {
   double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   me->rbound = 0;
   for (int v = 0; v < me->nvert; v++) {
@@ -607,10 +632,12 @@ static void to_mesh_frame(ld_mesh* me, const hull* h) {
     me->rbound = fmax(me->rbound, imp_norm3(p));
     for (int i = 0; i < 3; i++) me->size[i] = fmax(me->size[i], fabs(p[i]));
   }
-  for (int k = 0; k < h->nvert; k++)
+  /* over all vertices: the box of the full hull also when maxhullvert cut
+     the collision hull (the mesh's extent, as MuJoCo's fitaabb takes it) */
+  for (int v = 0; v < me->nvert; v++)
     for (int i = 0; i < 3; i++) {
-      lo[i] = fmin(lo[i], me->vert[3 * h->vert[k] + i]);
-      hi[i] = fmax(hi[i], me->vert[3 * h->vert[k] + i]);
+      lo[i] = fmin(lo[i], me->vert[3 * v + i]);
+      hi[i] = fmax(hi[i], me->vert[3 * v + i]);
     }
   for (int i = 0; i < 3; i++) {
     me->aabb[i] = 0.5 * (lo[i] + hi[i]);
@@ -803,5 +830,5 @@ void ld_mesh_load(ld_ctx* c, ld_mesh* me) {
   me->face = r.face;
   me->nhull = h.nvert;
   me->hull = h.vert;
-  to_mesh_frame(me, &h);
+  to_mesh_frame(me);
 }

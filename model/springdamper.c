@@ -55,7 +55,9 @@ void ld_joints_springdamper(ld_ctx* c, imp_model* m, const ld_joint* J) {
   if (!d) ld_error(c, "", 0, "out of memory");
   imp_kinematics(m, d);
   imp_com_pos(m, d);
+  imp_tendon(m, d);
   imp_crb(m, d);
+  imp_tendon_armature(m, d);
   imp_factor_m(m, d);
   double* e = ld_alloc(c, sizeof(double) * (size_t)m->nv);
   double* x = ld_alloc(c, sizeof(double) * (size_t)m->nv);

@@ -98,7 +98,9 @@ static void mean_mass_inertia(imp_model* m, imp_data* d) {
   m->meaninertia = 1;
   if (m->nv > 0) {
     imp_com_pos(m, d);
+    imp_tendon(m, d);
     imp_crb(m, d);
+    imp_tendon_armature(m, d);
     double sum = 0;
     for (int i = 0; i < m->nv; i++) sum += d->qM[m->dof_Madr[i]];
     m->meaninertia = sum / m->nv;
