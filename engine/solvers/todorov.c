@@ -259,7 +259,7 @@ static size_t carve(tod* s, int n, int nb, void* work) {
                      &s->fc, &s->rc, &s->xb, &s->fb, &s->rb, &s->xt,  &s->ft,    &s->rt,
                      &s->xk, &s->fk, &s->rk, &s->xl, &s->fl, &s->rl,  &s->xr,    &s->fr,
                      &s->rr, &s->w,  &s->y,  &s->g,  &s->u,  &s->tmp, &s->gr,    &s->xi,
-                     &s->v0p, &s->fprox, &s->r0, &s->xprox};
+                     &s->v0p, &s->fprox, &s->r0, &s->xprox, &s->csum};
   for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) TAKE(*vecs[i], n);
   TAKE(s->J, nn);
   TAKE(s->H, nn);
@@ -341,7 +341,7 @@ static double null_component(tod* s, double hscale, double* z) {
   for (int i = 0; i < n; i++) M[(size_t)i * n + i] += NULL_EPS * hscale;
   if (!imp_tod_cholesky_factor(M, n)) return 0;
   imp_tod_sym_mat_vec(s->tmp, s->H, s->w, n);
-  imp_tod_cholesky_solve(M, n, s->tmp);
+  imp_tod_cholesky_solve(M, n, s->tmp, s->csum);
   for (int i = 0; i < n; i++) z[i] = s->w[i] - s->tmp[i];
   double wmax = imp_tod_max_abs(s->w, n);
   return wmax > 0 ? imp_tod_max_abs(z, n) / wmax : 0;
@@ -420,7 +420,7 @@ static int iterate(tod* s, double* l, double* lambda, int* newton, double* hscal
   if (!ok || !(gg > 0)) return 0;
   /* Newton point (eqs. 22, 28) and the model's predicted decrease (23) */
   for (int c = 0; c < m; c++) s->xi[c] = -s->gr[c];
-  imp_tod_cholesky_solve(s->Hr, m, s->xi);
+  imp_tod_cholesky_solve(s->Hr, m, s->xi, s->csum);
   double predicted = -0.5 * imp_dot(s->xi, s->gr, m);
   imp_tod_expand_step(s, s->xi, s->xn);
   imp_tod_project_active_cones(s, s->xn);

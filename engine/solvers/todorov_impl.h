@@ -82,6 +82,7 @@ typedef struct tod {
   double *xl, *fl, *rl;      /* sub-segment left end */
   double *xr, *fr, *rr;      /* sub-segment right end */
   double *w, *y, *g, *u, *tmp, *gr, *xi;
+  double* csum;              /* n: the Cholesky solve's running sums */
   double *J, *H, *Hr, *HB;   /* n x n scratch (C of the Hessian, the sticking
                                 point's work), n x n, m x m, n x m */
   double* Jd;                /* n x (n + 6): scratch (T of the Hessian, P's rows) */
@@ -107,7 +108,7 @@ int imp_tod_cholesky_factor(double* M, int m);
 /* the factor's size from which it calls LAPACK (0 when it never does):
    imp_csolver's caller_min_rows */
 int imp_tod_caller_min_rows(void);
-void imp_tod_cholesky_solve(const double* L, int m, double* z);
+void imp_tod_cholesky_solve(const double* L, int m, double* z, double* sums);
 void imp_tod_mat_vec(double* res, const double* A, const double* v, int n);
 /* the same for an S symmetric to the bit, faster (reads S by rows) */
 void imp_tod_sym_mat_vec(double* res, const double* S, const double* v, int n);

@@ -172,13 +172,17 @@ int imp_tod_cholesky_factor(double* M, int m) {
   return 1;
 }
 
-/* Solve U'U z = z in place with the factor of imp_tod_cholesky_factor:
-   forward with U' (column i of U), backward with U (row i, contiguous). */
-void imp_tod_cholesky_solve(const double* U, int m, double* z) {
-  for (int i = 0; i < m; i++) {
-    double s = 0;
-    for (int k = 0; k < i; k++) s += U[(size_t)k * m + i] * z[k];
-    z[i] = (z[i] - s) / U[(size_t)i * m + i];
+/* Solve U'U z = z in place with the factor of imp_tod_cholesky_factor
+   (sums: m scratch). Forward with U': entry i is (z_i - sum_{k<i} U_ki
+   z_k) / U_ii, the sum kept apart and grown along row k of U as each z_k
+   is known (contiguous, and each sum still in k order); backward with U's
+   rows. */
+void imp_tod_cholesky_solve(const double* U, int m, double* z, double* sums) {
+  imp_zero(sums, m);
+  for (int k = 0; k < m; k++) {
+    const double* Uk = U + (size_t)k * m;
+    double zk = z[k] = (z[k] - sums[k]) / Uk[k];
+    for (int i = k + 1; i < m; i++) sums[i] += Uk[i] * zk;
   }
   for (int i = m - 1; i >= 0; i--) {
     const double* Ui = U + (size_t)i * m;
@@ -774,7 +778,7 @@ double imp_tod_geodesic_correction(tod* s, const double* xi, double* half_a) {
       half_a[ca + c] = -0.5 * sum;
     }
   }
-  imp_tod_cholesky_solve(s->Hr, m, half_a);
+  imp_tod_cholesky_solve(s->Hr, m, half_a, s->csum);
   double na = 2 * sqrt(imp_dot(half_a, half_a, m)), nv = sqrt(imp_dot(xi, xi, m));
   return nv > 0 && isfinite(na) ? na / nv : INFINITY;
 }

@@ -279,8 +279,8 @@ static void pseudo_inverse_solve(tod* s, const double* c, double* f) {
     }
   }
   if (!imp_tod_cholesky_factor(G, rank)) return; /* cannot happen for pivots > 0; f = 0 then */
-  imp_tod_cholesky_solve(G, rank, z);
-  imp_tod_cholesky_solve(G, rank, z);
+  imp_tod_cholesky_solve(G, rank, z, s->csum);
+  imp_tod_cholesky_solve(G, rank, z, s->csum);
   for (int i = 0; i < n; i++) {
     double sum = 0;
     for (int k = 0; k < rank && k <= i; k++) sum += W[(size_t)i * n + k] * z[k];
