@@ -398,6 +398,8 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   imp_cproblem p = {n, nb, s->adr, s->dim, s->type, s->mu, s->A, s->v0, s->b, m->opt.timestep};
   imp_guard_cap_correction_energy(m, d, &p, s->rows, s->b, s->first_dof, s->roots);
   imp_guard_disable_immobile_rows(&p, s->b, s->mu);
+  double mass = imp_guard_moving_mass(m, d, s->rows, n, s->first_dof, s->roots);
+  imp_guard_consistent_corrections(&p, s->b, mass, s->res_work);
   if (d->problem_hook) d->problem_hook(d->problem_hook_ctx, &p, warm ? s->g : NULL);
   budget_account account = {d->island_budget[isl], 0, 0};
   int bounded = bounded_iterations(solver, n, m->opt.iterations) < m->opt.iterations;
@@ -407,7 +409,6 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   budget_charge(&account, solver, n, st.iterations);
   iter += st.iterations;
   newton += st.newton;
-  double mass = imp_guard_moving_mass(m, d, s->rows, n, s->first_dof, s->roots);
   int too_much = imp_guard_injects_too_much(&p, s->g, mass, s->res_work);
   int unfinished = !too_much && imp_guard_unfinished_and_suspect(&p, st, s->g, mass, s->res_work);
   if ((too_much || unfinished) && imp_guard_hold_corrections(&p, s->b_held)) {

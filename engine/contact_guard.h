@@ -23,6 +23,8 @@ int imp_guard_injects_too_much(const imp_cproblem* p, const double* g, double ma
                             double* work);
 int imp_guard_unfinished_and_suspect(const imp_cproblem* p, imp_csolver_stat st, const double* g,
                                   double mass, double* work);
+int imp_guard_consistent_corrections(const imp_cproblem* p, double* b, double mass,
+                                     double* work);
 int imp_guard_hold_corrections(const imp_cproblem* p, double* held);
 imp_csolver_stat imp_guard_solve_checked(const imp_csolver* solver, const imp_cproblem* p,
                                       const imp_csolver_opt* o, double* g, void* work,
