@@ -339,7 +339,9 @@ static size_t carve_island_scratch(const imp_model* m, int nmax, int bmax, size_
   PIECE(s->b, nmax);
   PIECE(s->g, nmax);
   PIECE(s->mu, bmax);
-  PIECE(s->res_work, 6 * (size_t)nmax); /* imp_guard_injects_too_much's 6 n; imp_cresidual's 2 n */
+  PIECE(s->res_work, 6 * (size_t)nmax); /* imp_guard_injects_too_much's and
+                                          imp_guard_consistent_corrections's 6 n;
+                                          imp_cresidual's 2 n */
   PIECE(s->b_held, nmax);
   PIECE(s->g_first, nmax);
   PIECE(s->dense, m->nv);
@@ -399,6 +401,8 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   imp_guard_cap_correction_energy(m, d, &p, s->rows, s->b, s->first_dof, s->roots);
   imp_guard_disable_immobile_rows(&p, s->b, s->mu);
   double mass = imp_guard_moving_mass(m, d, s->rows, n, s->first_dof, s->roots);
+  /* corrections that conflict lowered to the part the island can meet
+     (contact_guard.h), so the solver is given a problem with a solution */
   imp_guard_consistent_corrections(&p, s->b, mass, s->res_work);
   if (d->problem_hook) d->problem_hook(d->problem_hook_ctx, &p, warm ? s->g : NULL);
   budget_account account = {d->island_budget[isl], 0, 0};

@@ -1,7 +1,10 @@
 /* The contact stage's answer guards (contact_guard.c), internal to the
  * stage (contact.c): what the stage adds to any solver's answer before it
  * moves the bodies. It promises: a correction (a violated row's target) is
- * bounded in energy by the mass it moves; an answer that is no solution
+ * bounded in energy by the mass it moves; corrections of limits and
+ * equalities that conflict (no velocity meets them with the equalities)
+ * are lowered, before the solve, to the part the island can meet, never
+ * raised or reversed; an answer that is no solution
  * (not finite, or putting in more energy than its corrections justify) is
  * recognized so the stage can hold the corrections instead; "converged"
  * from a cone solver only when the common residual agrees; unfinished
