@@ -52,6 +52,11 @@
  * brought back over several steps at that speed, never in one violent
  * step: Menagerie's cassie, 0.52 rad outside four limits in a closed
  * kinematic loop, was thrown at 37 m/s by uncapped targets (issue 17).
+ * Targets that conflict (no velocity meets them all: a loop at a dead
+ * point with a joint past its limit) are lowered by the contact stage to
+ * the part it can meet with the equalities kept (contact_guard.c,
+ * imp_guard_consistent_corrections), so a violation comes back when the
+ * motion allows it, never by opening another.
  * The damping ratio of solref has no role in this hard, velocity-level
  * scheme: the correction is first order, without overshoot. */
 #include <math.h>

@@ -342,7 +342,9 @@ static size_t carve_island_scratch(const imp_model* m, int nmax, int bmax, size_
   PIECE(s->b, nmax);
   PIECE(s->g, nmax);
   PIECE(s->mu, bmax);
-  PIECE(s->res_work, 6 * (size_t)nmax); /* imp_guard_injects_too_much's 6 n; imp_cresidual's 2 n */
+  PIECE(s->res_work, 6 * (size_t)nmax); /* imp_guard_injects_too_much's and
+                                          imp_guard_consistent_corrections's 6 n;
+                                          imp_cresidual's 2 n */
   PIECE(s->b_held, nmax);
   PIECE(s->g_first, nmax);
   PIECE(s->dense, m->nv);
@@ -401,6 +403,10 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   imp_cproblem p = {n, nb, s->adr, s->dim, s->type, s->mu, s->A, s->v0, s->b, m->opt.timestep};
   imp_guard_cap_correction_energy(m, d, &p, s->rows, s->b, s->first_dof, s->roots);
   imp_guard_disable_immobile_rows(&p, s->b, s->mu);
+  double mass = imp_guard_moving_mass(m, d, s->rows, n, s->first_dof, s->roots);
+  /* corrections that conflict lowered to the part the island can meet
+     (contact_guard.h), so the solver is given a problem with a solution */
+  imp_guard_consistent_corrections(&p, s->b, mass, s->res_work);
   if (d->problem_hook) d->problem_hook(d->problem_hook_ctx, &p, warm ? s->g : NULL);
   budget_account account = {d->island_budget[isl], 0, 0};
   int bounded = bounded_iterations(solver, n, m->opt.iterations) < m->opt.iterations;
@@ -410,7 +416,6 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   budget_charge(&account, solver, n, st.iterations);
   iter += st.iterations;
   newton += st.newton;
-  double mass = imp_guard_moving_mass(m, d, s->rows, n, s->first_dof, s->roots);
   int too_much = imp_guard_injects_too_much(&p, s->g, mass, s->res_work);
   int unfinished = !too_much && imp_guard_unfinished_and_suspect(&p, st, s->g, mass, s->res_work);
   if ((too_much || unfinished) && imp_guard_hold_corrections(&p, s->b_held)) {

@@ -162,6 +162,150 @@ static double coupled_correction_energy(const imp_cproblem* p, double cap, doubl
   return INFINITY;
 }
 
+/* Corrections that conflict made consistent: the part of them the island
+   can meet while its equalities hold, found as a regularized least-squares
+   problem on the rows' range. Why: hard targets that no velocity meets
+   together have no solution. Menagerie's cassie at qpos0 has its plantar
+   four-bar at a dead point: the connect's rows and a foot limit's span a
+   direction no motion changes (the foot cannot turn while the loop is
+   closed), and the foot is 0.52 rad past its limit. Solvers stopped at
+   their limits with compromises that opened the loop (6.3e-4 m in 200
+   steps) or with impulses without bound, and holding every correction
+   (imp_guard_hold_corrections) kept the violations where they were for
+   good (0.41 rad past after 5000 steps).
+   The set S: the corrected rows C of limits and equalities, soft, and
+   every equality row, hard (the structure: an equality without a
+   correction moves at 0). With D_C the diagonal of A on C (the rows'
+   inverse effective masses) and Tikhonov's regularization there only,
+       x = (A_SS + eps D_C)^-1 b_S,   b_C* = (A_SS x)_C,
+   the corrections lose the part of them that only a conflict could meet
+   (eps D_C x, large where A_SS barely moves: the dead point) and keep what
+   the island moves easily; the equalities keep their targets (A_SS x = 0
+   on the hard rows), and b_S* lies in A_SS's range, so some impulses on S
+   meet it. Its cost is bounded: from x'A x + eps x'D_C x = b_C'x and
+   Cauchy-Schwarz, x'A x / 2 <= sum b_i^2 / (2 A_ii) / (4 eps), 1 / (4 eps)
+   times the rows' separate costs that imp_guard_injects_too_much allows
+   IMP_HOLD_FACTOR times: eps = 1 / (4 IMP_HOLD_FACTOR) keeps the answer
+   within that guard while every row with a target is soft. A correction
+   is only ever lowered, by an active set solved again at most
+   CONSISTENT_PASSES times: a soft row whose b_C*
+   would exceed its own target becomes hard at it (a rounding-size
+   correction of an equality must not become the loop's share of the
+   conflict: cassie's connect rows at 1e-14 m/s took 6e-3 m/s), and one
+   whose b_C* turns against its violation is held (a limit leaves S, since
+   v >= 0 is all it asks; an equality stays, hard at 0); everything is
+   held when no pass ends without a change. Contacts stay out (below).
+   Used only when the least energy that meets the corrections with the
+   equalities is beyond the island's moving mass at IMP_STAB_VMAX (as
+   coupled_correction_energy, here on S), i.e. when they conflict: other
+   problems keep their targets bit for bit. Left to the guards after the
+   solve: contacts against limits or equalities (piper's link in its base). */
+#define CONSISTENT_EPS (1 / (4 * IMP_HOLD_FACTOR))
+#define CONSISTENT_PASSES 8
+#define CONSISTENT_TOL 1e-10
+/* a row's part in S (in[], doubles to share the caller's work) */
+enum { OUT = 0, HARD = 1, SOFT = 2 };
+
+/* x = (A_SS + eps D_C)^-1 rhs on the rows i with in[i] != OUT (x = 0
+   elsewhere), D_C the diagonal of A on the rows with in[i] == SOFT (0 on
+   the HARD ones), by conjugate gradients with (1 + eps) diag(A) as
+   preconditioner, to relative residual CONSISTENT_TOL or 2 |S| iterations
+   (it also stops when the matrix is not positive definite on S). With cap
+   >= 0 (and eps = 0: the least energy rhs'x / 2 that meets rhs on S) it
+   stops as soon as that energy passes cap: it rises monotonically, as in
+   coupled_correction_energy. Returns rhs'x / 2, or INFINITY when it
+   passed cap, when the matrix is not positive definite, or when CG did
+   not converge. work: 3 n doubles. */
+static double set_solve(const imp_cproblem* p, const double* in, const double* rhs, double eps,
+                        double cap, double* x, double* work) {
+  int n = p->n, ns = 0;
+  double *r = work, *dir = work + n, *q = work + 2 * n, rz = 0;
+  for (int i = 0; i < n; i++) ns += in[i] != 0;
+  imp_zero(x, n);
+  for (int i = 0; i < n; i++) r[i] = in[i] != 0 ? rhs[i] : 0;
+  double rnorm0 = sqrt(imp_dot(r, r, n));
+  if (rnorm0 == 0) return 0;
+#define REG(i) (in[i] == SOFT ? eps * p->A[(size_t)(i) * n + (i)] : 0)
+#define PRECOND(i) (p->A[(size_t)(i) * n + (i)] + REG(i))
+  for (int i = 0; i < n; i++) {
+    dir[i] = in[i] != 0 ? r[i] / PRECOND(i) : 0;
+    rz += r[i] * dir[i];
+  }
+  for (int it = 0; it < 2 * ns; it++) {
+    for (int i = 0; i < n; i++)
+      q[i] = in[i] != 0 ? imp_dot(p->A + (size_t)i * n, dir, n) + REG(i) * dir[i] : 0;
+    double dq = imp_dot(dir, q, n);
+    if (!(dq > 0)) return INFINITY;
+    double alpha = rz / dq, rz_next = 0;
+    imp_add_scl(x, dir, alpha, n);
+    imp_add_scl(r, q, -alpha, n);
+    double energy = 0.5 * imp_dot(rhs, x, n); /* x is 0 off S */
+    if (cap >= 0 && !(energy <= cap)) return INFINITY;
+    if (sqrt(imp_dot(r, r, n)) <= CONSISTENT_TOL * rnorm0) return energy;
+    for (int i = 0; i < n; i++)
+      if (in[i] != 0) rz_next += r[i] * r[i] / PRECOND(i);
+    for (int i = 0; i < n; i++) dir[i] = in[i] != 0 ? r[i] / PRECOND(i) + rz_next / rz * dir[i] : 0;
+    rz = rz_next;
+  }
+#undef REG
+#undef PRECOND
+  return INFINITY;
+}
+
+/* The corrections of b lowered as above when they conflict; 1 when they
+   did (b changed). mass: the island's moving mass. work: 6 n doubles. */
+int imp_guard_consistent_corrections(const imp_cproblem* p, double* b, double mass,
+                                     double* work) {
+  int n = p->n, any = 0;
+  double cap = 0.5 * mass * IMP_STAB_VMAX * IMP_STAB_VMAX;
+  double *in = work, *rhs = work + n, *x = work + 2 * n, *cg = work + 3 * n;
+  /* S: the corrected rows of limits and equalities (soft: moved at b_c or
+     less) and every equality row (hard: the structure the corrections may
+     not break, at 0). Contacts stay out, their targets untouched: a box's
+     four corners on a floor are rows a rigid body cannot meet as
+     equalities when their depths differ, yet as the inequalities they are
+     a face lifts at the deepest corner's speed (treated as equalities,
+     box_pyramid.xml and five more of models/ changed their
+     trajectories, and box_pyramid's 500 steps took 4 times as long) */
+  for (int k = 0; k < p->nblock; k++)
+    for (int t = 0, i = p->blk_adr[k]; t < p->blk_dim[k]; t++, i++) {
+      int corr = p->blk_type[k] != IMP_CNSTR_CONTACT && t < target_rows(p, k) &&
+                 is_correction(p, k, b[i]);
+      int eq = p->blk_type[k] == IMP_CNSTR_EQUALITY;
+      in[i] = !(p->A[(size_t)i * n + i] > 0) ? OUT : corr ? SOFT : eq ? HARD : OUT;
+      rhs[i] = in[i] != OUT ? b[i] : 0;
+      any |= in[i] == SOFT;
+    }
+  if (!any || set_solve(p, in, rhs, 0, cap, x, cg) <= cap) return 0;
+  /* active set: a soft row whose b_c* would exceed its target becomes hard
+     at it; one whose b_c* turns against its violation is held (a limit
+     leaves S: v >= 0 is all it asks; an equality stays, hard at 0) */
+  int consistent = 0;
+  for (int pass = 0; pass < CONSISTENT_PASSES && !consistent; pass++) {
+    consistent = set_solve(p, in, rhs, CONSISTENT_EPS, -1, x, cg) < INFINITY;
+    for (int k = 0; k < p->nblock; k++)
+      for (int t = 0, i = p->blk_adr[k]; t < target_rows(p, k); t++, i++) {
+        if (in[i] != SOFT) continue;
+        double bi = imp_dot(p->A + (size_t)i * n, x, n) / rhs[i]; /* b_c* / b_c */
+        if (bi > 1) {
+          in[i] = HARD, consistent = 0;
+        } else if (!(bi > 0)) {
+          in[i] = p->blk_type[k] == IMP_CNSTR_EQUALITY ? HARD : OUT;
+          rhs[i] = 0, consistent = 0;
+        }
+      }
+  }
+  for (int k = 0; k < p->nblock; k++)
+    for (int t = 0, i = p->blk_adr[k]; t < target_rows(p, k); t++, i++) {
+      if (p->blk_type[k] == IMP_CNSTR_CONTACT || !is_correction(p, k, b[i])) continue;
+      /* b_c* = (A_SS x)_i between held (0) and b_i; everything held when
+         no consistent set was found */
+      double bi = !consistent ? 0 : in[i] == SOFT ? imp_dot(p->A + (size_t)i * n, x, n) : rhs[i];
+      b[i] = b[i] > 0 ? fmin(fmax(bi, 0), b[i]) : fmax(fmin(bi, 0), b[i]);
+    }
+  return 1;
+}
+
 /* 1 when the answer g raises the island's kinetic energy by more than its
    corrections can justify. The change is dE = g'v0 + g'A g / 2 (u+ = u_free
    + M~^-1 K' g, so |u+|^2_M~ - |u_free|^2_M~ = 2 g'v0 + g'A g, halved). A

@@ -1,7 +1,10 @@
 /* The contact stage's answer guards (contact_guard.c), internal to the
  * stage (contact.c): what the stage adds to any solver's answer before it
  * moves the bodies. It promises: a correction (a violated row's target) is
- * bounded in energy by the mass it moves; an answer that is no solution
+ * bounded in energy by the mass it moves; corrections of limits and
+ * equalities that conflict (no velocity meets them with the equalities)
+ * are lowered, before the solve, to the part the island can meet, never
+ * raised or reversed; an answer that is no solution
  * (not finite, or putting in more energy than its corrections justify) is
  * recognized so the stage can hold the corrections instead; "converged"
  * from a cone solver only when the common residual agrees; unfinished
@@ -23,6 +26,8 @@ int imp_guard_injects_too_much(const imp_cproblem* p, const double* g, double ma
                             double* work);
 int imp_guard_unfinished_and_suspect(const imp_cproblem* p, imp_csolver_stat st, const double* g,
                                   double mass, double* work);
+int imp_guard_consistent_corrections(const imp_cproblem* p, double* b, double mass,
+                                     double* work);
 int imp_guard_hold_corrections(const imp_cproblem* p, double* held);
 imp_csolver_stat imp_guard_solve_checked(const imp_csolver* solver, const imp_cproblem* p,
                                       const imp_csolver_opt* o, double* g, void* work,
