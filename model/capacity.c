@@ -123,3 +123,21 @@ void ld_bound_rows(const ld_ctx* c, imp_model* m) {
   if (c->nislandmax <= 0) bound_island_rows(m);
   jacobian_capacity(m);
 }
+
+/* <size>'s nconmax, njmax and nislandmax into c, checked against the
+   loader's bounds (loader.h) */
+void ld_parse_size(ld_ctx* c, ld_node* ch) {
+  ld_attr_int(c, ch, "nconmax", &c->nconmax);
+  if (c->nconmax < 0) ld_error(c, ch->file, ch->line, "nconmax must be non-negative");
+  ld_attr_int(c, ch, "njmax", &c->njmax);
+  if (c->njmax < -1)
+    ld_error(c, ch->file, ch->line, "njmax must be -1 (automatic) or more");
+  ld_attr_int(c, ch, "nislandmax", &c->nislandmax);
+  if (c->nislandmax < -1 || c->nislandmax == 0)
+    ld_error(c, ch->file, ch->line, "nislandmax must be -1 (automatic) or positive");
+  if (c->nconmax > LD_MAXCONTACTS || c->njmax > LD_MAXROWS ||
+      c->nislandmax > LD_MAXISLANDROWS)
+    ld_error(c, ch->file, ch->line,
+             "size beyond the loader's bounds: nconmax %d, njmax %d, nislandmax %d at most",
+             LD_MAXCONTACTS, LD_MAXROWS, LD_MAXISLANDROWS);
+}

@@ -719,6 +719,8 @@ void ld_compute_lengthranges(ld_ctx* c, imp_model* m);
 void ld_joints_springdamper(ld_ctx* c, imp_model* m, const ld_joint* J);
 
 /* ---- capacity.c ---- */
+/* <size>'s nconmax, njmax and nislandmax, checked against the bounds above */
+void ld_parse_size(ld_ctx* c, ld_node* size);
 
 /* nconmax, njmax and nislandmax from <size> or the model (m->ngeom and
    m->neq set; the joints' limits and frictionloss rows and the tendons'

@@ -490,7 +490,6 @@ static void parse_equality(ld_ctx* c, ld_node* n) {
 }
 
 static void parse_body(ld_ctx* c, ld_node* n, int body, int childclass);
-static void parse_children(ld_ctx* c, ld_node* n, int body, int childclass, const double* frame);
 
 static int element_class(ld_ctx* c, ld_node* n, int childclass) {
   const char* cls = ld_attr_str(n, "class");
@@ -562,11 +561,11 @@ static void parse_frame(ld_ctx* c, ld_node* n, int body, int childclass, const d
   if (frame) ld_frame_apply(frame, frame + 3, f, f + 3);
   const char* cc = ld_attr_str(n, "childclass");
   ld_attr_str(n, "name"); /* frames disappear at compile: the name names nothing */
-  parse_children(c, n, body, cc ? ld_find_class(c, n, cc) : childclass, f);
+  ld_xml_children(c, n, body, cc ? ld_find_class(c, n, cc) : childclass, f);
 }
 
 static void parse_body(ld_ctx* c, ld_node* n, int body, int childclass) {
-  parse_children(c, n, body, childclass, NULL);
+  ld_xml_children(c, n, body, childclass, NULL);
 }
 
 /* <freejoint>: the built-in joint defaults (it ignores default classes).
@@ -581,7 +580,7 @@ __attribute__((noinline)) static void freejoint_defaults(ld_joint* j) {
 
 /* The children of a body, or of a frame in it (frame: the frame's pose in
    the body, NULL when directly in the body). */
-static void parse_children(ld_ctx* c, ld_node* n, int body, int childclass, const double* frame) {
+void ld_xml_children(ld_ctx* c, ld_node* n, int body, int childclass, const double* frame) {
   for (ld_node* ch = n->child; ch; ch = ch->next) {
     const char* e = ch->name;
     if (!strcmp(e, "frame")) {
@@ -784,10 +783,6 @@ void ld_xml_section(ld_ctx* c, ld_node* n) {
   else ld_warn_element(c, n);
 }
 
-void ld_xml_children(ld_ctx* c, ld_node* n, int body, int childclass, const double* frame) {
-  parse_children(c, n, body, childclass, frame);
-}
-
 /* --------------------------------------------------------------- driver */
 
 static void init_ctx(ld_ctx* c, char* err, int errsz) {
@@ -898,22 +893,7 @@ static void parse_root(ld_ctx* c, ld_node* root) {
       switch (s) {
         case 0: parse_compiler(c, ch); break;
         case 1: parse_option(c, ch); break;
-        case 2:
-          ld_attr_int(c, ch, "nconmax", &c->nconmax);
-          if (c->nconmax < 0) ld_error(c, ch->file, ch->line, "nconmax must be non-negative");
-          ld_attr_int(c, ch, "njmax", &c->njmax);
-          if (c->njmax < -1)
-            ld_error(c, ch->file, ch->line, "njmax must be -1 (automatic) or more");
-          ld_attr_int(c, ch, "nislandmax", &c->nislandmax);
-          if (c->nislandmax < -1 || c->nislandmax == 0)
-            ld_error(c, ch->file, ch->line, "nislandmax must be -1 (automatic) or positive");
-          if (c->nconmax > LD_MAXCONTACTS || c->njmax > LD_MAXROWS ||
-              c->nislandmax > LD_MAXISLANDROWS)
-            ld_error(c, ch->file, ch->line,
-                     "size beyond the loader's bounds: nconmax %d, njmax %d, nislandmax %d at most",
-                     LD_MAXCONTACTS, LD_MAXROWS, LD_MAXISLANDROWS);
-          mark_all_used(ch);
-          break;
+        case 2: ld_parse_size(c, ch); mark_all_used(ch); break;
         case 4: ld_parse_statistic(c, ch); break;
         case 3: parse_visual(c, ch); ld_warn_unused(c, ch); break;
         case 5: ld_parse_defaults(c, ch, -1); break;
