@@ -65,6 +65,11 @@ typedef struct crossing {
   int blk, kind;
 } crossing;
 
+/* four doubles: one AVX register where the build has AVX (CMakeLists.txt
+   IMP_AVX2), two SSE registers otherwise, the same lane by lane; kept to
+   locals (never passed or returned, whose ABI differs between the two) */
+typedef double v4d __attribute__((vector_size(32)));
+
 /* the solver's state, all arrays carved from work */
 typedef struct tod {
   const imp_cproblem* p;

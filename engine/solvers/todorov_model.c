@@ -16,10 +16,6 @@
 /* two doubles in one SSE register (a clang/gcc extension; lanes are plain
    IEEE operations, so results equal the scalar ones) */
 typedef double v2d __attribute__((vector_size(16)));
-/* four doubles: one AVX register where the build has AVX (CMakeLists.txt
-   IMP_AVX2), two SSE registers otherwise, the same lane by lane; kept to
-   locals (never passed or returned, whose ABI differs between the two) */
-typedef double v4d __attribute__((vector_size(32)));
 
 /* two contiguous doubles as one v2d (memcpy: no alignment assumed) */
 static inline v2d load2(const double* p) {

@@ -237,11 +237,10 @@ static int pivoted_cholesky(double* W, int n, int* perm, double* col) {
    + q) for q < 8 (j0 + 7 <= k): eight sums side by side, each row i read
    contiguously */
 static void gram_sums8(const double* W, int n, int k, int j0, double out[8]) {
-  typedef double v4 __attribute__((vector_size(32))); /* as todorov_model.c's v4d */
-  v4 s0 = {0, 0, 0, 0}, s1 = {0, 0, 0, 0};
+  v4d s0 = {0, 0, 0, 0}, s1 = {0, 0, 0, 0};
   for (int i = k; i < n; i++) {
     const double* Wi = W + (size_t)i * n;
-    v4 wk = {Wi[k], Wi[k], Wi[k], Wi[k]}, a, b;
+    v4d wk = {Wi[k], Wi[k], Wi[k], Wi[k]}, a, b;
     memcpy(&a, Wi + j0, sizeof a);
     memcpy(&b, Wi + j0 + 4, sizeof b);
     s0 += wk * a;
