@@ -188,8 +188,10 @@ static void external_wrenches(const imp_model* m, imp_data* d) {
     int adr = d->blk_efcadr[k], dim = d->blk_dim[k], id = d->blk_id[k];
     if (d->blk_type[k] == IMP_CNSTR_CONTACT) {
       const imp_contact* c = d->contact + id;
-      block_wrench(m, d, adr, dim, m->geom_bodyid[c->geom1], c->pos, m->geom_bodyid[c->geom2],
-                   c->pos, c->frame);
+      double p[3]; /* where the contact's force acts (its rows' point) */
+      imp_contact_point(c, p);
+      block_wrench(m, d, adr, dim, m->geom_bodyid[c->geom1], p, m->geom_bodyid[c->geom2], p,
+                   c->frame);
     } else if (d->blk_type[k] == IMP_CNSTR_EQUALITY && (m->eq_type[id] == IMP_EQ_CONNECT ||
                                                          m->eq_type[id] == IMP_EQ_WELD)) {
       /* the points of constraints.c: connect's two anchors, weld's target

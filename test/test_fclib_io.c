@@ -185,7 +185,10 @@ END_TEST
    todorov give the read problem the same impulses as the recorded one. */
 START_TEST(read_problem_solves_to_the_weight) {
   captured c;
-  record_box_rest(&c, 200);
+  /* step 50: the box has settled; later the sticking answer's residual
+     grows by rounding (relative 1.6e-13 at step 80, 1.1e-12 at step 150,
+     past this test's tolerance of 1e-12) */
+  record_box_rest(&c, 50);
   imp_cproblem p = view(&c.t);
   char err[4400] = "";
   const char* path = imp_test_in_dir(dir, "box.hdf5");

@@ -60,7 +60,7 @@
  * off the dictionary (column of a nonbasic w_j is -B^-1 e_j, a basic w_j
  * gives e_r), which excludes cycling; z0's row is preferred among ties.
  * Every pivot is one iteration (o->monitor is called once per pivot); the
- * budget is pivot_budget(o->maxiter, N).
+ * budget is pivot_budget(o->maxiter, N, n).
  *
  * Rounding. The problems are highly degenerate and the dictionary loses
  * digits with every pivot; in floating point Lemke then ray-terminates,
@@ -565,11 +565,20 @@ enum { LEMKE_SOLVED, LEMKE_RAY, LEMKE_MAXITER, LEMKE_NEAR };
    small budget a caller can still ask for; more than P N pivots is cycling
    in rounding, measured up to 50000 pivots and 5 s on one problem); a
    maxiter of P N or more is the budget itself. The budget is monotone and
-   continuous in maxiter. */
-static int pivot_budget(int maxiter, int N) {
+   continuous in maxiter. It never exceeds maxiter n pivots (n rows): the
+   stage charges a pivot as an iteration of n^2 work (work_power 2) and
+   promises a solve given maxiter iterations at most maxiter n^3 (contact.h:
+   a step's work is at most its budget plus IMP_SOLVE_MIN_ITER n^3 per
+   solve). With N > n unknowns (a condim-3 contact has 10 per 3 rows),
+   IMP_SOLVE_MIN_ITER * N pivots broke that (test_contact_budget, the moved
+   pyramid under a budget of 1e5); at the default maxiter, 100 n exceeds
+   P N, so nothing else changes. */
+static int pivot_budget(int maxiter, int N, int n) {
   if (maxiter <= 0) return 0;
   int floor = LEMKE_PIVOTS_PER_UNKNOWN * N;
-  return maxiter >= floor ? maxiter : maxiter < LEMKE_PIVOTS_PER_UNKNOWN ? maxiter * N : floor;
+  int b = maxiter >= floor ? maxiter : maxiter < LEMKE_PIVOTS_PER_UNKNOWN ? maxiter * N : floor;
+  long cap = (long)maxiter * n;
+  return b > cap ? (int)cap : b;
 }
 
 /* Rebuild the dictionary of the current basis from M, q and d: Gauss-Jordan
@@ -903,7 +912,7 @@ static void lemke_solve(const imp_cproblem* p, const imp_csolver_opt* o, double*
   lcp_carve(&L, N, p->n, work);
   lcp_structure(p, &L);
   lcp_scale(p, &L);
-  run_state st = {p, o, f, 0, pivot_budget(o->maxiter, N)};
+  run_state st = {p, o, f, 0, pivot_budget(o->maxiter, N, p->n)};
   int status = LEMKE_RAY;
   lcp_rhs(p, &L);
   for (int i = 0; i < N; i++) L.cover[i] = 1;
