@@ -15,9 +15,9 @@
  *  - contact (condim 1, 3, 4, 6): rows n, t1, t2 (relative linear velocity
  *    of geom2's point at the contact point with respect to geom1's), then
  *    n, t1, t2 of the relative angular velocity (torsional, rolling). The
- *    contact point is geom1's surface point, pos - (dist / 2) n
- *    (imp_contact_point), not the midpoint pos that collision reports (and
- *    MuJoCo uses): see imp_contact_point for why. pos = dist -
+ *    contact point is on a flat geom's surface when the pair has one, else
+ *    the midpoint pos that collision reports (and MuJoCo uses): see
+ *    imp_contact_point for why. pos = dist -
  *    (margin - gap) + slop: contacts rest at margin - gap - slop, a hair
  *    inside the distance at which they are generated (dist <= margin).
  *    Resting exactly at that distance, rounding (1e-17 m) decided whether
@@ -257,26 +257,41 @@ static void contact_solref(const imp_model* m, const imp_contact* c, double s[2]
   s[1] = 0.5 * (s1[1] + s2[1]);
 }
 
-/* The point at which contact c's rows act: geom1's surface point, p = pos -
-   (dist / 2) n (n = frame[0..2] points from geom1 to geom2 and pos is the
-   midpoint of the two surfaces). Why not the midpoint: the contacts of one
-   face (a foot's or a box's corners on the floor; a plane is always geom1)
-   then lie in one plane, so sticking at all of them is a consistent set of
-   equations. At the midpoints they are (dist_i - dist_j) / 2 apart along
-   n, and a face that tilts, as it does whenever its corners sink by
-   different depths and the stabilization (b) lifts them back at different
-   rates, slides those points tangentially by its tilt rate times that
-   offset: sticking everywhere has no solution, and the exact answer is a
-   micro-slip (1e-7 m/s on MuJoCo's humanoid standing: both feet's contacts
-   slipping with their friction on the cone, internal forces of order m g)
-   that the solvers crawl towards. Measured with `impetus bench` (midpoint
-   -> this point): humanoid.xml 5000 steps, steps not converged 117 -> 1;
-   22_humanoids.xml 300 steps 120 -> 2; humanoid100.xml 500 steps 355 ->
-   133. The point moves by |dist| / 2 (the resting depth is
-   IMP_CONTACT_SLOP); for a plane contact it is where the penetrating body
-   meets the plane. */
-void imp_contact_point(const imp_contact* c, double p[3]) {
-  for (int a = 0; a < 3; a++) p[a] = c->pos[a] - 0.5 * c->dist * c->frame[a];
+/* 1 for geom types whose surface is flat where it touches: a plane, a
+   height field's triangles, a box's faces and a mesh's hull facets */
+static int flat_surface(int type) {
+  return type == IMP_GEOM_PLANE || type == IMP_GEOM_HFIELD || type == IMP_GEOM_BOX ||
+         type == IMP_GEOM_MESH;
+}
+
+/* The point at which contact c's rows act: on the surface of a flat geom
+   when the pair has one (geom1's when both are: pos - (dist / 2) n, n =
+   frame[0..2] pointing from geom1 to geom2; geom2's is pos + (dist / 2) n),
+   else the midpoint pos between the two surfaces that collision reports
+   (and MuJoCo uses). Why: the contacts of one face (a foot's or a box's
+   corners on the floor) then lie in one plane, so sticking at all of them
+   is a consistent set of equations. At the midpoints they are (dist_i -
+   dist_j) / 2 apart along n, and a face that tilts, as it does whenever
+   its corners sink by different depths and the stabilization (b) lifts
+   them back at different rates, slides those points tangentially by its
+   tilt rate times that offset: sticking everywhere has no solution, and
+   the exact answer is a micro-slip (1e-7 m/s on MuJoCo's humanoid standing:
+   both feet's contacts slipping with their friction on the cone, internal
+   forces of order m g) that the solvers crawl towards. Measured with
+   `impetus bench`, midpoint -> here, steps not converged: humanoid.xml
+   117 -> 1 of 5000, 22_humanoids.xml 120 -> 2 of 300, humanoid100.xml
+   355 -> 133 of 500, models/arch.xml 1997 -> 122 of 2000. Between two
+   curved surfaces (one contact point each, no face) the midpoint is kept:
+   14 random variants of models/balls_cube.xml gave 3731 steps not
+   converged in all with midpoints, 5582 with geom1's surface for
+   sphere-sphere contacts too, 3431 with this rule. The point moves by
+   |dist| / 2 (the resting depth is IMP_CONTACT_SLOP); on a plane it is
+   where the penetrating body meets the plane. */
+void imp_contact_point(const imp_model* m, const imp_contact* c, double p[3]) {
+  double side = flat_surface(m->geom_type[c->geom1])   ? -0.5
+                : flat_surface(m->geom_type[c->geom2]) ? 0.5
+                                                       : 0;
+  for (int a = 0; a < 3; a++) p[a] = c->pos[a] + side * c->dist * c->frame[a];
 }
 
 static void add_contact(const imp_model* m, imp_data* d, int i, rel_jac* J) {
@@ -287,7 +302,7 @@ static void add_contact(const imp_model* m, imp_data* d, int i, rel_jac* J) {
   /* no sliding friction: frictionless, whatever the condim */
   int dim = c->friction[0] > IMP_MINVAL ? c->dim : 1;
   double p[3];
-  imp_contact_point(c, p);
+  imp_contact_point(m, c, p);
   relative_jacobian(m, d, b1, p, b2, p, J); /* closed under ancestors */
   int blk = add_block(m, d, IMP_CNSTR_CONTACT, i, dim, J->n);
   if (blk < 0) return;

@@ -161,8 +161,9 @@ void imp_smooth_acc(const imp_model* m, imp_data* d);
    kinematics, com_pos and qacc_smooth of this forward. */
 void imp_constraints(const imp_model* m, imp_data* d);
 /* The point at which a contact's constraint rows act (its Jacobian's
-   point): geom1's surface point pos - (dist / 2) n; why in constraints.c */
-void imp_contact_point(const imp_contact* c, double p[3]);
+   point): on a flat geom's surface (plane, hfield, box, mesh; geom1's when
+   both are), else the midpoint between the surfaces; why in constraints.c */
+void imp_contact_point(const imp_model* m, const imp_contact* c, double p[3]);
 /* Stabilization targets (documented in constraints.c): b of a unilateral
    row at violation pos, and of a bilateral row, for solref and step h. */
 double imp_unilateral_target(double pos, const double solref[2], double h);

@@ -189,7 +189,7 @@ static void external_wrenches(const imp_model* m, imp_data* d) {
     if (d->blk_type[k] == IMP_CNSTR_CONTACT) {
       const imp_contact* c = d->contact + id;
       double p[3]; /* where the contact's force acts (its rows' point) */
-      imp_contact_point(c, p);
+      imp_contact_point(m, c, p);
       block_wrench(m, d, adr, dim, m->geom_bodyid[c->geom1], p, m->geom_bodyid[c->geom2], p,
                    c->frame);
     } else if (d->blk_type[k] == IMP_CNSTR_EQUALITY && (m->eq_type[id] == IMP_EQ_CONNECT ||

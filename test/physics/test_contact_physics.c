@@ -729,7 +729,7 @@ START_TEST(test_tilted_plate_lands_converged) {
     on_face += d->ncon == 4;
     for (int i = 0; i < d->ncon; i++) {
       double p[3];
-      imp_contact_point(d->contact + i, p);
+      imp_contact_point(m, d->contact + i, p);
       ck_assert_msg(fabs(p[2]) <= 1e-15, "step %d: contact point %g off the floor", s, p[2]);
     }
   }
