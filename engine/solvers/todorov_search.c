@@ -195,23 +195,6 @@ static void swap_lower(double* W, int n, int k, int q) {
 #undef SWAP
 }
 
-/* The rank-one update of row i of step k: Wi[j] -= col[i]
-   col[j] for j = j0..i, four entries an instruction (each entry the one
-   product and subtraction of the scalar form) */
-static void update_row(double* Wi, const double* col, int j0, int i) {
-  double ci = col[i];
-  v4d c4 = {ci, ci, ci, ci};
-  int j = j0;
-  for (; j + 4 <= i + 1; j += 4) {
-    v4d w, cj;
-    memcpy(&w, Wi + j, sizeof w);
-    memcpy(&cj, col + j, sizeof cj);
-    w -= c4 * cj;
-    memcpy(Wi + j, &w, sizeof w);
-  }
-  for (; j <= i; j++) Wi[j] -= ci * col[j];
-}
-
 /* Pivoted Cholesky A = P L L' P' of W = A, in its lower triangle (L(i, k)
    = W(i, k) for i >= k, k < rank): diagonal pivoting, stopped at the first
    pivot below RANK_TOL of the largest diagonal (rank-revealing). The
@@ -240,7 +223,11 @@ static int pivoted_cholesky(double* W, int n, int* perm, double* col) {
     double l = sqrt(W[(size_t)k * n + k]);
     W[(size_t)k * n + k] = l;
     for (int i = k + 1; i < n; i++) col[i] = W[(size_t)i * n + k] /= l;
-    for (int i = k + 1; i < n; i++) update_row(W + (size_t)i * n, col, k + 1, i);
+    for (int i = k + 1; i < n; i++) {
+      double* Wi = W + (size_t)i * n;
+      double ci = col[i];
+      for (int j = k + 1; j <= i; j++) Wi[j] -= ci * col[j];
+    }
     rank = k + 1;
   }
   return rank;
@@ -261,18 +248,6 @@ static void gram_sums8(const double* W, int n, int k, int j0, double out[8]) {
   }
   memcpy(out, &s0, sizeof s0);
   memcpy(out + 4, &s1, sizeof s1);
-}
-
-/* gram_sums8 for four sums (j0 + 3 <= k) */
-static void gram_sums4(const double* W, int n, int k, int j0, double out[4]) {
-  v4d s0 = {0, 0, 0, 0};
-  for (int i = k; i < n; i++) {
-    const double* Wi = W + (size_t)i * n;
-    v4d wk = {Wi[k], Wi[k], Wi[k], Wi[k]}, a;
-    memcpy(&a, Wi + j0, sizeof a);
-    s0 += wk * a;
-  }
-  memcpy(out, &s0, sizeof s0);
 }
 
 /* f = A^+ c, the minimum-norm least-squares solution, by pivoted Cholesky
@@ -296,7 +271,6 @@ static void pseudo_inverse_solve(tod* s, const double* c, double* f) {
     double* Gk = G + (size_t)k * rank;
     int j = 0;
     for (; j + 8 <= k + 1; j += 8) gram_sums8(W, n, k, j, Gk + j);
-    for (; j + 4 <= k + 1; j += 4) gram_sums4(W, n, k, j, Gk + j);
     for (; j <= k; j++) {
       double g = 0;
       for (int i = k; i < n; i++) g += W[(size_t)i * n + k] * W[(size_t)i * n + j];
