@@ -278,6 +278,7 @@ static size_t carve(tod* s, int n, int nb, void* work) {
   TAKE(s->dcol, n);
   TAKE(s->colblk, n);
   TAKE(s->zcol, nb);
+  TAKE(s->runs, 2 * (size_t)nb + 2);
   TAKE(s->cross, 3 * (size_t)nb + 2);
 #undef TAKE
   return off;

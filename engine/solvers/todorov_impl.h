@@ -91,7 +91,8 @@ typedef struct tod {
   double *J, *H, *Hr, *HB;   /* n x n scratch (C of the Hessian, the sticking
                                 point's work), n x n, m x m, n x m */
   double* Jd;                /* n x (n + 6): scratch (T of the Hessian, P's rows) */
-  int *dcol, *zcol;          /* n: the sticking columns; nb: 1 when F = 0, -1 when F = -I */
+  int *dcol, *zcol;          /* n: the blocks that do not stick; nb: 1 when F = 0, -1 when F = -I */
+  int* runs;                 /* 2 nb + 2: the runs of rows of sticking blocks */
   int* colblk;               /* n: the block of each row */
   double* S;                 /* n x n: P = A D^2 A, stick_products' cache */
   int S_ok;                  /* S holds the products for the current D */

@@ -525,20 +525,42 @@ static inline double block_g(const double* F, int dim, int j, int c) {
 /* Column j of T = A D^2 G and of C = P F - T (Tj, Cj: n each), for a
    column j of a block that does not stick (zcol != -1); P = A D^2 A (s->S),
    G = F + I. A is symmetric (the Delassus matrix), so its column b is its
-   row b; so is P. */
+   row b; so is P. Entry i is, in this order, Tj_i = 0 + A_b0i t_b0 + A_b1i
+   t_b1 + ... and Cj_i = 0 + P_b0i f_b0 + ... + Tj_i (-1) over the b with a
+   nonzero factor: one pass over the rows, four rows to a vector. */
 static void product_column(const tod* s, int k, int c, double* Cj, double* Tj) {
   const imp_cproblem* p = s->p;
-  int n = s->n, dim = p->blk_dim[k], adr = p->blk_adr[k];
+  int n = s->n, dim = p->blk_dim[k], adr = p->blk_adr[k], nf = 0, nt = 0;
   const double* F = s->F + 36 * k;
-  imp_zero(Cj, n);
-  imp_zero(Tj, n);
+  const double *Pr[MAXDIM], *Ar[MAXDIM];
+  double fs[MAXDIM], ts[MAXDIM];
   for (int b = 0; b < dim; b++) {
-    const double *Pb = s->S + (size_t)(adr + b) * n, *Ab = p->A + (size_t)(adr + b) * n;
     double fb = F[b * dim + c], tb = s->D[adr + b] * s->D[adr + b] * block_g(F, dim, b, c);
-    if (fb != 0) imp_add_scl(Cj, Pb, fb, n);
-    if (tb != 0) imp_add_scl(Tj, Ab, tb, n);
+    if (fb != 0) Pr[nf] = s->S + (size_t)(adr + b) * n, fs[nf++] = fb;
+    if (tb != 0) Ar[nt] = p->A + (size_t)(adr + b) * n, ts[nt++] = tb;
   }
-  imp_add_scl(Cj, Tj, -1, n);
+  int i = 0;
+  for (; i + 4 <= n; i += 4) {
+    v4d cv = {0, 0, 0, 0}, tv = {0, 0, 0, 0}, v;
+    for (int q = 0; q < nf; q++) {
+      memcpy(&v, Pr[q] + i, sizeof v);
+      cv += v * (v4d){fs[q], fs[q], fs[q], fs[q]};
+    }
+    for (int q = 0; q < nt; q++) {
+      memcpy(&v, Ar[q] + i, sizeof v);
+      tv += v * (v4d){ts[q], ts[q], ts[q], ts[q]};
+    }
+    cv += tv * (v4d){-1, -1, -1, -1};
+    memcpy(Tj + i, &tv, sizeof tv);
+    memcpy(Cj + i, &cv, sizeof cv);
+  }
+  for (; i < n; i++) {
+    double cv = 0, tv = 0;
+    for (int q = 0; q < nf; q++) cv += Pr[q][i] * fs[q];
+    for (int q = 0; q < nt; q++) tv += Ar[q][i] * ts[q];
+    Tj[i] = tv;
+    Cj[i] = cv + tv * -1;
+  }
 }
 
 /* sum over a in block k of F_{a,c} v_a: entry c of block k of F'v */
@@ -569,13 +591,8 @@ static inline double block_ft(const tod* s, int k, int c, const double* v) {
    s->Jd as scratch. Returns max diag H. */
 double imp_tod_build_gauss_newton(tod* s) {
   const imp_cproblem* p = s->p;
-  int n = s->n, nst = 0;
-  int* stick = s->dcol; /* the sticking columns */
-  for (int k = 0; k < s->nb; k++) {
-    s->zcol[k] = block_is_zero(s, k);
-    if (s->zcol[k] == -1)
-      for (int c = 0; c < p->blk_dim[k]; c++) stick[nst++] = p->blk_adr[k] + c;
-  }
+  int n = s->n;
+  for (int k = 0; k < s->nb; k++) s->zcol[k] = block_is_zero(s, k);
   if (!s->S_ok) stick_products(s);
   for (int k = 0; k < s->nb; k++)
     for (int c = 0; c < p->blk_dim[k]; c++) {
@@ -583,40 +600,62 @@ double imp_tod_build_gauss_newton(tod* s) {
       s->g[j] = block_ft(s, k, c, s->y) - s->w[j];
     }
   double *H = s->H, *Ct = s->J, *Tt = s->Jd;
-  for (int q = 0; q < nst; q++) {
-    const double* Si = s->S + (size_t)stick[q] * n;
-    double* Hi = H + (size_t)stick[q] * n;
-    for (int t = 0; t < nst; t++) Hi[stick[t]] = Si[stick[t]];
+  const int *adr = p->blk_adr, *dim = p->blk_dim;
+  /* the blocks that do not stick (mv) and the runs [run[2q], run[2q+1]) of
+     rows of sticking blocks */
+  int *mv = s->dcol, *run = s->runs, nmv = 0, nrun = 0;
+  for (int k = 0; k < s->nb; k++) {
+    if (s->zcol[k] != -1) {
+      mv[nmv++] = k;
+    } else if (nrun > 0 && run[2 * nrun - 1] == adr[k]) {
+      run[2 * nrun - 1] += dim[k];
+    } else {
+      run[2 * nrun] = adr[k], run[2 * nrun + 1] = adr[k] + dim[k];
+      nrun++;
+    }
   }
-  for (int kj = 0; kj < s->nb; kj++) {
-    if (s->zcol[kj] == -1) continue;
-    int dj = p->blk_dim[kj], aj = p->blk_adr[kj];
-    for (int cj = 0; cj < dj; cj++) product_column(s, kj, cj, Ct + (size_t)(aj + cj) * n, Tt + (size_t)(aj + cj) * n);
+  /* the rows of sticking blocks get all of S's row, a run of rows at once;
+     their entries in non-sticking columns are overwritten below */
+  for (int q = 0; q < nrun; q++)
+    memcpy(H + (size_t)run[2 * q] * n, s->S + (size_t)run[2 * q] * n,
+           (size_t)(run[2 * q + 1] - run[2 * q]) * n * sizeof(double));
+  for (int t = 0; t < nmv; t++) {
+    int kj = mv[t];
+    for (int cj = 0; cj < dim[kj]; cj++)
+      product_column(s, kj, cj, Ct + (size_t)(adr[kj] + cj) * n, Tt + (size_t)(adr[kj] + cj) * n);
   }
-  for (int kj = 0; kj < s->nb; kj++) {
-    if (s->zcol[kj] == -1) continue;
-    int dj = p->blk_dim[kj], aj = p->blk_adr[kj];
+  /* column (and row) j of each block that does not stick: entries i of
+     sticking blocks are (F'C)_ij = -C_ij; the others (with the T'F and
+     G'D^2 G terms) only for i >= j, the rest done as (j, i) */
+  const double* D = s->D;
+  for (int t = 0; t < nmv; t++) {
+    int kj = mv[t], dj = dim[kj], aj = adr[kj];
     const double* Fj = s->F + 36 * kj;
     for (int cj = 0; cj < dj; cj++) {
       int j = aj + cj;
       const double* Cj = Ct + (size_t)j * n;
-      for (int ki = 0; ki < s->nb; ki++) {
-        int di = p->blk_dim[ki], ai = p->blk_adr[ki], moving = s->zcol[ki] != -1;
-        if (moving && ki < kj) continue; /* done as (j, i) */
-        for (int ci = 0; ci < di; ci++) {
+      double* Hj = H + (size_t)j * n;
+      for (int q = 0; q < nrun; q++)
+        for (int i = run[2 * q]; i < run[2 * q + 1]; i++) Hj[i] = -Cj[i];
+      for (int q = 0; q < nrun; q++)
+        for (int i = run[2 * q]; i < run[2 * q + 1]; i++) H[(size_t)i * n + j] = Hj[i];
+      for (int u = t; u < nmv; u++) {
+        int ki = mv[u], di = dim[ki], ai = adr[ki], zero = s->zcol[ki] == 1;
+        const double* Fi = s->F + 36 * ki;
+        for (int ci = ki == kj ? cj : 0; ci < di; ci++) {
           int i = ai + ci;
-          if (moving && i < j) continue;
-          double h = block_ft(s, ki, ci, Cj);
-          if (moving) { /* (T'F)_ij: T vanishes in sticking columns i */
-            const double* Ti = Tt + (size_t)i * n + aj;
-            double tf = 0;
-            for (int b = 0; b < dj; b++) tf += Ti[b] * Fj[b * dj + cj];
-            h -= tf;
-          }
+          double h = 0; /* block_ft: (F'C)_ij */
+          if (!zero)
+            for (int a = 0; a < di; a++) h += Fi[a * di + ci] * Cj[ai + a];
+          /* (T'F)_ij: T vanishes in sticking columns i */
+          const double* Ti = Tt + (size_t)i * n + aj;
+          double tf = 0;
+          for (int b = 0; b < dj; b++) tf += Ti[b] * Fj[b * dj + cj];
+          h -= tf;
           if (ki == kj)
             for (int b = 0; b < di; b++)
-              h += block_g(Fj, di, b, ci) * s->D[ai + b] * s->D[ai + b] * block_g(Fj, di, b, cj);
-          H[(size_t)i * n + j] = H[(size_t)j * n + i] = h;
+              h += block_g(Fj, di, b, ci) * D[ai + b] * D[ai + b] * block_g(Fj, di, b, cj);
+          Hj[i] = H[(size_t)i * n + j] = h;
         }
       }
     }
