@@ -665,10 +665,16 @@ double imp_tod_build_gauss_newton(tod* s) {
   return hmax;
 }
 
-/* HB = H B (n x m) and gr = B'g */
+/* HB = H B (n x m) and gr = B'g. With no active edge (m = n) B = I and
+   every sum is 0 + its one term: gr = 0 + g, and HB is not formed
+   (imp_tod_restricted_hessian reads H then). */
 void imp_tod_restrict_gradient(tod* s) {
   const imp_cproblem* p = s->p;
   int n = s->n, m = s->m;
+  if (m == n) {
+    for (int c = 0; c < n; c++) s->gr[c] = 0.0 + s->g[c];
+    return;
+  }
   for (int k = 0; k < s->nb; k++) {
     int dim = p->blk_dim[k], adr = p->blk_adr[k], ca = s->coladr[k];
     const double* B = s->B + 36 * k;
@@ -693,10 +699,18 @@ void imp_tod_restrict_gradient(tod* s) {
   }
 }
 
-/* Hr = B'HB + lambda I (B'B = I) */
+/* Hr = B'HB + lambda I (B'B = I). A row of a block with B = I (no active
+   edge) is 0 + 1 HB_j = 0 + HB_j, its one term; with no active edge at all
+   (m = n) HB_j = 0 + H_j (imp_tod_restrict_gradient), so the row is 0 + H_j
+   (0 + (0 + h) = 0 + h: it only turns -0 into +0). */
 void imp_tod_restricted_hessian(tod* s, double lambda) {
   const imp_cproblem* p = s->p;
   int m = s->m;
+  if (m == s->n) {
+    for (size_t e = 0; e < (size_t)m * m; e++) s->Hr[e] = 0.0 + s->H[e];
+    for (int c = 0; c < m; c++) s->Hr[(size_t)c * m + c] += lambda;
+    return;
+  }
   for (int k = 0; k < s->nb; k++) {
     int dim = p->blk_dim[k], adr = p->blk_adr[k], ca = s->coladr[k];
     const double* B = s->B + 36 * k;
