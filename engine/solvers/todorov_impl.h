@@ -122,6 +122,8 @@ double imp_tod_max_abs(const double* v, int n);
 int imp_tod_has_cone(const imp_cproblem* p, int k);
 int imp_tod_block_region(const imp_cproblem* p, int k, const double* xk);
 void imp_tod_block_jacobian(const imp_cproblem* p, int k, int reg, const double* xk, double* F);
+void imp_tod_block_jacobian_apply(const imp_cproblem* p, int k, int reg, const double* xk,
+                                  const double* uk, double* out);
 double imp_tod_eval_point(const tod* s, const double* x, double* f, double* r);
 double imp_tod_objective(const tod* s, const double* r);
 void imp_tod_choose_jacobians(tod* s);

@@ -309,6 +309,39 @@ void imp_tod_block_jacobian(const imp_cproblem* p, int k, int reg, const double*
   }
 }
 
+/* out = F uk (dim) for F = imp_tod_block_jacobian(p, k, reg, xk), each
+   entry imp_dot's sum over F's row in order; where F is constant (0, or -I
+   with +0 off the diagonal) the sum is written with F's constant entries
+   instead of building F: the same products and additions */
+static inline void minus_identity_apply(const double* uk, double* out, int dim) {
+  for (int i = 0; i < dim; i++) {
+    double sum = 0;
+    for (int j = 0; j < i; j++) sum += 0.0 * uk[j];
+    sum += -uk[i]; /* -1 u_i */
+    for (int j = i + 1; j < dim; j++) sum += 0.0 * uk[j];
+    out[i] = sum;
+  }
+}
+
+void imp_tod_block_jacobian_apply(const imp_cproblem* p, int k, int reg, const double* xk,
+                                  const double* uk, double* out) {
+  int dim = p->blk_dim[k];
+  if (reg == REG_BREAK || (p->blk_type[k] == IMP_CNSTR_FRICTION && reg == REG_SLIP)) {
+    double sum = 0; /* every row of F = 0 gives this one sum */
+    for (int j = 0; j < dim; j++) sum += 0.0 * uk[j];
+    for (int i = 0; i < dim; i++) out[i] = sum;
+    return;
+  }
+  if (reg != REG_SLIP) { /* F = -I */
+    if (dim == 3) minus_identity_apply(uk, out, 3); /* unrolled */
+    else minus_identity_apply(uk, out, dim);
+    return;
+  }
+  double F[36];
+  imp_tod_block_jacobian(p, k, reg, xk, F);
+  for (int i = 0; i < dim; i++) out[i] = imp_dot(F + i * dim, uk, dim);
+}
+
 /* f(x) for all blocks */
 static void eval_f(const tod* s, const double* x, double* f) {
   const imp_cproblem* p = s->p;

@@ -88,10 +88,8 @@ static double directional_derivative(tod* s, const double* xp, const double* rp,
   int n = s->n;
   double* Fu = s->tmp;
   for (int k = 0; k < s->nb; k++) {
-    int dim = p->blk_dim[k], adr = p->blk_adr[k];
-    double F[36];
-    imp_tod_block_jacobian(p, k, s->reg[k], xp + adr, F);
-    for (int i = 0; i < dim; i++) Fu[adr + i] = imp_dot(F + i * dim, u + adr, dim);
+    int adr = p->blk_adr[k];
+    imp_tod_block_jacobian_apply(p, k, s->reg[k], xp + adr, u + adr, Fu + adr);
   }
   double dl = 0, *AFu = s->gr; /* gr is free during the linesearch */
   imp_tod_sym_mat_vec(AFu, p->A, Fu, n);
