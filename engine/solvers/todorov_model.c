@@ -572,8 +572,10 @@ static inline double block_g(const double* F, int dim, int j, int c) {
    G = F + I. A is symmetric (the Delassus matrix), so its column b is its
    row b; so is P. Entry i is, in this order, Tj_i = 0 + A_b0i t_b0 + A_b1i
    t_b1 + ... and Cj_i = 0 + P_b0i f_b0 + ... + Tj_i (-1) over the b with a
-   nonzero factor: one pass over the rows, four rows to a vector. */
-static void product_column(const tod* s, int k, int c, double* Cj, double* Tj) {
+   nonzero factor: one pass over the rows, four rows to a vector. Hj gets
+   -Cj: row j of H in the rows of sticking blocks i, (F'C)_ij = -C_ij (the
+   other entries are overwritten). */
+static void product_column(const tod* s, int k, int c, double* Cj, double* Tj, double* Hj) {
   const imp_cproblem* p = s->p;
   int n = s->n, dim = p->blk_dim[k], adr = p->blk_adr[k], nf = 0, nt = 0;
   const double* F = s->F + 36 * k;
@@ -598,6 +600,8 @@ static void product_column(const tod* s, int k, int c, double* Cj, double* Tj) {
     cv += tv * (v4d){-1, -1, -1, -1};
     memcpy(Tj + i, &tv, sizeof tv);
     memcpy(Cj + i, &cv, sizeof cv);
+    cv = -cv;
+    memcpy(Hj + i, &cv, sizeof cv);
   }
   for (; i < n; i++) {
     double cv = 0, tv = 0;
@@ -605,6 +609,7 @@ static void product_column(const tod* s, int k, int c, double* Cj, double* Tj) {
     for (int q = 0; q < nt; q++) tv += Ar[q][i] * ts[q];
     Tj[i] = tv;
     Cj[i] = cv + tv * -1;
+    Hj[i] = -Cj[i];
   }
 }
 
@@ -618,6 +623,25 @@ static inline double block_ft(const tod* s, int k, int c, const double* v) {
   double sum = 0;
   for (int a = 0; a < dim; a++) sum += F[a * dim + c] * v[adr + a];
   return sum;
+}
+
+/* H_ij for columns i (row ci of block ki, F = Fi, dim di) and j (cj of
+   kj, Fj, dj) of blocks that do not stick: (F'C)_ij (0 when Fi = 0:
+   zero), less (T'F)_ij (T vanishes in sticking columns i), plus (G'D^2
+   G)_ij within one block (diag); Ci = C_j's entries and Di = D's from
+   block ki's first row, Ti = T_i's from block kj's first row */
+static inline double moving_entry(const double* Fi, const double* Ci, const double* Ti,
+                                  const double* Fj, const double* Di, int di, int dj, int ci,
+                                  int cj, int zero, int diag) {
+  double h = 0;
+  if (!zero)
+    for (int a = 0; a < di; a++) h += Fi[a * di + ci] * Ci[a];
+  double tf = 0;
+  for (int b = 0; b < dj; b++) tf += Ti[b] * Fj[b * dj + cj];
+  h -= tf;
+  if (diag)
+    for (int b = 0; b < di; b++) h += block_g(Fj, di, b, ci) * Di[b] * Di[b] * block_g(Fj, di, b, cj);
+  return h;
 }
 
 /* The Gauss-Newton model (eqs. 20-21) without forming J: with w = D^2 r
@@ -667,7 +691,8 @@ double imp_tod_build_gauss_newton(tod* s) {
   for (int t = 0; t < nmv; t++) {
     int kj = mv[t];
     for (int cj = 0; cj < dim[kj]; cj++)
-      product_column(s, kj, cj, Ct + (size_t)(adr[kj] + cj) * n, Tt + (size_t)(adr[kj] + cj) * n);
+      product_column(s, kj, cj, Ct + (size_t)(adr[kj] + cj) * n, Tt + (size_t)(adr[kj] + cj) * n,
+                     H + (size_t)(adr[kj] + cj) * n);
   }
   /* column (and row) j of each block that does not stick: entries i of
      sticking blocks are (F'C)_ij = -C_ij; the others (with the T'F and
@@ -681,25 +706,16 @@ double imp_tod_build_gauss_newton(tod* s) {
       const double* Cj = Ct + (size_t)j * n;
       double* Hj = H + (size_t)j * n;
       for (int q = 0; q < nrun; q++)
-        for (int i = run[2 * q]; i < run[2 * q + 1]; i++) Hj[i] = -Cj[i];
-      for (int q = 0; q < nrun; q++)
         for (int i = run[2 * q]; i < run[2 * q + 1]; i++) H[(size_t)i * n + j] = Hj[i];
       for (int u = t; u < nmv; u++) {
         int ki = mv[u], di = dim[ki], ai = adr[ki], zero = s->zcol[ki] == 1;
         const double* Fi = s->F + 36 * ki;
         for (int ci = ki == kj ? cj : 0; ci < di; ci++) {
           int i = ai + ci;
-          double h = 0; /* block_ft: (F'C)_ij */
-          if (!zero)
-            for (int a = 0; a < di; a++) h += Fi[a * di + ci] * Cj[ai + a];
-          /* (T'F)_ij: T vanishes in sticking columns i */
           const double* Ti = Tt + (size_t)i * n + aj;
-          double tf = 0;
-          for (int b = 0; b < dj; b++) tf += Ti[b] * Fj[b * dj + cj];
-          h -= tf;
-          if (ki == kj)
-            for (int b = 0; b < di; b++)
-              h += block_g(Fj, di, b, ci) * D[ai + b] * D[ai + b] * block_g(Fj, di, b, cj);
+          double h = di == 3 && dj == 3 /* the loops unrolled for condim 3 */
+                         ? moving_entry(Fi, Cj + ai, Ti, Fj, D + ai, 3, 3, ci, cj, zero, ki == kj)
+                         : moving_entry(Fi, Cj + ai, Ti, Fj, D + ai, di, dj, ci, cj, zero, ki == kj);
           Hj[i] = H[(size_t)i * n + j] = h;
         }
       }
