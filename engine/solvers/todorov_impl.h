@@ -70,6 +70,23 @@ typedef struct crossing {
    locals (never passed or returned, whose ABI differs between the two) */
 typedef double v4d __attribute__((vector_size(32)));
 
+/* imp_dot(a, b, len) for the short vectors of one block (a friction
+   pair, a block row): the same sum 0 + a0 b0 + a1 b1 + ... in order,
+   written out for the usual lengths (the loop's overhead is most of the
+   cost of two terms) */
+static inline double imp_tod_dot_small(const double* a, const double* b, int len) {
+  switch (len) {
+    case 1: return 0.0 + a[0] * b[0];
+    case 2: return (0.0 + a[0] * b[0]) + a[1] * b[1];
+    case 3: return ((0.0 + a[0] * b[0]) + a[1] * b[1]) + a[2] * b[2];
+    default: {
+      double sum = 0;
+      for (int i = 0; i < len; i++) sum += a[i] * b[i];
+      return sum;
+    }
+  }
+}
+
 /* the solver's state, all arrays carved from work */
 typedef struct tod {
   const imp_cproblem* p;

@@ -232,8 +232,23 @@ int imp_tod_has_cone(const imp_cproblem* p, int k) {
   return p->blk_type[k] == IMP_CNSTR_CONTACT && p->blk_dim[k] > 1 && p->mu[k] > 0;
 }
 
-/* the region of block k at its part xk of x */
-int imp_tod_block_region(const imp_cproblem* p, int k, const double* xk) {
+/* v = 0 (count values), stores of a constant size for a block's usual
+   sizes (a call to memset costs more than the nine stores of a 3 x 3) */
+static inline void zero_few(double* v, int count) {
+  switch (count) {
+    case 1: v[0] = 0; break;
+    case 3: memset(v, 0, 3 * sizeof(double)); break;
+    case 4: memset(v, 0, 4 * sizeof(double)); break;
+    case 6: memset(v, 0, 6 * sizeof(double)); break;
+    case 9: memset(v, 0, 9 * sizeof(double)); break;
+    case 16: memset(v, 0, 16 * sizeof(double)); break;
+    case 36: memset(v, 0, 36 * sizeof(double)); break;
+    default: imp_zero(v, count);
+  }
+}
+
+/* imp_tod_block_region, and in *rho ||x_T|| when it was computed */
+static inline int region_rho(const imp_cproblem* p, int k, const double* xk, double* rho) {
   if (p->blk_type[k] == IMP_CNSTR_EQUALITY) return REG_EQ;
   if (p->blk_type[k] == IMP_CNSTR_FRICTION) /* no bound: f = 0 everywhere, as slipping */
     return p->mu[k] > 0 && fabs(xk[0]) <= p->mu[k] ? REG_STICK : REG_SLIP;
@@ -242,8 +257,14 @@ int imp_tod_block_region(const imp_cproblem* p, int k, const double* xk) {
   int dim = p->blk_dim[k];
   if (dim == 1) return REG_STICK;
   if (!(p->mu[k] > 0)) return REG_SLIP; /* friction rows carry nothing */
-  double rho = sqrt(imp_dot(xk + 1, xk + 1, dim - 1));
-  return rho <= -p->mu[k] * a ? REG_STICK : REG_SLIP;
+  *rho = sqrt(imp_tod_dot_small(xk + 1, xk + 1, dim - 1));
+  return *rho <= -p->mu[k] * a ? REG_STICK : REG_SLIP;
+}
+
+/* the region of block k at its part xk of x */
+int imp_tod_block_region(const imp_cproblem* p, int k, const double* xk) {
+  double rho;
+  return region_rho(p, k, xk, &rho);
 }
 
 /* f of block k at xk (eqs. 10, 12, 13; equality: b - x) */
@@ -254,9 +275,10 @@ static void block_f(const imp_cproblem* p, int k, const double* xk, double* fk) 
     fk[0] = -fmin(fmax(xk[0], -bound), bound);
     return;
   }
-  int reg = imp_tod_block_region(p, k, xk);
+  double rho = -1; /* not computed yet */
+  int reg = region_rho(p, k, xk, &rho);
   if (reg == REG_BREAK) {
-    imp_zero(fk, dim);
+    zero_few(fk, dim);
     return;
   }
   fk[0] = p->b[adr] - xk[0];
@@ -269,35 +291,23 @@ static void block_f(const imp_cproblem* p, int k, const double* xk, double* fk) 
     for (int j = 1; j < dim; j++) fk[j] = -xk[j];
     return;
   }
-  double rho = sqrt(imp_dot(xk + 1, xk + 1, dim - 1));
+  if (rho < 0) rho = sqrt(imp_tod_dot_small(xk + 1, xk + 1, dim - 1));
   double s = p->mu[k] > 0 && rho > 0 ? p->mu[k] * fk[0] / rho : 0; /* eq. (12), s < 1 here */
   for (int j = 1; j < dim; j++) fk[j] = -s * xk[j];
-}
-
-/* F = 0 for a dim x dim block, stores of a constant size for the usual
-   dims (a call to memset costs more than the nine stores of a 3 x 3) */
-static inline void zero_block(double* F, int dim) {
-  switch (dim) {
-    case 1: F[0] = 0; break;
-    case 3: memset(F, 0, 9 * sizeof(double)); break;
-    case 4: memset(F, 0, 16 * sizeof(double)); break;
-    case 6: memset(F, 0, 36 * sizeof(double)); break;
-    default: imp_zero(F, dim * dim);
-  }
 }
 
 /* F = df/dx (dim x dim, row-major) of block k in region reg, at xk; the
    formulas of the header, continued to the region's boundary */
 void imp_tod_block_jacobian(const imp_cproblem* p, int k, int reg, const double* xk, double* F) {
   int dim = p->blk_dim[k];
-  zero_block(F, dim);
+  zero_few(F, dim * dim);
   if (reg == REG_BREAK) return;
   if (p->blk_type[k] == IMP_CNSTR_FRICTION && reg == REG_SLIP) return; /* f = -+F: constant */
   for (int j = 0; j < dim; j++) F[j * dim + j] = -1;
   if (reg != REG_SLIP) return;
   double mu = p->mu[k] > 0 ? p->mu[k] : 0;
   double fN = fmax(0.0, p->b[p->blk_adr[k]] - xk[0]);
-  double rho = sqrt(imp_dot(xk + 1, xk + 1, dim - 1));
+  double rho = sqrt(imp_tod_dot_small(xk + 1, xk + 1, dim - 1));
   double c = rho > 0 ? mu * fN / rho : 0;
   for (int i = 1; i < dim; i++) {
     double ui = rho > 0 ? xk[i] / rho : 0;
@@ -339,7 +349,7 @@ void imp_tod_block_jacobian_apply(const imp_cproblem* p, int k, int reg, const d
   }
   double F[36];
   imp_tod_block_jacobian(p, k, reg, xk, F);
-  for (int i = 0; i < dim; i++) out[i] = imp_dot(F + i * dim, uk, dim);
+  for (int i = 0; i < dim; i++) out[i] = imp_tod_dot_small(F + i * dim, uk, dim);
 }
 
 /* f(x) for all blocks */
@@ -384,7 +394,7 @@ static double block_size(const tod* s, int k, const double* xk) {
   int dim = p->blk_dim[k];
   if (p->blk_type[k] == IMP_CNSTR_FRICTION) return fmax(fmax(fabs(xk[0]), p->mu[k]), s->tiny);
   double bN = p->b[p->blk_adr[k]];
-  double rho = sqrt(imp_dot(xk + 1, xk + 1, dim - 1));
+  double rho = sqrt(imp_tod_dot_small(xk + 1, xk + 1, dim - 1));
   return fmax(fmax(fabs(xk[0] - bN), rho), fmax(fmax(fabs(bN), fabs(xk[0])), s->tiny));
 }
 
@@ -411,9 +421,9 @@ static int block_edge(const tod* s, int k, const double* xk, double* d, double* 
   if (p->blk_type[k] == IMP_CNSTR_FRICTION) return friction_edge(s, k, xk, d, F1, F2);
   int dim = p->blk_dim[k];
   double a = xk[0] - p->b[p->blk_adr[k]];
-  double rho = sqrt(imp_dot(xk + 1, xk + 1, dim - 1));
+  double rho = sqrt(imp_tod_dot_small(xk + 1, xk + 1, dim - 1));
   double tol = EDGE_TOL * block_size(s, k, xk);
-  imp_zero(d, dim);
+  zero_few(d, dim);
   if (fabs(a) <= tol) {
     /* side 1 breaks; side 2 sticks at the apex, slips elsewhere */
     d[0] = 1;
@@ -439,7 +449,7 @@ static int block_edge(const tod* s, int k, const double* xk, double* d, double* 
 /* q' F d for a dim-vector q */
 static double quad_form(const double* q, const double* F, const double* d, int dim) {
   double sum = 0;
-  for (int i = 0; i < dim; i++) sum += q[i] * imp_dot(F + i * dim, d, dim);
+  for (int i = 0; i < dim; i++) sum += q[i] * imp_tod_dot_small(F + i * dim, d, dim);
   return sum;
 }
 
@@ -479,7 +489,7 @@ void imp_tod_choose_jacobians(tod* s) {
     if (kind == EDGE_NONE) {
       imp_tod_block_jacobian(p, k, imp_tod_block_region(p, k, xk), xk, F);
     } else {
-      double wd = imp_dot(s->w + adr, d, dim);
+      double wd = imp_tod_dot_small(s->w + adr, d, dim);
       double delta1 = quad_form(s->y + adr, F1, d, dim) - wd;    /* eq. (25) */
       double delta2 = -(quad_form(s->y + adr, F2, d, dim) - wd);
       if (delta1 < 0 || delta2 < 0) {
@@ -493,7 +503,7 @@ void imp_tod_choose_jacobians(tod* s) {
       }
     }
     if (s->active[k] == EDGE_NONE) {
-      imp_zero(B, dim * dim);
+      zero_few(B, dim * dim);
       for (int j = 0; j < dim; j++) B[j * dim + j] = 1;
     }
     col += s->ncol[k];
@@ -804,10 +814,10 @@ void imp_tod_expand_step(const tod* s, const double* xi, double* x_out) {
 static void project_on_cone(const imp_cproblem* p, int k, double* xk, const double* azimuth) {
   int dim = p->blk_dim[k];
   double mu = p->mu[k], bN = p->b[p->blk_adr[k]];
-  double a = xk[0] - bN, rho = sqrt(imp_dot(xk + 1, xk + 1, dim - 1));
+  double a = xk[0] - bN, rho = sqrt(imp_tod_dot_small(xk + 1, xk + 1, dim - 1));
   double e[MAXDIM];
   const double* src = rho > 0 ? xk + 1 : azimuth + 1;
-  double en = sqrt(imp_dot(src, src, dim - 1));
+  double en = sqrt(imp_tod_dot_small(src, src, dim - 1));
   for (int j = 0; j + 1 < dim; j++) e[j] = en > 0 ? src[j] / en : 0;
   double t = fmax(0.0, (mu * rho - a) / (1 + mu * mu));
   xk[0] = bN - t;
@@ -830,12 +840,12 @@ void imp_tod_project_active_cones(const tod* s, double* xp) {
 void imp_tod_block_f_second(const imp_cproblem* p, int k, const double* xk, const double* dk,
                             double* out) {
   int dim = p->blk_dim[k];
-  imp_zero(out, dim);
+  zero_few(out, dim);
   if (!imp_tod_has_cone(p, k) || imp_tod_block_region(p, k, xk) != REG_SLIP) return;
-  double rho = sqrt(imp_dot(xk + 1, xk + 1, dim - 1));
+  double rho = sqrt(imp_tod_dot_small(xk + 1, xk + 1, dim - 1));
   if (!(rho > 0)) return;
   double mu = p->mu[k], fN = p->b[p->blk_adr[k]] - xk[0], dN = -dk[0];
-  double ud = imp_dot(xk + 1, dk + 1, dim - 1) / rho, dd = imp_dot(dk + 1, dk + 1, dim - 1);
+  double ud = imp_tod_dot_small(xk + 1, dk + 1, dim - 1) / rho, dd = imp_tod_dot_small(dk + 1, dk + 1, dim - 1);
   for (int j = 1; j < dim; j++) {
     double u = xk[j] / rho, d1 = (dk[j] - u * ud) / rho;
     double d2 = -2 * ud * d1 / rho - u * (dd - ud * ud) / (rho * rho);
@@ -863,7 +873,7 @@ double imp_tod_geodesic_correction(tod* s, const double* xi, double* half_a) {
   for (int i = 0; i < n; i++) d[i] -= s->x[i];
   for (int k = 0; k < s->nb; k++) {
     int adr = p->blk_adr[k];
-    if (s->active[k] != EDGE_NONE) imp_zero(fvv + adr, p->blk_dim[k]);
+    if (s->active[k] != EDGE_NONE) zero_few(fvv + adr, p->blk_dim[k]);
     else imp_tod_block_f_second(p, k, s->x + adr, d + adr, fvv + adr);
   }
   for (int i = 0; i < n; i++) rvv[i] = -fvv[i];
