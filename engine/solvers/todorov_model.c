@@ -798,12 +798,28 @@ void imp_tod_restricted_hessian(tod* s, double lambda) {
 }
 
 /* x_out = x + B xi */
+/* x_out = x + I xi for a block with B = I (dim rows): the sum of
+   imp_tod_expand_step with B's constant entries, 1 xi_j = xi_j and the
+   +-0 (or NaN) products 0 xi_c kept */
+static inline void expand_identity(const double* x, const double* xi, double* x_out, int dim) {
+  for (int j = 0; j < dim; j++) {
+    double v = x[j];
+    for (int c = 0; c < dim; c++) v += c == j ? xi[c] : 0.0 * xi[c];
+    x_out[j] = v;
+  }
+}
+
 void imp_tod_expand_step(const tod* s, const double* xi, double* x_out) {
   const imp_cproblem* p = s->p;
-  imp_copy(x_out, s->x, s->n);
   for (int k = 0; k < s->nb; k++) {
     int dim = p->blk_dim[k], adr = p->blk_adr[k], ca = s->coladr[k];
+    if (s->active[k] == EDGE_NONE) {
+      if (dim == 3) expand_identity(s->x + adr, xi + ca, x_out + adr, 3); /* unrolled */
+      else expand_identity(s->x + adr, xi + ca, x_out + adr, dim);
+      continue;
+    }
     const double* B = s->B + 36 * k;
+    imp_copy(x_out + adr, s->x + adr, dim);
     for (int j = 0; j < dim; j++)
       for (int c = 0; c < s->ncol[k]; c++) x_out[adr + j] += B[j * dim + c] * xi[ca + c];
   }
