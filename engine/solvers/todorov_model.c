@@ -471,48 +471,6 @@ static int edge_basis(int kind, const double* d, int dim, double* B) {
   return dim - 1;
 }
 
-/* Per block: the Jacobian of f to use at x (eqs. 25-26) and B (eq. 29).
-   Needs s->w = D^2 r and s->y = (A - I) w. */
-void imp_tod_choose_jacobians(tod* s) {
-  const imp_cproblem* p = s->p;
-  int col = 0;
-  for (int k = 0; k < s->nb; k++) {
-    int dim = p->blk_dim[k], adr = p->blk_adr[k];
-    const double* xk = s->x + adr;
-    double* F = s->F + 36 * k;
-    double* B = s->B + 36 * k;
-    double d[MAXDIM], F1[36], F2[36];
-    int kind = block_edge(s, k, xk, d, F1, F2);
-    s->active[k] = EDGE_NONE;
-    s->coladr[k] = col;
-    s->ncol[k] = dim;
-    if (kind == EDGE_NONE) {
-      imp_tod_block_jacobian(p, k, imp_tod_block_region(p, k, xk), xk, F);
-    } else {
-      double wd = imp_tod_dot_small(s->w + adr, d, dim);
-      double delta1 = quad_form(s->y + adr, F1, d, dim) - wd;    /* eq. (25) */
-      double delta2 = -(quad_form(s->y + adr, F2, d, dim) - wd);
-      if (delta1 < 0 || delta2 < 0) {
-        imp_copy(F, delta1 <= delta2 ? F1 : F2, dim * dim);
-      } else {
-        double sum = delta1 + delta2;
-        double c1 = sum > 0 ? delta2 / sum : 0.5, c2 = sum > 0 ? delta1 / sum : 0.5;
-        for (int j = 0; j < dim * dim; j++) F[j] = c1 * F1[j] + c2 * F2[j]; /* eq. (26) */
-        s->active[k] = kind;
-        s->ncol[k] = edge_basis(kind, d, dim, B);
-      }
-    }
-    if (s->active[k] == EDGE_NONE) {
-      zero_few(B, dim * dim);
-      for (int j = 0; j < dim; j++) B[j * dim + j] = 1;
-    }
-    col += s->ncol[k];
-  }
-  s->m = col;
-}
-
-/* ---- the Gauss-Newton model restricted to the tangent space (eqs. 20-24, 28) ---- */
-
 /* 1 when block k's chosen Jacobian F is zero (a breaking contact or limit),
    -1 when it is -I (sticking, equalities), else 0 */
 static int block_is_zero(const tod* s, int k) {
@@ -528,6 +486,56 @@ static int block_is_zero(const tod* s, int k) {
   return zero ? 1 : minus_id ? -1 : 0;
 }
 
+/* Per block: the Jacobian of f to use at x (eqs. 25-26), B (eq. 29) and
+   zcol (block_is_zero). Needs s->w = D^2 r and s->y = (A - I) w. */
+void imp_tod_choose_jacobians(tod* s) {
+  const imp_cproblem* p = s->p;
+  int col = 0;
+  for (int k = 0; k < s->nb; k++) {
+    int dim = p->blk_dim[k], adr = p->blk_adr[k];
+    const double* xk = s->x + adr;
+    double* F = s->F + 36 * k;
+    double* B = s->B + 36 * k;
+    double d[MAXDIM], F1[36], F2[36];
+    int kind = block_edge(s, k, xk, d, F1, F2);
+    s->active[k] = EDGE_NONE;
+    s->coladr[k] = col;
+    s->ncol[k] = dim;
+    if (kind == EDGE_NONE) {
+      int reg = imp_tod_block_region(p, k, xk);
+      imp_tod_block_jacobian(p, k, reg, xk, F);
+      /* block_is_zero's answer where F is one of the constant ones */
+      if (reg == REG_BREAK || (p->blk_type[k] == IMP_CNSTR_FRICTION && reg == REG_SLIP))
+        s->zcol[k] = 1; /* F = 0 */
+      else if (reg != REG_SLIP)
+        s->zcol[k] = -1; /* F = -I, +0 off the diagonal */
+      else
+        s->zcol[k] = block_is_zero(s, k);
+    } else {
+      double wd = imp_tod_dot_small(s->w + adr, d, dim);
+      double delta1 = quad_form(s->y + adr, F1, d, dim) - wd;    /* eq. (25) */
+      double delta2 = -(quad_form(s->y + adr, F2, d, dim) - wd);
+      if (delta1 < 0 || delta2 < 0) {
+        imp_copy(F, delta1 <= delta2 ? F1 : F2, dim * dim);
+      } else {
+        double sum = delta1 + delta2;
+        double c1 = sum > 0 ? delta2 / sum : 0.5, c2 = sum > 0 ? delta1 / sum : 0.5;
+        for (int j = 0; j < dim * dim; j++) F[j] = c1 * F1[j] + c2 * F2[j]; /* eq. (26) */
+        s->active[k] = kind;
+        s->ncol[k] = edge_basis(kind, d, dim, B);
+      }
+      s->zcol[k] = block_is_zero(s, k);
+    }
+    if (s->active[k] == EDGE_NONE) {
+      zero_few(B, dim * dim);
+      for (int j = 0; j < dim; j++) B[j * dim + j] = 1;
+    }
+    col += s->ncol[k];
+  }
+  s->m = col;
+}
+
+/* ---- the Gauss-Newton model restricted to the tangent space (eqs. 20-24, 28) ---- */
 
 /* acc[r][c] = sum over i = 0..rows-1, in that order, of P[i][r] Q[i][c]
    (P, Q: columns of row-major matrices with row strides ldp, ldq) */
@@ -671,7 +679,6 @@ static inline double moving_entry(const double* Fi, const double* Ci, const doub
 double imp_tod_build_gauss_newton(tod* s) {
   const imp_cproblem* p = s->p;
   int n = s->n;
-  for (int k = 0; k < s->nb; k++) s->zcol[k] = block_is_zero(s, k);
   if (!s->S_ok) stick_products(s);
   for (int k = 0; k < s->nb; k++)
     for (int c = 0; c < p->blk_dim[k]; c++) {
