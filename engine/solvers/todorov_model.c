@@ -662,6 +662,22 @@ static inline double moving_entry(const double* Fi, const double* Ci, const doub
   return h;
 }
 
+/* g = F'y - w (n), block by block: block_ft's sums with F's constant
+   entries where F is -I (-y_j) or 0 */
+static void gradient_ft(const tod* s, const double* y, const double* w, double* g) {
+  const imp_cproblem* p = s->p;
+  for (int k = 0; k < s->nb; k++) {
+    int dim = p->blk_dim[k], adr = p->blk_adr[k];
+    if (s->zcol[k] == -1) {
+      for (int j = adr; j < adr + dim; j++) g[j] = -y[j] - w[j];
+    } else if (s->zcol[k] == 1) {
+      for (int j = adr; j < adr + dim; j++) g[j] = 0.0 - w[j];
+    } else {
+      for (int c = 0; c < dim; c++) g[adr + c] = block_ft(s, k, c, y) - w[adr + c];
+    }
+  }
+}
+
 /* The Gauss-Newton model (eqs. 20-21) without forming J: with w = D^2 r
    and y = (A - I) w as iterate left them, J = D((A - I) F - I) = D(A F - G),
    G = F + I, so
@@ -680,11 +696,7 @@ double imp_tod_build_gauss_newton(tod* s) {
   const imp_cproblem* p = s->p;
   int n = s->n;
   if (!s->S_ok) stick_products(s);
-  for (int k = 0; k < s->nb; k++)
-    for (int c = 0; c < p->blk_dim[k]; c++) {
-      int j = p->blk_adr[k] + c;
-      s->g[j] = block_ft(s, k, c, s->y) - s->w[j];
-    }
+  gradient_ft(s, s->y, s->w, s->g);
   double *H = s->H, *Ct = s->J, *Tt = s->Jd;
   const int *adr = p->blk_adr, *dim = p->blk_dim;
   /* the blocks that do not stick (mv) and the runs [run[2q], run[2q+1]) of
@@ -907,14 +919,18 @@ double imp_tod_geodesic_correction(tod* s, const double* xi, double* half_a) {
   imp_tod_sym_mat_vec(y, p->A, w, n);
   for (int i = 0; i < n; i++) y[i] -= w[i];
   double* g = fvv;
-  for (int k = 0; k < s->nb; k++)
-    for (int c = 0; c < p->blk_dim[k]; c++) {
-      int j = p->blk_adr[k] + c;
-      g[j] = block_ft(s, k, c, y) - w[j];
-    }
+  gradient_ft(s, y, w, g);
   for (int k = 0; k < s->nb; k++) {
     int dim = p->blk_dim[k], adr = p->blk_adr[k], ca = s->coladr[k];
     const double* B = s->B + 36 * k;
+    if (s->active[k] == EDGE_NONE) { /* B'g with B = I's constant entries */
+      for (int c = 0; c < dim; c++) {
+        double sum = 0;
+        for (int j = 0; j < dim; j++) sum += j == c ? g[adr + j] : 0.0 * g[adr + j];
+        half_a[ca + c] = -0.5 * sum;
+      }
+      continue;
+    }
     for (int c = 0; c < s->ncol[k]; c++) {
       double sum = 0;
       for (int j = 0; j < dim; j++) sum += B[j * dim + c] * g[adr + j];
