@@ -398,6 +398,12 @@ static double block_size(const tod* s, int k, const double* xk) {
   return fmax(fmax(fabs(xk[0] - bN), rho), fmax(fmax(fabs(bN), fabs(xk[0])), s->tiny));
 }
 
+/* block_size of a contact or limit block whose ||x_T|| rho is known */
+static double contact_size(const tod* s, int k, const double* xk, double rho) {
+  double bN = s->p->b[s->p->blk_adr[k]];
+  return fmax(fmax(fabs(xk[0] - bN), rho), fmax(fmax(fabs(bN), fabs(xk[0])), s->tiny));
+}
+
 /* The edge of a dry friction block: the planes x = +-F (F > 0) between
    slip (side 1, where d = sign(x) points; F = 0) and stick (F = -1). With no
    bound f = 0 on both sides of x = 0: no edge. */
@@ -414,15 +420,29 @@ static int friction_edge(const tod* s, int k, const double* xk, double* d, doubl
 }
 
 /* The edge block k is on (EDGE_NONE, _PLANE, _CONE) with its unit normal d
-   (towards side 1) and the Jacobians F1, F2 of the two sides. */
-static int block_edge(const tod* s, int k, const double* xk, double* d, double* F1, double* F2) {
+   (towards side 1) and the Jacobians F1, F2 of the two sides; in *reg the
+   block's region (imp_tod_block_region). */
+static int block_edge(const tod* s, int k, const double* xk, double* d, double* F1, double* F2,
+                      int* reg) {
   const imp_cproblem* p = s->p;
-  if (p->blk_type[k] == IMP_CNSTR_EQUALITY) return EDGE_NONE;
-  if (p->blk_type[k] == IMP_CNSTR_FRICTION) return friction_edge(s, k, xk, d, F1, F2);
+  if (p->blk_type[k] == IMP_CNSTR_EQUALITY) {
+    *reg = REG_EQ;
+    return EDGE_NONE;
+  }
+  if (p->blk_type[k] == IMP_CNSTR_FRICTION) {
+    *reg = imp_tod_block_region(p, k, xk);
+    return friction_edge(s, k, xk, d, F1, F2);
+  }
   int dim = p->blk_dim[k];
   double a = xk[0] - p->b[p->blk_adr[k]];
   double rho = sqrt(imp_tod_dot_small(xk + 1, xk + 1, dim - 1));
-  double tol = EDGE_TOL * block_size(s, k, xk);
+  double tol = EDGE_TOL * contact_size(s, k, xk, rho);
+  /* imp_tod_block_region from the same a and rho */
+  *reg = a >= 0                ? REG_BREAK
+         : dim == 1            ? REG_STICK
+         : !(p->mu[k] > 0)     ? REG_SLIP
+         : rho <= -p->mu[k] * a ? REG_STICK
+                                : REG_SLIP;
   zero_few(d, dim);
   if (fabs(a) <= tol) {
     /* side 1 breaks; side 2 sticks at the apex, slips elsewhere */
@@ -497,12 +517,11 @@ void imp_tod_choose_jacobians(tod* s) {
     double* F = s->F + 36 * k;
     double* B = s->B + 36 * k;
     double d[MAXDIM], F1[36], F2[36];
-    int kind = block_edge(s, k, xk, d, F1, F2);
+    int reg, kind = block_edge(s, k, xk, d, F1, F2, &reg);
     s->active[k] = EDGE_NONE;
     s->coladr[k] = col;
     s->ncol[k] = dim;
     if (kind == EDGE_NONE) {
-      int reg = imp_tod_block_region(p, k, xk);
       imp_tod_block_jacobian(p, k, reg, xk, F);
       /* block_is_zero's answer where F is one of the constant ones */
       if (reg == REG_BREAK || (p->blk_type[k] == IMP_CNSTR_FRICTION && reg == REG_SLIP))
