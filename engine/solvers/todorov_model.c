@@ -219,9 +219,14 @@ void imp_tod_sym_mat_vec(double* res, const double* S, const double* v, int n) {
   if (i < n) rows_dot(res + i, S + (size_t)i * n, (size_t)n, v, n - i, n);
 }
 
+/* max |v_i| (0 for n = 0); NaN entries are skipped, as fmax(e, NaN) = e
+   would: the comparison form lets the loop use vector max */
 double imp_tod_max_abs(const double* v, int n) {
   double e = 0;
-  for (int i = 0; i < n; i++) e = fmax(e, fabs(v[i]));
+  for (int i = 0; i < n; i++) {
+    double a = fabs(v[i]);
+    e = a > e ? a : e;
+  }
   return e;
 }
 
@@ -685,15 +690,11 @@ static inline double moving_entry(const double* Fi, const double* Ci, const doub
    entries where F is -I (-y_j) or 0 */
 static void gradient_ft(const tod* s, const double* y, const double* w, double* g) {
   const imp_cproblem* p = s->p;
-  for (int k = 0; k < s->nb; k++) {
-    int dim = p->blk_dim[k], adr = p->blk_adr[k];
-    if (s->zcol[k] == -1) {
-      for (int j = adr; j < adr + dim; j++) g[j] = -y[j] - w[j];
-    } else if (s->zcol[k] == 1) {
-      for (int j = adr; j < adr + dim; j++) g[j] = 0.0 - w[j];
-    } else {
-      for (int c = 0; c < dim; c++) g[adr + c] = block_ft(s, k, c, y) - w[adr + c];
-    }
+  for (int j = 0; j < s->n; j++) {
+    int k = s->colblk[j];
+    if (s->zcol[k] == -1) g[j] = -y[j] - w[j];
+    else if (s->zcol[k] == 1) g[j] = 0.0 - w[j];
+    else g[j] = block_ft(s, k, j - p->blk_adr[k], y) - w[j];
   }
 }
 
