@@ -313,14 +313,11 @@ void imp_tod_block_jacobian(const imp_cproblem* p, int k, int reg, const double*
   double mu = p->mu[k] > 0 ? p->mu[k] : 0;
   double fN = fmax(0.0, p->b[p->blk_adr[k]] - xk[0]);
   double rho = sqrt(imp_tod_dot_small(xk + 1, xk + 1, dim - 1));
-  double c = rho > 0 ? mu * fN / rho : 0;
+  double c = rho > 0 ? mu * fN / rho : 0, u[MAXDIM];
+  for (int i = 1; i < dim; i++) u[i] = rho > 0 ? xk[i] / rho : 0;
   for (int i = 1; i < dim; i++) {
-    double ui = rho > 0 ? xk[i] / rho : 0;
-    F[i * dim] = mu * ui;
-    for (int j = 1; j < dim; j++) {
-      double uj = rho > 0 ? xk[j] / rho : 0;
-      F[i * dim + j] = -c * ((i == j) - ui * uj);
-    }
+    F[i * dim] = mu * u[i];
+    for (int j = 1; j < dim; j++) F[i * dim + j] = -c * ((i == j) - u[i] * u[j]);
   }
 }
 
