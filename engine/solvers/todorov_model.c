@@ -211,11 +211,31 @@ static void sym_cols8(double* res, const double* S, int n, int i0, const double*
   memcpy(res + i0 + 4, &s1, sizeof s1);
 }
 
+/* sym_cols8 for the four entries i0 .. i0 + 4 */
+static void sym_cols4(double* res, const double* S, int n, int i0, const double* v) {
+  v4d s0 = {0, 0, 0, 0};
+  for (int k = 0; k < n; k++) {
+    v4d vk = {v[k], v[k], v[k], v[k]}, a;
+    memcpy(&a, S + (size_t)k * n + i0, sizeof a);
+    s0 += a * vk;
+  }
+  memcpy(res + i0, &s0, sizeof s0);
+}
+
+/* sym_cols8 for the two entries i0, i0 + 1 */
+static void sym_cols2(double* res, const double* S, int n, int i0, const double* v) {
+  v2d s0 = {0, 0};
+  for (int k = 0; k < n; k++) s0 += load2(S + (size_t)k * n + i0) * (v2d){v[k], v[k]};
+  memcpy(res + i0, &s0, sizeof s0);
+}
+
 /* res = S v for an n x n S symmetric to the bit (the Delassus matrix A, the
    Gauss-Newton H): the same values as imp_tod_mat_vec */
 void imp_tod_sym_mat_vec(double* res, const double* S, const double* v, int n) {
   int i = 0;
   for (; i + 8 <= n; i += 8) sym_cols8(res, S, n, i, v);
+  if (i + 4 <= n) sym_cols4(res, S, n, i, v), i += 4;
+  if (i + 2 <= n) sym_cols2(res, S, n, i, v), i += 2;
   if (i < n) rows_dot(res + i, S + (size_t)i * n, (size_t)n, v, n - i, n);
 }
 
