@@ -257,18 +257,26 @@ int imp_tod_has_cone(const imp_cproblem* p, int k) {
   return p->blk_type[k] == IMP_CNSTR_CONTACT && p->blk_dim[k] > 1 && p->mu[k] > 0;
 }
 
-/* v = 0 (count values), stores of a constant size for a block's usual
-   sizes (a call to memset costs more than the nine stores of a 3 x 3) */
-static inline void zero_few(double* v, int count) {
-  switch (count) {
+/* v = 0 for a block's dim values, stores of a constant size for the
+   usual dims (a call to memset costs more than the stores themselves) */
+static inline void zero_vec(double* v, int dim) {
+  switch (dim) {
     case 1: v[0] = 0; break;
     case 3: memset(v, 0, 3 * sizeof(double)); break;
     case 4: memset(v, 0, 4 * sizeof(double)); break;
     case 6: memset(v, 0, 6 * sizeof(double)); break;
-    case 9: memset(v, 0, 9 * sizeof(double)); break;
-    case 16: memset(v, 0, 16 * sizeof(double)); break;
-    case 36: memset(v, 0, 36 * sizeof(double)); break;
-    default: imp_zero(v, count);
+    default: imp_zero(v, dim);
+  }
+}
+
+/* F = 0 for a dim x dim block, the same way */
+static inline void zero_mat(double* F, int dim) {
+  switch (dim) {
+    case 1: F[0] = 0; break;
+    case 3: memset(F, 0, 9 * sizeof(double)); break;
+    case 4: memset(F, 0, 16 * sizeof(double)); break;
+    case 6: memset(F, 0, 36 * sizeof(double)); break;
+    default: imp_zero(F, dim * dim);
   }
 }
 
@@ -303,7 +311,7 @@ static void block_f(const imp_cproblem* p, int k, const double* xk, double* fk) 
   double rho = -1; /* not computed yet */
   int reg = region_rho(p, k, xk, &rho);
   if (reg == REG_BREAK) {
-    zero_few(fk, dim);
+    zero_vec(fk, dim);
     return;
   }
   fk[0] = p->b[adr] - xk[0];
@@ -325,7 +333,7 @@ static void block_f(const imp_cproblem* p, int k, const double* xk, double* fk) 
    formulas of the header, continued to the region's boundary */
 void imp_tod_block_jacobian(const imp_cproblem* p, int k, int reg, const double* xk, double* F) {
   int dim = p->blk_dim[k];
-  zero_few(F, dim * dim);
+  zero_mat(F, dim);
   if (reg == REG_BREAK) return;
   if (p->blk_type[k] == IMP_CNSTR_FRICTION && reg == REG_SLIP) return; /* f = -+F: constant */
   for (int j = 0; j < dim; j++) F[j * dim + j] = -1;
@@ -465,7 +473,7 @@ static int block_edge(const tod* s, int k, const double* xk, double* d, double* 
          : !(p->mu[k] > 0)     ? REG_SLIP
          : rho <= -p->mu[k] * a ? REG_STICK
                                 : REG_SLIP;
-  zero_few(d, dim);
+  zero_vec(d, dim);
   if (fabs(a) <= tol) {
     /* side 1 breaks; side 2 sticks at the apex, slips elsewhere */
     d[0] = 1;
@@ -568,7 +576,7 @@ void imp_tod_choose_jacobians(tod* s) {
       s->zcol[k] = block_is_zero(s, k);
     }
     if (s->active[k] == EDGE_NONE) {
-      zero_few(B, dim * dim);
+      zero_mat(B, dim);
       for (int j = 0; j < dim; j++) B[j * dim + j] = 1;
     }
     col += s->ncol[k];
@@ -912,7 +920,7 @@ void imp_tod_project_active_cones(const tod* s, double* xp) {
 void imp_tod_block_f_second(const imp_cproblem* p, int k, const double* xk, const double* dk,
                             double* out) {
   int dim = p->blk_dim[k];
-  zero_few(out, dim);
+  zero_vec(out, dim);
   if (!imp_tod_has_cone(p, k) || imp_tod_block_region(p, k, xk) != REG_SLIP) return;
   double rho = sqrt(imp_tod_dot_small(xk + 1, xk + 1, dim - 1));
   if (!(rho > 0)) return;
@@ -945,7 +953,7 @@ double imp_tod_geodesic_correction(tod* s, const double* xi, double* half_a) {
   for (int i = 0; i < n; i++) d[i] -= s->x[i];
   for (int k = 0; k < s->nb; k++) {
     int adr = p->blk_adr[k];
-    if (s->active[k] != EDGE_NONE) zero_few(fvv + adr, p->blk_dim[k]);
+    if (s->active[k] != EDGE_NONE) zero_vec(fvv + adr, p->blk_dim[k]);
     else imp_tod_block_f_second(p, k, s->x + adr, d + adr, fvv + adr);
   }
   for (int i = 0; i < n; i++) rvv[i] = -fvv[i];
