@@ -320,13 +320,17 @@ static void block_f(const imp_cproblem* p, int k, const double* xk, double* fk) 
     return;
   }
   if (dim == 1) return;
+  /* the friction rows written out for condim 3 (a two-term loop costs
+     more in its set-up than in its body) */
   if (reg == REG_STICK) {
-    for (int j = 1; j < dim; j++) fk[j] = -xk[j];
+    if (dim == 3) fk[1] = -xk[1], fk[2] = -xk[2];
+    else for (int j = 1; j < dim; j++) fk[j] = -xk[j];
     return;
   }
   if (rho < 0) rho = sqrt(imp_tod_dot_small(xk + 1, xk + 1, dim - 1));
   double s = p->mu[k] > 0 && rho > 0 ? p->mu[k] * fk[0] / rho : 0; /* eq. (12), s < 1 here */
-  for (int j = 1; j < dim; j++) fk[j] = -s * xk[j];
+  if (dim == 3) fk[1] = -s * xk[1], fk[2] = -s * xk[2];
+  else for (int j = 1; j < dim; j++) fk[j] = -s * xk[j];
 }
 
 /* F = df/dx (dim x dim, row-major) of block k in region reg, at xk; the
