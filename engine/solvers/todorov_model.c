@@ -340,7 +340,8 @@ void imp_tod_block_jacobian(const imp_cproblem* p, int k, int reg, const double*
   zero_mat(F, dim);
   if (reg == REG_BREAK) return;
   if (p->blk_type[k] == IMP_CNSTR_FRICTION && reg == REG_SLIP) return; /* f = -+F: constant */
-  for (int j = 0; j < dim; j++) F[j * dim + j] = -1;
+  if (dim == 3) F[0] = F[4] = F[8] = -1;
+  else for (int j = 0; j < dim; j++) F[j * dim + j] = -1;
   if (reg != REG_SLIP) return;
   double mu = p->mu[k] > 0 ? p->mu[k] : 0;
   double fN = fmax(0.0, p->b[p->blk_adr[k]] - xk[0]);
