@@ -618,9 +618,11 @@ static void stick_products(tod* s) {
   for (int i = 0; i < n; i++) {
     const double* Ai = p->A + (size_t)i * n;
     double* row = Js + (size_t)i * np;
-    for (int c = 0; c < n; c++) row[c] = 0.0 - (Ai[c] - (i == c));
-    row[i] -= 1;
-    imp_scl(row, row, s->D[i], n);
+    double di = s->D[i];
+    /* -(A - I) - I, scaled by D_i, in one pass: the same operations */
+    for (int c = 0; c < i; c++) row[c] = (0.0 - (Ai[c] - 0)) * di;
+    row[i] = ((0.0 - (Ai[i] - 1)) - 1) * di;
+    for (int c = i + 1; c < n; c++) row[c] = (0.0 - (Ai[c] - 0)) * di;
     for (int c = n; c < np; c++) row[c] = 0;
   }
   for (int qa = 0; qa < np; qa += 4)
