@@ -743,7 +743,7 @@ static void gradient_ft(const tod* s, const double* y, const double* w, double* 
    columns carry none of the cancellation (A - I) F - I would when A is
    small against I. Only the lower triangle of the non-sticking part is
    computed and mirrored: H is symmetric to the bit. C and T use s->J and
-   s->Jd as scratch. Returns max diag H. */
+   s->Jd as scratch; zcol is imp_tod_choose_jacobians'. Returns max diag H. */
 double imp_tod_build_gauss_newton(tod* s) {
   const imp_cproblem* p = s->p;
   int n = s->n;
