@@ -278,6 +278,7 @@ static size_t carve(tod* s, int n, int nb, void* work) {
   TAKE(s->dcol, n);
   TAKE(s->colblk, n);
   TAKE(s->zcol, nb);
+  TAKE(s->runs, 2 * (size_t)nb + 2);
   TAKE(s->cross, 3 * (size_t)nb + 2);
 #undef TAKE
   return off;
@@ -412,7 +413,9 @@ static int iterate(tod* s, double* l, double* lambda, int* newton, double* hscal
   int ok = 0;
   for (int attempt = 0; attempt < 30 && !ok; attempt++) {
     imp_tod_restricted_hessian(s, *lambda * hscale);
-    imp_tod_mat_vec(s->tmp, s->Hr, s->gr, m);
+    /* with no active edge Hr = 0 + H + lambda I is symmetric to the bit (H is) */
+    if (m == n) imp_tod_sym_mat_vec(s->tmp, s->Hr, s->gr, m);
+    else imp_tod_mat_vec(s->tmp, s->Hr, s->gr, m);
     gHg = imp_dot(s->gr, s->tmp, m);
     ok = imp_tod_cholesky_factor(s->Hr, m);
     if (!ok) *lambda = fmin(*lambda * LAMBDA_UP, LAMBDA_MAX);

@@ -70,6 +70,23 @@ typedef struct crossing {
    locals (never passed or returned, whose ABI differs between the two) */
 typedef double v4d __attribute__((vector_size(32)));
 
+/* imp_dot(a, b, len) for the short vectors of one block (a friction
+   pair, a block row): the same sum 0 + a0 b0 + a1 b1 + ... in order,
+   written out for the usual lengths (the loop's overhead is most of the
+   cost of two terms) */
+static inline double imp_tod_dot_small(const double* a, const double* b, int len) {
+  switch (len) {
+    case 1: return 0.0 + a[0] * b[0];
+    case 2: return (0.0 + a[0] * b[0]) + a[1] * b[1];
+    case 3: return ((0.0 + a[0] * b[0]) + a[1] * b[1]) + a[2] * b[2];
+    default: {
+      double sum = 0;
+      for (int i = 0; i < len; i++) sum += a[i] * b[i];
+      return sum;
+    }
+  }
+}
+
 /* the solver's state, all arrays carved from work */
 typedef struct tod {
   const imp_cproblem* p;
@@ -91,7 +108,8 @@ typedef struct tod {
   double *J, *H, *Hr, *HB;   /* n x n scratch (C of the Hessian, the sticking
                                 point's work), n x n, m x m, n x m */
   double* Jd;                /* n x (n + 6): scratch (T of the Hessian, P's rows) */
-  int *dcol, *zcol;          /* n: the sticking columns; nb: 1 when F = 0, -1 when F = -I */
+  int *dcol, *zcol;          /* n: the blocks that do not stick; nb: 1 when F = 0, -1 when F = -I */
+  int* runs;                 /* 2 nb + 2: the runs of rows of sticking blocks */
   int* colblk;               /* n: the block of each row */
   double* S;                 /* n x n: P = A D^2 A, stick_products' cache */
   int S_ok;                  /* S holds the products for the current D */
@@ -121,6 +139,8 @@ double imp_tod_max_abs(const double* v, int n);
 int imp_tod_has_cone(const imp_cproblem* p, int k);
 int imp_tod_block_region(const imp_cproblem* p, int k, const double* xk);
 void imp_tod_block_jacobian(const imp_cproblem* p, int k, int reg, const double* xk, double* F);
+void imp_tod_block_jacobian_apply(const imp_cproblem* p, int k, int reg, const double* xk,
+                                  const double* uk, double* out);
 double imp_tod_eval_point(const tod* s, const double* x, double* f, double* r);
 double imp_tod_objective(const tod* s, const double* r);
 void imp_tod_choose_jacobians(tod* s);

@@ -211,17 +211,42 @@ static void sym_cols8(double* res, const double* S, int n, int i0, const double*
   memcpy(res + i0 + 4, &s1, sizeof s1);
 }
 
+/* sym_cols8 for the four entries i0 .. i0 + 4 */
+static void sym_cols4(double* res, const double* S, int n, int i0, const double* v) {
+  v4d s0 = {0, 0, 0, 0};
+  for (int k = 0; k < n; k++) {
+    v4d vk = {v[k], v[k], v[k], v[k]}, a;
+    memcpy(&a, S + (size_t)k * n + i0, sizeof a);
+    s0 += a * vk;
+  }
+  memcpy(res + i0, &s0, sizeof s0);
+}
+
+/* sym_cols8 for the two entries i0, i0 + 1 */
+static void sym_cols2(double* res, const double* S, int n, int i0, const double* v) {
+  v2d s0 = {0, 0};
+  for (int k = 0; k < n; k++) s0 += load2(S + (size_t)k * n + i0) * (v2d){v[k], v[k]};
+  memcpy(res + i0, &s0, sizeof s0);
+}
+
 /* res = S v for an n x n S symmetric to the bit (the Delassus matrix A, the
    Gauss-Newton H): the same values as imp_tod_mat_vec */
 void imp_tod_sym_mat_vec(double* res, const double* S, const double* v, int n) {
   int i = 0;
   for (; i + 8 <= n; i += 8) sym_cols8(res, S, n, i, v);
+  if (i + 4 <= n) sym_cols4(res, S, n, i, v), i += 4;
+  if (i + 2 <= n) sym_cols2(res, S, n, i, v), i += 2;
   if (i < n) rows_dot(res + i, S + (size_t)i * n, (size_t)n, v, n - i, n);
 }
 
+/* max |v_i| (0 for n = 0); NaN entries are skipped, as fmax(e, NaN) = e
+   would: the comparison form lets the loop use vector max */
 double imp_tod_max_abs(const double* v, int n) {
   double e = 0;
-  for (int i = 0; i < n; i++) e = fmax(e, fabs(v[i]));
+  for (int i = 0; i < n; i++) {
+    double a = fabs(v[i]);
+    e = a > e ? a : e;
+  }
   return e;
 }
 
@@ -232,8 +257,31 @@ int imp_tod_has_cone(const imp_cproblem* p, int k) {
   return p->blk_type[k] == IMP_CNSTR_CONTACT && p->blk_dim[k] > 1 && p->mu[k] > 0;
 }
 
-/* the region of block k at its part xk of x */
-int imp_tod_block_region(const imp_cproblem* p, int k, const double* xk) {
+/* v = 0 for a block's dim values, stores of a constant size for the
+   usual dims (a call to memset costs more than the stores themselves) */
+static inline void zero_vec(double* v, int dim) {
+  switch (dim) {
+    case 1: v[0] = 0; break;
+    case 3: memset(v, 0, 3 * sizeof(double)); break;
+    case 4: memset(v, 0, 4 * sizeof(double)); break;
+    case 6: memset(v, 0, 6 * sizeof(double)); break;
+    default: imp_zero(v, dim);
+  }
+}
+
+/* F = 0 for a dim x dim block, the same way */
+static inline void zero_mat(double* F, int dim) {
+  switch (dim) {
+    case 1: F[0] = 0; break;
+    case 3: memset(F, 0, 9 * sizeof(double)); break;
+    case 4: memset(F, 0, 16 * sizeof(double)); break;
+    case 6: memset(F, 0, 36 * sizeof(double)); break;
+    default: imp_zero(F, dim * dim);
+  }
+}
+
+/* imp_tod_block_region, and in *rho ||x_T|| when it was computed */
+static inline int region_rho(const imp_cproblem* p, int k, const double* xk, double* rho) {
   if (p->blk_type[k] == IMP_CNSTR_EQUALITY) return REG_EQ;
   if (p->blk_type[k] == IMP_CNSTR_FRICTION) /* no bound: f = 0 everywhere, as slipping */
     return p->mu[k] > 0 && fabs(xk[0]) <= p->mu[k] ? REG_STICK : REG_SLIP;
@@ -242,8 +290,14 @@ int imp_tod_block_region(const imp_cproblem* p, int k, const double* xk) {
   int dim = p->blk_dim[k];
   if (dim == 1) return REG_STICK;
   if (!(p->mu[k] > 0)) return REG_SLIP; /* friction rows carry nothing */
-  double rho = sqrt(imp_dot(xk + 1, xk + 1, dim - 1));
-  return rho <= -p->mu[k] * a ? REG_STICK : REG_SLIP;
+  *rho = sqrt(imp_tod_dot_small(xk + 1, xk + 1, dim - 1));
+  return *rho <= -p->mu[k] * a ? REG_STICK : REG_SLIP;
+}
+
+/* the region of block k at its part xk of x */
+int imp_tod_block_region(const imp_cproblem* p, int k, const double* xk) {
+  double rho;
+  return region_rho(p, k, xk, &rho);
 }
 
 /* f of block k at xk (eqs. 10, 12, 13; equality: b - x) */
@@ -254,9 +308,10 @@ static void block_f(const imp_cproblem* p, int k, const double* xk, double* fk) 
     fk[0] = -fmin(fmax(xk[0], -bound), bound);
     return;
   }
-  int reg = imp_tod_block_region(p, k, xk);
+  double rho = -1; /* not computed yet */
+  int reg = region_rho(p, k, xk, &rho);
   if (reg == REG_BREAK) {
-    imp_zero(fk, dim);
+    zero_vec(fk, dim);
     return;
   }
   fk[0] = p->b[adr] - xk[0];
@@ -265,36 +320,71 @@ static void block_f(const imp_cproblem* p, int k, const double* xk, double* fk) 
     return;
   }
   if (dim == 1) return;
+  /* the friction rows written out for condim 3 (a two-term loop costs
+     more in its set-up than in its body) */
   if (reg == REG_STICK) {
-    for (int j = 1; j < dim; j++) fk[j] = -xk[j];
+    if (dim == 3) fk[1] = -xk[1], fk[2] = -xk[2];
+    else for (int j = 1; j < dim; j++) fk[j] = -xk[j];
     return;
   }
-  double rho = sqrt(imp_dot(xk + 1, xk + 1, dim - 1));
+  if (rho < 0) rho = sqrt(imp_tod_dot_small(xk + 1, xk + 1, dim - 1));
   double s = p->mu[k] > 0 && rho > 0 ? p->mu[k] * fk[0] / rho : 0; /* eq. (12), s < 1 here */
-  for (int j = 1; j < dim; j++) fk[j] = -s * xk[j];
+  if (dim == 3) fk[1] = -s * xk[1], fk[2] = -s * xk[2];
+  else for (int j = 1; j < dim; j++) fk[j] = -s * xk[j];
 }
 
 /* F = df/dx (dim x dim, row-major) of block k in region reg, at xk; the
    formulas of the header, continued to the region's boundary */
 void imp_tod_block_jacobian(const imp_cproblem* p, int k, int reg, const double* xk, double* F) {
   int dim = p->blk_dim[k];
-  imp_zero(F, dim * dim);
+  zero_mat(F, dim);
   if (reg == REG_BREAK) return;
   if (p->blk_type[k] == IMP_CNSTR_FRICTION && reg == REG_SLIP) return; /* f = -+F: constant */
-  for (int j = 0; j < dim; j++) F[j * dim + j] = -1;
+  if (dim == 3) F[0] = F[4] = F[8] = -1;
+  else for (int j = 0; j < dim; j++) F[j * dim + j] = -1;
   if (reg != REG_SLIP) return;
   double mu = p->mu[k] > 0 ? p->mu[k] : 0;
   double fN = fmax(0.0, p->b[p->blk_adr[k]] - xk[0]);
-  double rho = sqrt(imp_dot(xk + 1, xk + 1, dim - 1));
-  double c = rho > 0 ? mu * fN / rho : 0;
+  double rho = sqrt(imp_tod_dot_small(xk + 1, xk + 1, dim - 1));
+  double c = rho > 0 ? mu * fN / rho : 0, u[MAXDIM];
+  for (int i = 1; i < dim; i++) u[i] = rho > 0 ? xk[i] / rho : 0;
   for (int i = 1; i < dim; i++) {
-    double ui = rho > 0 ? xk[i] / rho : 0;
-    F[i * dim] = mu * ui;
-    for (int j = 1; j < dim; j++) {
-      double uj = rho > 0 ? xk[j] / rho : 0;
-      F[i * dim + j] = -c * ((i == j) - ui * uj);
-    }
+    F[i * dim] = mu * u[i];
+    for (int j = 1; j < dim; j++) F[i * dim + j] = -c * ((i == j) - u[i] * u[j]);
   }
+}
+
+/* out = F uk (dim) for F = imp_tod_block_jacobian(p, k, reg, xk), each
+   entry imp_dot's sum over F's row in order; where F is constant (0, or -I
+   with +0 off the diagonal) the sum is written with F's constant entries
+   instead of building F: the same products and additions */
+static inline void minus_identity_apply(const double* uk, double* out, int dim) {
+  for (int i = 0; i < dim; i++) {
+    double sum = 0;
+    for (int j = 0; j < i; j++) sum += 0.0 * uk[j];
+    sum += -uk[i]; /* -1 u_i */
+    for (int j = i + 1; j < dim; j++) sum += 0.0 * uk[j];
+    out[i] = sum;
+  }
+}
+
+void imp_tod_block_jacobian_apply(const imp_cproblem* p, int k, int reg, const double* xk,
+                                  const double* uk, double* out) {
+  int dim = p->blk_dim[k];
+  if (reg == REG_BREAK || (p->blk_type[k] == IMP_CNSTR_FRICTION && reg == REG_SLIP)) {
+    double sum = 0; /* every row of F = 0 gives this one sum */
+    for (int j = 0; j < dim; j++) sum += 0.0 * uk[j];
+    for (int i = 0; i < dim; i++) out[i] = sum;
+    return;
+  }
+  if (reg != REG_SLIP) { /* F = -I */
+    if (dim == 3) minus_identity_apply(uk, out, 3); /* unrolled */
+    else minus_identity_apply(uk, out, dim);
+    return;
+  }
+  double F[36];
+  imp_tod_block_jacobian(p, k, reg, xk, F);
+  for (int i = 0; i < dim; i++) out[i] = imp_tod_dot_small(F + i * dim, uk, dim);
 }
 
 /* f(x) for all blocks */
@@ -339,7 +429,13 @@ static double block_size(const tod* s, int k, const double* xk) {
   int dim = p->blk_dim[k];
   if (p->blk_type[k] == IMP_CNSTR_FRICTION) return fmax(fmax(fabs(xk[0]), p->mu[k]), s->tiny);
   double bN = p->b[p->blk_adr[k]];
-  double rho = sqrt(imp_dot(xk + 1, xk + 1, dim - 1));
+  double rho = sqrt(imp_tod_dot_small(xk + 1, xk + 1, dim - 1));
+  return fmax(fmax(fabs(xk[0] - bN), rho), fmax(fmax(fabs(bN), fabs(xk[0])), s->tiny));
+}
+
+/* block_size of a contact or limit block whose ||x_T|| rho is known */
+static double contact_size(const tod* s, int k, const double* xk, double rho) {
+  double bN = s->p->b[s->p->blk_adr[k]];
   return fmax(fmax(fabs(xk[0] - bN), rho), fmax(fmax(fabs(bN), fabs(xk[0])), s->tiny));
 }
 
@@ -359,16 +455,30 @@ static int friction_edge(const tod* s, int k, const double* xk, double* d, doubl
 }
 
 /* The edge block k is on (EDGE_NONE, _PLANE, _CONE) with its unit normal d
-   (towards side 1) and the Jacobians F1, F2 of the two sides. */
-static int block_edge(const tod* s, int k, const double* xk, double* d, double* F1, double* F2) {
+   (towards side 1) and the Jacobians F1, F2 of the two sides; in *reg the
+   block's region (imp_tod_block_region). */
+static int block_edge(const tod* s, int k, const double* xk, double* d, double* F1, double* F2,
+                      int* reg) {
   const imp_cproblem* p = s->p;
-  if (p->blk_type[k] == IMP_CNSTR_EQUALITY) return EDGE_NONE;
-  if (p->blk_type[k] == IMP_CNSTR_FRICTION) return friction_edge(s, k, xk, d, F1, F2);
+  if (p->blk_type[k] == IMP_CNSTR_EQUALITY) {
+    *reg = REG_EQ;
+    return EDGE_NONE;
+  }
+  if (p->blk_type[k] == IMP_CNSTR_FRICTION) {
+    *reg = imp_tod_block_region(p, k, xk);
+    return friction_edge(s, k, xk, d, F1, F2);
+  }
   int dim = p->blk_dim[k];
   double a = xk[0] - p->b[p->blk_adr[k]];
-  double rho = sqrt(imp_dot(xk + 1, xk + 1, dim - 1));
-  double tol = EDGE_TOL * block_size(s, k, xk);
-  imp_zero(d, dim);
+  double rho = sqrt(imp_tod_dot_small(xk + 1, xk + 1, dim - 1));
+  double tol = EDGE_TOL * contact_size(s, k, xk, rho);
+  /* imp_tod_block_region from the same a and rho */
+  *reg = a >= 0                ? REG_BREAK
+         : dim == 1            ? REG_STICK
+         : !(p->mu[k] > 0)     ? REG_SLIP
+         : rho <= -p->mu[k] * a ? REG_STICK
+                                : REG_SLIP;
+  zero_vec(d, dim);
   if (fabs(a) <= tol) {
     /* side 1 breaks; side 2 sticks at the apex, slips elsewhere */
     d[0] = 1;
@@ -394,7 +504,7 @@ static int block_edge(const tod* s, int k, const double* xk, double* d, double* 
 /* q' F d for a dim-vector q */
 static double quad_form(const double* q, const double* F, const double* d, int dim) {
   double sum = 0;
-  for (int i = 0; i < dim; i++) sum += q[i] * imp_dot(F + i * dim, d, dim);
+  for (int i = 0; i < dim; i++) sum += q[i] * imp_tod_dot_small(F + i * dim, d, dim);
   return sum;
 }
 
@@ -416,48 +526,6 @@ static int edge_basis(int kind, const double* d, int dim, double* B) {
   return dim - 1;
 }
 
-/* Per block: the Jacobian of f to use at x (eqs. 25-26) and B (eq. 29).
-   Needs s->w = D^2 r and s->y = (A - I) w. */
-void imp_tod_choose_jacobians(tod* s) {
-  const imp_cproblem* p = s->p;
-  int col = 0;
-  for (int k = 0; k < s->nb; k++) {
-    int dim = p->blk_dim[k], adr = p->blk_adr[k];
-    const double* xk = s->x + adr;
-    double* F = s->F + 36 * k;
-    double* B = s->B + 36 * k;
-    double d[MAXDIM], F1[36], F2[36];
-    int kind = block_edge(s, k, xk, d, F1, F2);
-    s->active[k] = EDGE_NONE;
-    s->coladr[k] = col;
-    s->ncol[k] = dim;
-    if (kind == EDGE_NONE) {
-      imp_tod_block_jacobian(p, k, imp_tod_block_region(p, k, xk), xk, F);
-    } else {
-      double wd = imp_dot(s->w + adr, d, dim);
-      double delta1 = quad_form(s->y + adr, F1, d, dim) - wd;    /* eq. (25) */
-      double delta2 = -(quad_form(s->y + adr, F2, d, dim) - wd);
-      if (delta1 < 0 || delta2 < 0) {
-        imp_copy(F, delta1 <= delta2 ? F1 : F2, dim * dim);
-      } else {
-        double sum = delta1 + delta2;
-        double c1 = sum > 0 ? delta2 / sum : 0.5, c2 = sum > 0 ? delta1 / sum : 0.5;
-        for (int j = 0; j < dim * dim; j++) F[j] = c1 * F1[j] + c2 * F2[j]; /* eq. (26) */
-        s->active[k] = kind;
-        s->ncol[k] = edge_basis(kind, d, dim, B);
-      }
-    }
-    if (s->active[k] == EDGE_NONE) {
-      imp_zero(B, dim * dim);
-      for (int j = 0; j < dim; j++) B[j * dim + j] = 1;
-    }
-    col += s->ncol[k];
-  }
-  s->m = col;
-}
-
-/* ---- the Gauss-Newton model restricted to the tangent space (eqs. 20-24, 28) ---- */
-
 /* 1 when block k's chosen Jacobian F is zero (a breaking contact or limit),
    -1 when it is -I (sticking, equalities), else 0 */
 static int block_is_zero(const tod* s, int k) {
@@ -473,6 +541,55 @@ static int block_is_zero(const tod* s, int k) {
   return zero ? 1 : minus_id ? -1 : 0;
 }
 
+/* Per block: the Jacobian of f to use at x (eqs. 25-26), B (eq. 29) and
+   zcol (block_is_zero). Needs s->w = D^2 r and s->y = (A - I) w. */
+void imp_tod_choose_jacobians(tod* s) {
+  const imp_cproblem* p = s->p;
+  int col = 0;
+  for (int k = 0; k < s->nb; k++) {
+    int dim = p->blk_dim[k], adr = p->blk_adr[k];
+    const double* xk = s->x + adr;
+    double* F = s->F + 36 * k;
+    double* B = s->B + 36 * k;
+    double d[MAXDIM], F1[36], F2[36];
+    int reg, kind = block_edge(s, k, xk, d, F1, F2, &reg);
+    s->active[k] = EDGE_NONE;
+    s->coladr[k] = col;
+    s->ncol[k] = dim;
+    if (kind == EDGE_NONE) {
+      imp_tod_block_jacobian(p, k, reg, xk, F);
+      /* block_is_zero's answer where F is one of the constant ones */
+      if (reg == REG_BREAK || (p->blk_type[k] == IMP_CNSTR_FRICTION && reg == REG_SLIP))
+        s->zcol[k] = 1; /* F = 0 */
+      else if (reg != REG_SLIP)
+        s->zcol[k] = -1; /* F = -I, +0 off the diagonal */
+      else
+        s->zcol[k] = block_is_zero(s, k);
+    } else {
+      double wd = imp_tod_dot_small(s->w + adr, d, dim);
+      double delta1 = quad_form(s->y + adr, F1, d, dim) - wd;    /* eq. (25) */
+      double delta2 = -(quad_form(s->y + adr, F2, d, dim) - wd);
+      if (delta1 < 0 || delta2 < 0) {
+        imp_copy(F, delta1 <= delta2 ? F1 : F2, dim * dim);
+      } else {
+        double sum = delta1 + delta2;
+        double c1 = sum > 0 ? delta2 / sum : 0.5, c2 = sum > 0 ? delta1 / sum : 0.5;
+        for (int j = 0; j < dim * dim; j++) F[j] = c1 * F1[j] + c2 * F2[j]; /* eq. (26) */
+        s->active[k] = kind;
+        s->ncol[k] = edge_basis(kind, d, dim, B);
+      }
+      s->zcol[k] = block_is_zero(s, k);
+    }
+    if (s->active[k] == EDGE_NONE) {
+      zero_mat(B, dim);
+      for (int j = 0; j < dim; j++) B[j * dim + j] = 1;
+    }
+    col += s->ncol[k];
+  }
+  s->m = col;
+}
+
+/* ---- the Gauss-Newton model restricted to the tangent space (eqs. 20-24, 28) ---- */
 
 /* acc[r][c] = sum over i = 0..rows-1, in that order, of P[i][r] Q[i][c]
    (P, Q: columns of row-major matrices with row strides ldp, ldq) */
@@ -501,9 +618,11 @@ static void stick_products(tod* s) {
   for (int i = 0; i < n; i++) {
     const double* Ai = p->A + (size_t)i * n;
     double* row = Js + (size_t)i * np;
-    for (int c = 0; c < n; c++) row[c] = 0.0 - (Ai[c] - (i == c));
-    row[i] -= 1;
-    imp_scl(row, row, s->D[i], n);
+    double di = s->D[i];
+    /* -(A - I) - I, scaled by D_i, in one pass: the same operations */
+    for (int c = 0; c < i; c++) row[c] = (0.0 - (Ai[c] - 0)) * di;
+    row[i] = ((0.0 - (Ai[i] - 1)) - 1) * di;
+    for (int c = i + 1; c < n; c++) row[c] = (0.0 - (Ai[c] - 0)) * di;
     for (int c = n; c < np; c++) row[c] = 0;
   }
   for (int qa = 0; qa < np; qa += 4)
@@ -525,20 +644,47 @@ static inline double block_g(const double* F, int dim, int j, int c) {
 /* Column j of T = A D^2 G and of C = P F - T (Tj, Cj: n each), for a
    column j of a block that does not stick (zcol != -1); P = A D^2 A (s->S),
    G = F + I. A is symmetric (the Delassus matrix), so its column b is its
-   row b; so is P. */
-static void product_column(const tod* s, int k, int c, double* Cj, double* Tj) {
+   row b; so is P. Entry i is, in this order, Tj_i = 0 + A_b0i t_b0 + A_b1i
+   t_b1 + ... and Cj_i = 0 + P_b0i f_b0 + ... + Tj_i (-1) over the b with a
+   nonzero factor: one pass over the rows, four rows to a vector. Hj gets
+   -Cj: row j of H in the rows of sticking blocks i, (F'C)_ij = -C_ij (the
+   other entries are overwritten). */
+static void product_column(const tod* s, int k, int c, double* Cj, double* Tj, double* Hj) {
   const imp_cproblem* p = s->p;
-  int n = s->n, dim = p->blk_dim[k], adr = p->blk_adr[k];
+  int n = s->n, dim = p->blk_dim[k], adr = p->blk_adr[k], nf = 0, nt = 0;
   const double* F = s->F + 36 * k;
-  imp_zero(Cj, n);
-  imp_zero(Tj, n);
+  const double *Pr[MAXDIM], *Ar[MAXDIM];
+  double fs[MAXDIM], ts[MAXDIM];
   for (int b = 0; b < dim; b++) {
-    const double *Pb = s->S + (size_t)(adr + b) * n, *Ab = p->A + (size_t)(adr + b) * n;
     double fb = F[b * dim + c], tb = s->D[adr + b] * s->D[adr + b] * block_g(F, dim, b, c);
-    if (fb != 0) imp_add_scl(Cj, Pb, fb, n);
-    if (tb != 0) imp_add_scl(Tj, Ab, tb, n);
+    if (fb != 0) Pr[nf] = s->S + (size_t)(adr + b) * n, fs[nf++] = fb;
+    if (tb != 0) Ar[nt] = p->A + (size_t)(adr + b) * n, ts[nt++] = tb;
   }
-  imp_add_scl(Cj, Tj, -1, n);
+  int i = 0;
+  for (; i + 4 <= n; i += 4) {
+    v4d cv = {0, 0, 0, 0}, tv = {0, 0, 0, 0}, v;
+    for (int q = 0; q < nf; q++) {
+      memcpy(&v, Pr[q] + i, sizeof v);
+      cv += v * (v4d){fs[q], fs[q], fs[q], fs[q]};
+    }
+    for (int q = 0; q < nt; q++) {
+      memcpy(&v, Ar[q] + i, sizeof v);
+      tv += v * (v4d){ts[q], ts[q], ts[q], ts[q]};
+    }
+    cv += tv * (v4d){-1, -1, -1, -1};
+    memcpy(Tj + i, &tv, sizeof tv);
+    memcpy(Cj + i, &cv, sizeof cv);
+    cv = -cv;
+    memcpy(Hj + i, &cv, sizeof cv);
+  }
+  for (; i < n; i++) {
+    double cv = 0, tv = 0;
+    for (int q = 0; q < nf; q++) cv += Pr[q][i] * fs[q];
+    for (int q = 0; q < nt; q++) tv += Ar[q][i] * ts[q];
+    Tj[i] = tv;
+    Cj[i] = cv + tv * -1;
+    Hj[i] = -Cj[i];
+  }
 }
 
 /* sum over a in block k of F_{a,c} v_a: entry c of block k of F'v */
@@ -551,6 +697,37 @@ static inline double block_ft(const tod* s, int k, int c, const double* v) {
   double sum = 0;
   for (int a = 0; a < dim; a++) sum += F[a * dim + c] * v[adr + a];
   return sum;
+}
+
+/* H_ij for columns i (row ci of block ki, F = Fi, dim di) and j (cj of
+   kj, Fj, dj) of blocks that do not stick: (F'C)_ij (0 when Fi = 0:
+   zero), less (T'F)_ij (T vanishes in sticking columns i), plus (G'D^2
+   G)_ij within one block (diag); Ci = C_j's entries and Di = D's from
+   block ki's first row, Ti = T_i's from block kj's first row */
+static inline double moving_entry(const double* Fi, const double* Ci, const double* Ti,
+                                  const double* Fj, const double* Di, int di, int dj, int ci,
+                                  int cj, int zero, int diag) {
+  double h = 0;
+  if (!zero)
+    for (int a = 0; a < di; a++) h += Fi[a * di + ci] * Ci[a];
+  double tf = 0;
+  for (int b = 0; b < dj; b++) tf += Ti[b] * Fj[b * dj + cj];
+  h -= tf;
+  if (diag)
+    for (int b = 0; b < di; b++) h += block_g(Fj, di, b, ci) * Di[b] * Di[b] * block_g(Fj, di, b, cj);
+  return h;
+}
+
+/* g = F'y - w (n), block by block: block_ft's sums with F's constant
+   entries where F is -I (-y_j) or 0 */
+static void gradient_ft(const tod* s, const double* y, const double* w, double* g) {
+  const imp_cproblem* p = s->p;
+  for (int j = 0; j < s->n; j++) {
+    int k = s->colblk[j];
+    if (s->zcol[k] == -1) g[j] = -y[j] - w[j];
+    else if (s->zcol[k] == 1) g[j] = 0.0 - w[j];
+    else g[j] = block_ft(s, k, j - p->blk_adr[k], y) - w[j];
+  }
 }
 
 /* The Gauss-Newton model (eqs. 20-21) without forming J: with w = D^2 r
@@ -566,57 +743,61 @@ static inline double block_ft(const tod* s, int k, int c, const double* v) {
    columns carry none of the cancellation (A - I) F - I would when A is
    small against I. Only the lower triangle of the non-sticking part is
    computed and mirrored: H is symmetric to the bit. C and T use s->J and
-   s->Jd as scratch. Returns max diag H. */
+   s->Jd as scratch; zcol is imp_tod_choose_jacobians'. Returns max diag H. */
 double imp_tod_build_gauss_newton(tod* s) {
   const imp_cproblem* p = s->p;
-  int n = s->n, nst = 0;
-  int* stick = s->dcol; /* the sticking columns */
-  for (int k = 0; k < s->nb; k++) {
-    s->zcol[k] = block_is_zero(s, k);
-    if (s->zcol[k] == -1)
-      for (int c = 0; c < p->blk_dim[k]; c++) stick[nst++] = p->blk_adr[k] + c;
-  }
+  int n = s->n;
   if (!s->S_ok) stick_products(s);
-  for (int k = 0; k < s->nb; k++)
-    for (int c = 0; c < p->blk_dim[k]; c++) {
-      int j = p->blk_adr[k] + c;
-      s->g[j] = block_ft(s, k, c, s->y) - s->w[j];
-    }
+  gradient_ft(s, s->y, s->w, s->g);
   double *H = s->H, *Ct = s->J, *Tt = s->Jd;
-  for (int q = 0; q < nst; q++) {
-    const double* Si = s->S + (size_t)stick[q] * n;
-    double* Hi = H + (size_t)stick[q] * n;
-    for (int t = 0; t < nst; t++) Hi[stick[t]] = Si[stick[t]];
+  const int *adr = p->blk_adr, *dim = p->blk_dim;
+  /* the blocks that do not stick (mv) and the runs [run[2q], run[2q+1]) of
+     rows of sticking blocks */
+  int *mv = s->dcol, *run = s->runs, nmv = 0, nrun = 0;
+  for (int k = 0; k < s->nb; k++) {
+    if (s->zcol[k] != -1) {
+      mv[nmv++] = k;
+    } else if (nrun > 0 && run[2 * nrun - 1] == adr[k]) {
+      run[2 * nrun - 1] += dim[k];
+    } else {
+      run[2 * nrun] = adr[k], run[2 * nrun + 1] = adr[k] + dim[k];
+      nrun++;
+    }
   }
-  for (int kj = 0; kj < s->nb; kj++) {
-    if (s->zcol[kj] == -1) continue;
-    int dj = p->blk_dim[kj], aj = p->blk_adr[kj];
-    for (int cj = 0; cj < dj; cj++) product_column(s, kj, cj, Ct + (size_t)(aj + cj) * n, Tt + (size_t)(aj + cj) * n);
+  /* the rows of sticking blocks get all of S's row, a run of rows at once;
+     their entries in non-sticking columns are overwritten below */
+  for (int q = 0; q < nrun; q++)
+    memcpy(H + (size_t)run[2 * q] * n, s->S + (size_t)run[2 * q] * n,
+           (size_t)(run[2 * q + 1] - run[2 * q]) * n * sizeof(double));
+  for (int t = 0; t < nmv; t++) {
+    int kj = mv[t];
+    for (int cj = 0; cj < dim[kj]; cj++)
+      product_column(s, kj, cj, Ct + (size_t)(adr[kj] + cj) * n, Tt + (size_t)(adr[kj] + cj) * n,
+                     H + (size_t)(adr[kj] + cj) * n);
   }
-  for (int kj = 0; kj < s->nb; kj++) {
-    if (s->zcol[kj] == -1) continue;
-    int dj = p->blk_dim[kj], aj = p->blk_adr[kj];
+  /* column (and row) j of each block that does not stick: entries i of
+     sticking blocks are (F'C)_ij = -C_ij; the others (with the T'F and
+     G'D^2 G terms) only for i >= j, the rest done as (j, i) */
+  const double* D = s->D;
+  for (int t = 0; t < nmv; t++) {
+    int kj = mv[t], dj = dim[kj], aj = adr[kj];
     const double* Fj = s->F + 36 * kj;
     for (int cj = 0; cj < dj; cj++) {
       int j = aj + cj;
       const double* Cj = Ct + (size_t)j * n;
-      for (int ki = 0; ki < s->nb; ki++) {
-        int di = p->blk_dim[ki], ai = p->blk_adr[ki], moving = s->zcol[ki] != -1;
-        if (moving && ki < kj) continue; /* done as (j, i) */
-        for (int ci = 0; ci < di; ci++) {
+      double* Hj = H + (size_t)j * n;
+      for (int q = 0; q < nrun; q++)
+        for (int i = run[2 * q]; i < run[2 * q + 1]; i++) H[(size_t)i * n + j] = Hj[i];
+      for (int u = t; u < nmv; u++) {
+        int ki = mv[u], di = dim[ki], ai = adr[ki], zero = s->zcol[ki] == 1;
+        const double* Fi = s->F + 36 * ki;
+        for (int ci = ki == kj ? cj : 0; ci < di; ci++) {
           int i = ai + ci;
-          if (moving && i < j) continue;
-          double h = block_ft(s, ki, ci, Cj);
-          if (moving) { /* (T'F)_ij: T vanishes in sticking columns i */
-            const double* Ti = Tt + (size_t)i * n + aj;
-            double tf = 0;
-            for (int b = 0; b < dj; b++) tf += Ti[b] * Fj[b * dj + cj];
-            h -= tf;
-          }
-          if (ki == kj)
-            for (int b = 0; b < di; b++)
-              h += block_g(Fj, di, b, ci) * s->D[ai + b] * s->D[ai + b] * block_g(Fj, di, b, cj);
-          H[(size_t)i * n + j] = H[(size_t)j * n + i] = h;
+          const double* Ti = Tt + (size_t)i * n + aj;
+          double h = di == 3 && dj == 3 /* the loops unrolled for condim 3 */
+                         ? moving_entry(Fi, Cj + ai, Ti, Fj, D + ai, 3, 3, ci, cj, zero, ki == kj)
+                         : moving_entry(Fi, Cj + ai, Ti, Fj, D + ai, di, dj, ci, cj, zero, ki == kj);
+          Hj[i] = H[(size_t)i * n + j] = h;
         }
       }
     }
@@ -626,10 +807,16 @@ double imp_tod_build_gauss_newton(tod* s) {
   return hmax;
 }
 
-/* HB = H B (n x m) and gr = B'g */
+/* HB = H B (n x m) and gr = B'g. With no active edge (m = n) B = I and
+   every sum is 0 + its one term: gr = 0 + g, and HB is not formed
+   (imp_tod_restricted_hessian reads H then). */
 void imp_tod_restrict_gradient(tod* s) {
   const imp_cproblem* p = s->p;
   int n = s->n, m = s->m;
+  if (m == n) {
+    for (int c = 0; c < n; c++) s->gr[c] = 0.0 + s->g[c];
+    return;
+  }
   for (int k = 0; k < s->nb; k++) {
     int dim = p->blk_dim[k], adr = p->blk_adr[k], ca = s->coladr[k];
     const double* B = s->B + 36 * k;
@@ -654,10 +841,18 @@ void imp_tod_restrict_gradient(tod* s) {
   }
 }
 
-/* Hr = B'HB + lambda I (B'B = I) */
+/* Hr = B'HB + lambda I (B'B = I). A row of a block with B = I (no active
+   edge) is 0 + 1 HB_j = 0 + HB_j, its one term; with no active edge at all
+   (m = n) HB_j = 0 + H_j (imp_tod_restrict_gradient), so the row is 0 + H_j
+   (0 + (0 + h) = 0 + h: it only turns -0 into +0). */
 void imp_tod_restricted_hessian(tod* s, double lambda) {
   const imp_cproblem* p = s->p;
   int m = s->m;
+  if (m == s->n) {
+    for (size_t e = 0; e < (size_t)m * m; e++) s->Hr[e] = 0.0 + s->H[e];
+    for (int c = 0; c < m; c++) s->Hr[(size_t)c * m + c] += lambda;
+    return;
+  }
   for (int k = 0; k < s->nb; k++) {
     int dim = p->blk_dim[k], adr = p->blk_adr[k], ca = s->coladr[k];
     const double* B = s->B + 36 * k;
@@ -674,12 +869,28 @@ void imp_tod_restricted_hessian(tod* s, double lambda) {
 }
 
 /* x_out = x + B xi */
+/* x_out = x + I xi for a block with B = I (dim rows): the sum of
+   imp_tod_expand_step with B's constant entries, 1 xi_j = xi_j and the
+   +-0 (or NaN) products 0 xi_c kept */
+static inline void expand_identity(const double* x, const double* xi, double* x_out, int dim) {
+  for (int j = 0; j < dim; j++) {
+    double v = x[j];
+    for (int c = 0; c < dim; c++) v += c == j ? xi[c] : 0.0 * xi[c];
+    x_out[j] = v;
+  }
+}
+
 void imp_tod_expand_step(const tod* s, const double* xi, double* x_out) {
   const imp_cproblem* p = s->p;
-  imp_copy(x_out, s->x, s->n);
   for (int k = 0; k < s->nb; k++) {
     int dim = p->blk_dim[k], adr = p->blk_adr[k], ca = s->coladr[k];
+    if (s->active[k] == EDGE_NONE) {
+      if (dim == 3) expand_identity(s->x + adr, xi + ca, x_out + adr, 3); /* unrolled */
+      else expand_identity(s->x + adr, xi + ca, x_out + adr, dim);
+      continue;
+    }
     const double* B = s->B + 36 * k;
+    imp_copy(x_out + adr, s->x + adr, dim);
     for (int j = 0; j < dim; j++)
       for (int c = 0; c < s->ncol[k]; c++) x_out[adr + j] += B[j * dim + c] * xi[ca + c];
   }
@@ -690,10 +901,10 @@ void imp_tod_expand_step(const tod* s, const double* xi, double* x_out) {
 static void project_on_cone(const imp_cproblem* p, int k, double* xk, const double* azimuth) {
   int dim = p->blk_dim[k];
   double mu = p->mu[k], bN = p->b[p->blk_adr[k]];
-  double a = xk[0] - bN, rho = sqrt(imp_dot(xk + 1, xk + 1, dim - 1));
+  double a = xk[0] - bN, rho = sqrt(imp_tod_dot_small(xk + 1, xk + 1, dim - 1));
   double e[MAXDIM];
   const double* src = rho > 0 ? xk + 1 : azimuth + 1;
-  double en = sqrt(imp_dot(src, src, dim - 1));
+  double en = sqrt(imp_tod_dot_small(src, src, dim - 1));
   for (int j = 0; j + 1 < dim; j++) e[j] = en > 0 ? src[j] / en : 0;
   double t = fmax(0.0, (mu * rho - a) / (1 + mu * mu));
   xk[0] = bN - t;
@@ -716,12 +927,12 @@ void imp_tod_project_active_cones(const tod* s, double* xp) {
 void imp_tod_block_f_second(const imp_cproblem* p, int k, const double* xk, const double* dk,
                             double* out) {
   int dim = p->blk_dim[k];
-  imp_zero(out, dim);
+  zero_vec(out, dim);
   if (!imp_tod_has_cone(p, k) || imp_tod_block_region(p, k, xk) != REG_SLIP) return;
-  double rho = sqrt(imp_dot(xk + 1, xk + 1, dim - 1));
+  double rho = sqrt(imp_tod_dot_small(xk + 1, xk + 1, dim - 1));
   if (!(rho > 0)) return;
   double mu = p->mu[k], fN = p->b[p->blk_adr[k]] - xk[0], dN = -dk[0];
-  double ud = imp_dot(xk + 1, dk + 1, dim - 1) / rho, dd = imp_dot(dk + 1, dk + 1, dim - 1);
+  double ud = imp_tod_dot_small(xk + 1, dk + 1, dim - 1) / rho, dd = imp_tod_dot_small(dk + 1, dk + 1, dim - 1);
   for (int j = 1; j < dim; j++) {
     double u = xk[j] / rho, d1 = (dk[j] - u * ud) / rho;
     double d2 = -2 * ud * d1 / rho - u * (dd - ud * ud) / (rho * rho);
@@ -749,7 +960,7 @@ double imp_tod_geodesic_correction(tod* s, const double* xi, double* half_a) {
   for (int i = 0; i < n; i++) d[i] -= s->x[i];
   for (int k = 0; k < s->nb; k++) {
     int adr = p->blk_adr[k];
-    if (s->active[k] != EDGE_NONE) imp_zero(fvv + adr, p->blk_dim[k]);
+    if (s->active[k] != EDGE_NONE) zero_vec(fvv + adr, p->blk_dim[k]);
     else imp_tod_block_f_second(p, k, s->x + adr, d + adr, fvv + adr);
   }
   for (int i = 0; i < n; i++) rvv[i] = -fvv[i];
@@ -760,14 +971,18 @@ double imp_tod_geodesic_correction(tod* s, const double* xi, double* half_a) {
   imp_tod_sym_mat_vec(y, p->A, w, n);
   for (int i = 0; i < n; i++) y[i] -= w[i];
   double* g = fvv;
-  for (int k = 0; k < s->nb; k++)
-    for (int c = 0; c < p->blk_dim[k]; c++) {
-      int j = p->blk_adr[k] + c;
-      g[j] = block_ft(s, k, c, y) - w[j];
-    }
+  gradient_ft(s, y, w, g);
   for (int k = 0; k < s->nb; k++) {
     int dim = p->blk_dim[k], adr = p->blk_adr[k], ca = s->coladr[k];
     const double* B = s->B + 36 * k;
+    if (s->active[k] == EDGE_NONE) { /* B'g with B = I's constant entries */
+      for (int c = 0; c < dim; c++) {
+        double sum = 0;
+        for (int j = 0; j < dim; j++) sum += j == c ? g[adr + j] : 0.0 * g[adr + j];
+        half_a[ca + c] = -0.5 * sum;
+      }
+      continue;
+    }
     for (int c = 0; c < s->ncol[k]; c++) {
       double sum = 0;
       for (int j = 0; j < dim; j++) sum += B[j * dim + c] * g[adr + j];

@@ -57,9 +57,9 @@ int imp_tod_find_crossings(const tod* s, const double* P, const double* u, cross
     }
     if (!imp_tod_has_cone(p, k)) continue;
     double mu2 = p->mu[k] * p->mu[k], root[2];
-    double c2 = mu2 * un * un - imp_dot(u + adr + 1, u + adr + 1, dim - 1);
-    double c1 = 2 * (mu2 * a * un - imp_dot(P + adr + 1, u + adr + 1, dim - 1));
-    double c0 = mu2 * a * a - imp_dot(P + adr + 1, P + adr + 1, dim - 1);
+    double c2 = mu2 * un * un - imp_tod_dot_small(u + adr + 1, u + adr + 1, dim - 1);
+    double c1 = 2 * (mu2 * a * un - imp_tod_dot_small(P + adr + 1, u + adr + 1, dim - 1));
+    double c0 = mu2 * a * a - imp_tod_dot_small(P + adr + 1, P + adr + 1, dim - 1);
     int nr = quadratic_roots(c2, c1, c0, root);
     for (int i = 0; i < nr; i++)
       if (root[i] > ALPHA_EPS && root[i] < 1 - ALPHA_EPS && a + root[i] * un < 0)
@@ -76,7 +76,7 @@ void imp_tod_snap_to_edge(const imp_cproblem* p, const crossing* c, double* xp) 
     xp[adr] = p->blk_type[k] == IMP_CNSTR_FRICTION ? copysign(p->mu[k], xp[adr]) : p->b[adr];
     return;
   }
-  double rho = sqrt(imp_dot(xp + adr + 1, xp + adr + 1, dim - 1));
+  double rho = sqrt(imp_tod_dot_small(xp + adr + 1, xp + adr + 1, dim - 1));
   double target = p->mu[k] * (p->b[adr] - xp[adr]);
   if (rho > 0 && target >= 0) imp_scl(xp + adr + 1, xp + adr + 1, target / rho, dim - 1);
 }
@@ -88,10 +88,8 @@ static double directional_derivative(tod* s, const double* xp, const double* rp,
   int n = s->n;
   double* Fu = s->tmp;
   for (int k = 0; k < s->nb; k++) {
-    int dim = p->blk_dim[k], adr = p->blk_adr[k];
-    double F[36];
-    imp_tod_block_jacobian(p, k, s->reg[k], xp + adr, F);
-    for (int i = 0; i < dim; i++) Fu[adr + i] = imp_dot(F + i * dim, u + adr, dim);
+    int adr = p->blk_adr[k];
+    imp_tod_block_jacobian_apply(p, k, s->reg[k], xp + adr, u + adr, Fu + adr);
   }
   double dl = 0, *AFu = s->gr; /* gr is free during the linesearch */
   imp_tod_sym_mat_vec(AFu, p->A, Fu, n);
