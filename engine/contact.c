@@ -433,8 +433,8 @@ static int dof_desc(const void* a, const void* b) {
 }
 
 /* The dofs where the island's rows of Y = K L^-1 may have entries (K's and
-   their ancestors: the factor is tree sparse) into cols, descending, with
-   loc[k] their places; the count. */
+   their ancestors: the factor is tree sparse) into cols, descending (loc
+   marks them); the count. */
 static int island_columns(const imp_model* m, const imp_data* d, island_scratch* s, int n) {
   int nloc = 0;
   for (int i = 0; i < n; i++) {
@@ -447,12 +447,12 @@ static int island_columns(const imp_model* m, const imp_data* d, island_scratch*
     qsort(s->cols, (size_t)nloc, sizeof *s->cols, dof_desc);
   else
     sort_desc(s->cols, nloc);
-  for (int l = 0; l < nloc; l++) s->loc[s->cols[l]] = l;
   return nloc;
 }
 
+
 /* half_solve_row for all the island's rows at once, a row a lane of
-   ycols[l ns + j] (dof cols[l], row j): K scattered, then each dof, leaves
+   ycols[l ns + j] (dof cols[l] at loc, row j): K scattered, then each dof, leaves
    first, eliminated into its ancestors. A row's entries are the same
    operations in the same order; the dofs outside its pattern hold +-0 and
    subtract +-0 from the others, which changes no value but a zero's sign
@@ -461,7 +461,13 @@ static void half_solve_columns(const imp_model* m, const imp_data* d, const doub
                                island_scratch* s, int n, int nloc) {
   const int ns = column_stride(n);
   double* yc = s->ycols;
-  imp_zero(yc, nloc * ns);
+  /* each column zeroed where its place is set: a few vector stores, where
+     one memset of all (what a loop of its own becomes) takes a string
+     instruction that valgrind counts a byte at a time */
+  for (int l = 0; l < nloc; l++) {
+    s->loc[s->cols[l]] = l;
+    imp_zero(yc + (size_t)l * ns, ns);
+  }
   for (int j = 0; j < n; j++) {
     int r = s->rows[j], a = d->efc_J_rowadr[r];
     for (int t = 0; t < d->efc_J_rownnz[r]; t++)
