@@ -588,7 +588,8 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   newton += st.newton;
   int too_much = imp_guard_injects_too_much(&p, s->g, mass, s->res_work);
   int unfinished = !too_much && imp_guard_unfinished_and_suspect(&p, st, s->g, mass, s->res_work);
-  if ((too_much || unfinished) && imp_guard_hold_corrections(&p, s->b_held)) {
+  int held_solve = (too_much || unfinished) && imp_guard_hold_corrections(&p, s->b_held);
+  if (held_solve) {
     /* The corrections cannot be met at a bounded cost, or perhaps not at
        all (header): solve the step that holds every violation where it is
        instead. A suspect unfinished answer gives way to the held one unless
@@ -617,7 +618,10 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
       imp_copy(s->b, s->b_held, n); /* the targets solved, for efc_b below */
     }
   }
-  if (solver != &imp_solver_pgs && imp_guard_injects_too_much(&p, s->g, mass, s->res_work)) {
+  /* the check again only where the held solve changed g or b: it is a
+     function of the problem and g alone */
+  if (solver != &imp_solver_pgs &&
+      (held_solve ? imp_guard_injects_too_much(&p, s->g, mass, s->res_work) : too_much)) {
     /* Still more energy than the corrections justify: this is no solution
        of the step (apollo's first step: todorov's best iterate added 1.6e4
        J to a problem whose solutions dissipate, relative residual 0.03).
