@@ -508,9 +508,11 @@ static void assemble_columns(const double* diaginv, island_scratch* s, int n, in
   const double* yc = s->ycols;
   for (int i = 0; i < n; i++) {
     int nz = 0;
-    for (int l = 0; l < nloc; l++) {
+    for (int l = 0; l < nloc; l++) { /* kept when not 0: no branch to mispredict */
       double y = yc[(size_t)l * ns + i];
-      if (y != 0) s->coff[nz] = l * ns, s->coef[nz++] = y * diaginv[s->cols[l]];
+      s->coff[nz] = l * ns;
+      s->coef[nz] = y * diaginv[s->cols[l]];
+      nz += y != 0;
     }
     for (int j0 = 0; j0 <= i; j0 += 4) {
       v4d sum = {0, 0, 0, 0}, y;
