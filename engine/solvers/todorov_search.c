@@ -229,9 +229,11 @@ static int pivoted_cholesky(double* W, int n, int* perm, double* col) {
   int rank = 0;
   for (int k = 0; k < n; k++) {
     int piv = k;
-    for (int i = k + 1; i < n; i++)
-      if (W[(size_t)i * n + i] > W[(size_t)piv * n + piv]) piv = i;
-    double dk = W[(size_t)piv * n + piv];
+    double dk = W[(size_t)k * n + k]; /* the largest diagonal, first of equals */
+    for (int i = k + 1; i < n; i++) {
+      double wi = W[(size_t)i * n + i];
+      if (wi > dk) piv = i, dk = wi;
+    }
     if (!(dk > RANK_TOL * dmax) || !isfinite(dk)) break;
     if (piv != k) {
       swap_lower(W, n, k, piv);
