@@ -60,7 +60,7 @@ size_t imp_contact_arena_bytes(const imp_model* m, int solver) {
   const imp_csolver* s = imp_solver_get(solver);
   size_t work = s ? solver_work_bytes(s, m->nislandmax, m->nislandmax) : 0;
   size_t doubles = na * na /* A */ + stage_doubles(m) + (size_t)m->nJnnz /* ycols */ +
-                   2 * na + 4 /* scale, acc */ + (size_t)m->nv /* coef */;
+                   3 * na + 4 /* scale, acc, vel */ + (size_t)m->nv /* coef */;
   size_t ints = (size_t)m->nJnnz /* Y's pattern */ + 8 * n + 7 * (size_t)m->nv +
                 2 * (size_t)m->nbody + 64 + 3 * n /* the pool's island order */;
   /* every allocation may lose up to 64 bytes to alignment */
@@ -311,6 +311,7 @@ typedef struct island_scratch {
   double *b_held, *g_first;        /* the targets with corrections held; an answer kept */
   double* dense;                   /* nv, zero between uses: A's assembly */
   double *scale, *acc;             /* rows' scales; a row of A's sums (assemble_columns) */
+  double* vel;                     /* the rows' velocities A g + v0 at the end */
   double *ycols, *coef;            /* Y by dofs (half_solve_columns); a row's Y_ik / D_k */
   int ycap;                        /* doubles of ycols */
   int *loc, *cols, *coff;          /* nv each: a dof's place in cols (-1 between uses) */
@@ -374,6 +375,7 @@ static size_t carve_island_scratch(const imp_model* m, int nmax, int bmax, size_
   PIECE(s->dense, m->nv);
   PIECE(s->scale, nmax);
   PIECE(s->acc, column_stride(nmax));
+  PIECE(s->vel, nmax);
   s->ycap = columns_cap(m, nmax);
   PIECE(s->ycols, s->ycap);
   PIECE(s->coef, m->nv);
@@ -649,7 +651,9 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   if (!bounded && !(flags & (IMP_ISLAND_HELD | IMP_ISLAND_RESCUED)))
     iter +=
         imp_guard_polish_unfinished(solver, &p, &o, &st, s->g, s->g_first, s->work, s->res_work);
-  double rel = 0, abs_res = imp_cresidual(&p, s->g, &rel, s->res_work);
+  /* the rows' velocities, for the residual and for efc_vel */
+  for (int i = 0; i < n; i++) s->vel[i] = imp_dot(s->A + (size_t)i * n, s->g, n) + s->v0[i];
+  double rel = 0, abs_res = imp_cresidual_at(&p, s->g, s->vel, &rel, s->res_work);
   if (bounded && st.exit != IMP_EXIT_CONVERGED) flags |= IMP_ISLAND_BOUNDED;
   if (account.cut && st.exit != IMP_EXIT_CONVERGED) flags |= IMP_ISLAND_OVER_BUDGET;
   d->island_work[isl] = account.work;
@@ -662,9 +666,8 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   for (int i = 0; i < n; i++) {
     int ri = s->rows[i];
     double si = d->blk_scale[6 * d->efc_blk[ri] + (ri - d->blk_efcadr[d->efc_blk[ri]])];
-    double vi = imp_dot(s->A + (size_t)i * n, s->g, n) + s->v0[i];
     d->efc_impulse[ri] = s->g[i] * si;
-    d->efc_vel[ri] = vi / si;
+    d->efc_vel[ri] = s->vel[i] / si;
     d->efc_b[ri] = s->b[i] / si; /* lowered by the immobile rows or the held corrections */
   }
 }
