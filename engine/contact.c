@@ -124,10 +124,12 @@ static int uf_find(int* parent, int i) {
 static void find_islands(const imp_model* m, imp_data* d, int* parent, int* label) {
   for (int b = 0; b < m->nbody; b++) parent[b] = b, label[b] = -1;
   for (int k = 0; k < d->nblk; k++) {
-    int row = d->blk_efcadr[k], first = -1;
+    int row = d->blk_efcadr[k], first = -1, last = -1;
     for (int r = 0; r < d->blk_dim[k]; r++)
       for (int i = 0; i < d->efc_J_rownnz[row + r]; i++) {
         int tree = m->body_rootid[m->dof_bodyid[d->efc_J_colind[d->efc_J_rowadr[row + r] + i]]];
+        if (tree == last) continue; /* joined already: a row's dofs run along few trees */
+        last = tree;
         if (first < 0) first = tree;
         int a = uf_find(parent, first), b = uf_find(parent, tree);
         if (a != b) parent[a] = b;
