@@ -59,8 +59,9 @@ size_t imp_contact_arena_bytes(const imp_model* m, int solver) {
   size_t n = (size_t)m->njmax, na = (size_t)m->nislandmax;
   const imp_csolver* s = imp_solver_get(solver);
   size_t work = s ? solver_work_bytes(s, m->nislandmax, m->nislandmax) : 0;
-  size_t doubles = na * na /* A */ + stage_doubles(m);
-  size_t ints = (size_t)m->nJnnz /* Y's pattern */ + 8 * n + 3 * (size_t)m->nv +
+  size_t doubles = na * na /* A */ + stage_doubles(m) + (size_t)m->nJnnz /* ycols */ +
+                   3 * na + 4 /* scale, acc, vel */ + (size_t)m->nv /* coef */;
+  size_t ints = (size_t)m->nJnnz /* Y's pattern */ + 8 * n + 7 * (size_t)m->nv +
                 2 * (size_t)m->nbody + 64 + 3 * n /* the pool's island order */;
   /* every allocation may lose up to 64 bytes to alignment */
   return doubles * sizeof(double) + ints * sizeof(int) + work + 64 * 64;
@@ -68,6 +69,7 @@ size_t imp_contact_arena_bytes(const imp_model* m, int solver) {
 
 /* Rows of the half-solve Y = K L^-1: pattern and values. */
 typedef struct half_rows {
+  const double* LD; /* the factor L'DL they solve with */
   int* nnz;    /* nefc */
   int* colind; /* nefc_J, row r at efc_J_rowadr[r], dofs descending */
   double* val; /* nefc_J, the same */
@@ -122,10 +124,12 @@ static int uf_find(int* parent, int i) {
 static void find_islands(const imp_model* m, imp_data* d, int* parent, int* label) {
   for (int b = 0; b < m->nbody; b++) parent[b] = b, label[b] = -1;
   for (int k = 0; k < d->nblk; k++) {
-    int row = d->blk_efcadr[k], first = -1;
+    int row = d->blk_efcadr[k], first = -1, last = -1;
     for (int r = 0; r < d->blk_dim[k]; r++)
       for (int i = 0; i < d->efc_J_rownnz[row + r]; i++) {
         int tree = m->body_rootid[m->dof_bodyid[d->efc_J_colind[d->efc_J_rowadr[row + r] + i]]];
+        if (tree == last) continue; /* joined already: a row's dofs run along few trees */
+        last = tree;
         if (first < 0) first = tree;
         int a = uf_find(parent, first), b = uf_find(parent, tree);
         if (a != b) parent[a] = b;
@@ -308,6 +312,12 @@ typedef struct island_scratch {
   double *A, *v0, *b, *mu, *g;     /* problem in solver variables */
   double *b_held, *g_first;        /* the targets with corrections held; an answer kept */
   double* dense;                   /* nv, zero between uses: A's assembly */
+  double *scale, *acc;             /* rows' scales; a row of A's sums (assemble_columns) */
+  double* vel;                     /* the rows' velocities A g + v0 at the end */
+  double *ycols, *coef;            /* Y by dofs (half_solve_columns); a row's Y_ik / D_k */
+  int ycap;                        /* doubles of ycols */
+  int *loc, *cols, *coff;          /* nv each: a dof's place in cols (-1 between uses) */
+  char* mark;                      /* nv, 0 between uses: half_solve_row's */
   int *rows, *adr, *dim, *type;
   int *first_dof, *roots; /* nbody each: imp_guard_moving_mass */
   void* work;
@@ -327,8 +337,25 @@ static size_t solver_work_bytes(const imp_csolver* solver, int n, int nb) {
   return w > wpgs ? w : wpgs;
 }
 
+/* Four doubles: one AVX register where the build has AVX (CMakeLists.txt
+   IMP_AVX2), two SSE registers otherwise, the same lane by lane; kept to
+   locals (never passed or returned, whose ABI differs between the two). */
+typedef double v4d __attribute__((vector_size(32)));
+
+/* ycols' stride: the island's rows rounded up to whole v4d's */
+static int column_stride(int n) { return (n + 3) / 4 * 4; }
+
+/* Doubles of an island's Y by columns (half_solve_columns): as many as the
+   step's Y may hold (nJnnz), never more than nmax rows (rounded up to
+   whole v4d's) over every dof; larger islands go row by row. */
+static int columns_cap(const imp_model* m, int nmax) {
+  long long all = (long long)column_stride(nmax) * m->nv;
+  return all < m->nJnnz ? (int)all : m->nJnnz;
+}
+
 /* Carve s from base (SCRATCH_ALIGN-aligned; NULL: only count); the bytes.
-   first_dof is set to -1 (imp_guard_moving_mass's invariant) and dense to 0. */
+   first_dof and loc are set to -1 (imp_guard_moving_mass's and
+   island_columns's invariants), dense and mark to 0. */
 static size_t carve_island_scratch(const imp_model* m, int nmax, int bmax, size_t work_bytes,
                                    char* base, island_scratch* s) {
   size_t off = 0;
@@ -348,6 +375,16 @@ static size_t carve_island_scratch(const imp_model* m, int nmax, int bmax, size_
   PIECE(s->b_held, nmax);
   PIECE(s->g_first, nmax);
   PIECE(s->dense, m->nv);
+  PIECE(s->scale, nmax);
+  PIECE(s->acc, column_stride(nmax));
+  PIECE(s->vel, nmax);
+  s->ycap = columns_cap(m, nmax);
+  PIECE(s->ycols, s->ycap);
+  PIECE(s->coef, m->nv);
+  PIECE(s->loc, m->nv);
+  PIECE(s->cols, m->nv);
+  PIECE(s->coff, m->nv);
+  PIECE(s->mark, m->nv);
   PIECE(s->rows, nmax);
   PIECE(s->adr, bmax);
   PIECE(s->dim, bmax);
@@ -359,9 +396,158 @@ static size_t carve_island_scratch(const imp_model* m, int nmax, int bmax, size_
   off += piece(work_bytes, 1);
   if (base) {
     for (int b = 0; b < m->nbody; b++) s->first_dof[b] = -1;
+    for (int i = 0; i < m->nv; i++) s->loc[i] = -1;
+    for (int i = 0; i < m->nv; i++) s->mark[i] = 0;
     imp_zero(s->dense, m->nv);
   }
   return off;
+}
+
+/* row r's scale s_r (maps elliptic cones to circular ones, contact.h) */
+static double row_scale(const imp_data* d, int r) {
+  int k = d->efc_blk[r];
+  return d->blk_scale[6 * k + (r - d->blk_efcadr[k])];
+}
+
+/* A_ij = s_i s_j sum_k Y_ik Y_jk / D_k for the island's n rows, summed over
+   row j's entries in their order (dofs descending), Y_ik / D_k scattered
+   into dense (zero elsewhere). */
+static void assemble_sparse(const imp_data* d, const half_rows* Y, const double* diaginv,
+                            island_scratch* s, int n) {
+  double* dense = s->dense;
+  for (int i = 0; i < n; i++) {
+    int ri = s->rows[i], ai = d->efc_J_rowadr[ri];
+    double si = s->scale[i];
+    for (int t = 0; t < Y->nnz[ri]; t++)
+      dense[Y->colind[ai + t]] = Y->val[ai + t] * diaginv[Y->colind[ai + t]];
+    for (int j = 0; j <= i; j++) {
+      int rj = s->rows[j], aj = d->efc_J_rowadr[rj];
+      double sum = 0;
+      for (int t = 0; t < Y->nnz[rj]; t++) sum += dense[Y->colind[aj + t]] * Y->val[aj + t];
+      s->A[i * n + j] = s->A[j * n + i] = si * s->scale[j] * sum;
+    }
+    for (int t = 0; t < Y->nnz[ri]; t++) dense[Y->colind[ai + t]] = 0;
+  }
+}
+
+/* k > l first, for qsort */
+static int dof_desc(const void* a, const void* b) {
+  int x = *(const int*)a, y = *(const int*)b;
+  return (x < y) - (x > y);
+}
+
+/* The dofs where the island's rows of Y = K L^-1 may have entries (K's and
+   their ancestors: the factor is tree sparse) into cols, descending (loc
+   marks them); the count. */
+static int island_columns(const imp_model* m, const imp_data* d, island_scratch* s, int n) {
+  int nloc = 0, top = -1, bottom = m->nv;
+  for (int i = 0; i < n; i++) {
+    int r = s->rows[i], a = d->efc_J_rowadr[r];
+    for (int t = 0; t < d->efc_J_rownnz[r]; t++)
+      for (int k = d->efc_J_colind[a + t]; k >= 0 && s->loc[k] < 0; k = m->dof_parentid[k]) {
+        s->cols[nloc] = k, s->loc[k] = nloc++;
+        if (k > top) top = k;
+        if (k < bottom) bottom = k;
+      }
+  }
+  /* an island's dofs are mostly its trees', a range of dofs: read off the
+     marks down from the highest when they fill a quarter of it */
+  if (4 * nloc >= top - bottom + 1) {
+    for (int k = top, l = 0; k >= bottom; k--)
+      if (s->loc[k] >= 0) s->cols[l++] = k;
+  } else if (nloc > 64) { /* runs of chains, each descending: insertion sort for few */
+    qsort(s->cols, (size_t)nloc, sizeof *s->cols, dof_desc);
+  } else {
+    sort_desc(s->cols, nloc);
+  }
+  return nloc;
+}
+
+
+/* half_solve_row for all the island's rows at once, a row a lane of
+   ycols[l ns + j] (dof cols[l] at loc, row j): K scattered, then each dof, leaves
+   first, eliminated into its ancestors. A row's entries are the same
+   operations in the same order; the dofs outside its pattern hold +-0 and
+   subtract +-0 from the others, which changes no value but a zero's sign
+   (and the sums of assemble_columns do not see the sign of a zero). */
+static void half_solve_columns(const imp_model* m, const imp_data* d, const double* LD,
+                               island_scratch* s, int n, int nloc) {
+  const int ns = column_stride(n);
+  double* yc = s->ycols;
+  /* each column zeroed where its place is set: a few vector stores, where
+     one memset of all (what a loop of its own becomes) takes a string
+     instruction that valgrind counts a byte at a time */
+  for (int l = 0; l < nloc; l++) {
+    s->loc[s->cols[l]] = l;
+    imp_zero(yc + (size_t)l * ns, ns);
+  }
+  for (int j = 0; j < n; j++) {
+    int r = s->rows[j], a = d->efc_J_rowadr[r];
+    for (int t = 0; t < d->efc_J_rownnz[r]; t++)
+      yc[(size_t)s->loc[d->efc_J_colind[a + t]] * ns + j] += d->efc_J[a + t];
+  }
+  for (int l = 0; l < nloc; l++) {
+    int k = s->cols[l], a = m->dof_Madr[k] + 1;
+    const double* yk = yc + (size_t)l * ns;
+    for (int p = m->dof_parentid[k]; p >= 0; p = m->dof_parentid[p], a++) {
+      double* yp = yc + (size_t)s->loc[p] * ns;
+      v4d c = {LD[a], LD[a], LD[a], LD[a]}, x, y;
+      for (int j = 0; j < ns; j += 4) {
+        memcpy(&x, yk + j, sizeof x);
+        memcpy(&y, yp + j, sizeof y);
+        y -= c * x;
+        memcpy(yp + j, &y, sizeof y);
+      }
+    }
+  }
+}
+
+/* assemble_sparse's A from ycols, four j's at a time: A_ij sums Y_ik / D_k
+   Y_jk over the dofs k where Y_ik is not 0, descending. Each A_ij adds the
+   products of the dofs both rows have, in the same order; the others are
+   +-0 (finite values times a zero), and adding +-0 leaves a sum started at
+   +0 as it was (it is never -0), so A is the same bits. */
+static void assemble_columns(const double* diaginv, island_scratch* s, int n, int nloc) {
+  const int ns = column_stride(n);
+  const double* yc = s->ycols;
+  for (int i = 0; i < n; i++) {
+    int nz = 0;
+    for (int l = 0; l < nloc; l++) { /* kept when not 0: no branch to mispredict */
+      double y = yc[(size_t)l * ns + i];
+      s->coff[nz] = l * ns;
+      s->coef[nz] = y * diaginv[s->cols[l]];
+      nz += y != 0;
+    }
+    for (int j0 = 0; j0 <= i; j0 += 4) {
+      v4d sum = {0, 0, 0, 0}, y;
+      for (int q = 0; q < nz; q++) {
+        v4d c = {s->coef[q], s->coef[q], s->coef[q], s->coef[q]};
+        memcpy(&y, yc + s->coff[q] + j0, sizeof y);
+        sum += c * y;
+      }
+      memcpy(s->acc + j0, &sum, sizeof sum);
+    }
+    for (int j = 0; j <= i; j++)
+      s->A[i * n + j] = s->A[j * n + i] = s->scale[i] * s->scale[j] * s->acc[j];
+  }
+}
+
+/* The island's A (contact.h): by columns when they fit in ycols, else row
+   by row (the same bits either way). */
+static void assemble_island(const imp_model* m, const imp_data* d, const half_rows* Y,
+                            const double* diaginv, island_scratch* s, int n) {
+  int nloc = island_columns(m, d, s, n);
+  if ((long long)nloc * column_stride(n) <= s->ycap) {
+    half_solve_columns(m, d, Y->LD, s, n, nloc);
+    assemble_columns(diaginv, s, n, nloc);
+  } else {
+    for (int i = 0; i < n; i++) {
+      int r = s->rows[i], a = d->efc_J_rowadr[r];
+      half_solve_row(m, d, Y->LD, r, s->dense, s->mark, Y->colind + a, Y->val + a, Y->nnz + r);
+    }
+    assemble_sparse(d, Y, diaginv, s, n);
+  }
+  for (int l = 0; l < nloc; l++) s->loc[s->cols[l]] = -1;
 }
 
 /* Solve island isl with scratch s: its rows' impulses, velocities and
@@ -370,7 +556,6 @@ static size_t carve_island_scratch(const imp_model* m, int nmax, int bmax, size_
 static void solve_island(const imp_model* m, imp_data* d, int isl, const half_rows* Y,
                          const double* diaginv, island_scratch* s) {
   const imp_csolver* solver = k_solvers[d->solver];
-  double* dense = s->dense;
   int nb = d->island_blknum[isl], n = 0, warm = 0, iter = 0, newton = 0, flags = 0;
   const int* blks = d->island_blk + d->island_blkadr[isl];
   for (int i = 0; i < nb; i++) {
@@ -382,24 +567,15 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
     if (m->opt.warmstart) warm |= match_warm(m, d, k);
     for (int r = 0; r < d->blk_dim[k]; r++) s->rows[n++] = d->blk_efcadr[k] + r;
   }
-  /* A_ij = s_i s_j sum_k Y_ik Y_jk / D_k (the scale maps elliptic cones to
-     circular ones, contact.h) */
   for (int i = 0; i < n; i++) {
-    int ri = s->rows[i], ai = d->efc_J_rowadr[ri];
-    double si = d->blk_scale[6 * d->efc_blk[ri] + (ri - d->blk_efcadr[d->efc_blk[ri]])];
-    for (int t = 0; t < Y->nnz[ri]; t++) dense[Y->colind[ai + t]] = Y->val[ai + t] * diaginv[Y->colind[ai + t]];
-    for (int j = 0; j <= i; j++) {
-      int rj = s->rows[j], aj = d->efc_J_rowadr[rj];
-      double sj = d->blk_scale[6 * d->efc_blk[rj] + (rj - d->blk_efcadr[d->efc_blk[rj]])];
-      double sum = 0;
-      for (int t = 0; t < Y->nnz[rj]; t++) sum += dense[Y->colind[aj + t]] * Y->val[aj + t];
-      s->A[i * n + j] = s->A[j * n + i] = si * sj * sum;
-    }
-    for (int t = 0; t < Y->nnz[ri]; t++) dense[Y->colind[ai + t]] = 0;
+    int ri = s->rows[i];
+    double si = row_scale(d, ri);
+    s->scale[i] = si;
     s->v0[i] = si * d->efc_v0[ri];
     s->b[i] = si * d->efc_b[ri];
     s->g[i] = d->efc_impulse[ri] / si;
   }
+  assemble_island(m, d, Y, diaginv, s, n);
   imp_cproblem p = {n, nb, s->adr, s->dim, s->type, s->mu, s->A, s->v0, s->b, m->opt.timestep};
   imp_guard_cap_correction_energy(m, d, &p, s->rows, s->b, s->first_dof, s->roots);
   imp_guard_disable_immobile_rows(&p, s->b, s->mu);
@@ -418,7 +594,8 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   newton += st.newton;
   int too_much = imp_guard_injects_too_much(&p, s->g, mass, s->res_work);
   int unfinished = !too_much && imp_guard_unfinished_and_suspect(&p, st, s->g, mass, s->res_work);
-  if ((too_much || unfinished) && imp_guard_hold_corrections(&p, s->b_held)) {
+  int held_solve = (too_much || unfinished) && imp_guard_hold_corrections(&p, s->b_held);
+  if (held_solve) {
     /* The corrections cannot be met at a bounded cost, or perhaps not at
        all (header): solve the step that holds every violation where it is
        instead. A suspect unfinished answer gives way to the held one unless
@@ -447,7 +624,10 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
       imp_copy(s->b, s->b_held, n); /* the targets solved, for efc_b below */
     }
   }
-  if (solver != &imp_solver_pgs && imp_guard_injects_too_much(&p, s->g, mass, s->res_work)) {
+  /* the check again only where the held solve changed g or b: it is a
+     function of the problem and g alone */
+  if (solver != &imp_solver_pgs &&
+      (held_solve ? imp_guard_injects_too_much(&p, s->g, mass, s->res_work) : too_much)) {
     /* Still more energy than the corrections justify: this is no solution
        of the step (apollo's first step: todorov's best iterate added 1.6e4
        J to a problem whose solutions dissipate, relative residual 0.03).
@@ -473,7 +653,9 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   if (!bounded && !(flags & (IMP_ISLAND_HELD | IMP_ISLAND_RESCUED)))
     iter +=
         imp_guard_polish_unfinished(solver, &p, &o, &st, s->g, s->g_first, s->work, s->res_work);
-  double rel = 0, abs_res = imp_cresidual(&p, s->g, &rel, s->res_work);
+  /* the rows' velocities, for the residual and for efc_vel */
+  for (int i = 0; i < n; i++) s->vel[i] = imp_dot(s->A + (size_t)i * n, s->g, n) + s->v0[i];
+  double rel = 0, abs_res = imp_cresidual_at(&p, s->g, s->vel, &rel, s->res_work);
   if (bounded && st.exit != IMP_EXIT_CONVERGED) flags |= IMP_ISLAND_BOUNDED;
   if (account.cut && st.exit != IMP_EXIT_CONVERGED) flags |= IMP_ISLAND_OVER_BUDGET;
   d->island_work[isl] = account.work;
@@ -486,9 +668,8 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   for (int i = 0; i < n; i++) {
     int ri = s->rows[i];
     double si = d->blk_scale[6 * d->efc_blk[ri] + (ri - d->blk_efcadr[d->efc_blk[ri]])];
-    double vi = imp_dot(s->A + (size_t)i * n, s->g, n) + s->v0[i];
     d->efc_impulse[ri] = s->g[i] * si;
-    d->efc_vel[ri] = vi / si;
+    d->efc_vel[ri] = s->vel[i] / si;
     d->efc_b[ri] = s->b[i] / si; /* lowered by the immobile rows or the held corrections */
   }
 }
@@ -630,18 +811,12 @@ void imp_contact_stage(const imp_model* m, imp_data* d) {
       v += d->efc_J[d->efc_J_rowadr[r] + i] * ufree[d->efc_J_colind[d->efc_J_rowadr[r] + i]];
     d->efc_v0[r] = v;
   }
-  /* Y = K L^-1, row by row */
   double* dense = imp_stack_alloc(d, nv);
-  imp_zero(dense, nv);
-  /* each row reserved its closure's room in efc_J (constraints.c): Y's
-     rows go at the same places */
-  half_rows Y = {imp_stack_alloc_int(d, d->nefc), imp_stack_alloc_int(d, d->nefc_J),
+  /* Y = K L^-1, solved island by island (assemble_island); each row
+     reserved its closure's room in efc_J (constraints.c): Y's rows go at
+     the same places when an island is solved row by row */
+  half_rows Y = {LD, imp_stack_alloc_int(d, d->nefc), imp_stack_alloc_int(d, d->nefc_J),
                  imp_stack_alloc(d, d->nefc_J)};
-  char* dofmark = (char*)imp_stack_alloc_int(d, (nv + (int)sizeof(int) - 1) / (int)sizeof(int));
-  memset(dofmark, 0, (size_t)nv);
-  for (int r = 0; r < d->nefc; r++)
-    half_solve_row(m, d, LD, r, dense, dofmark, Y.colind + d->efc_J_rowadr[r],
-                   Y.val + d->efc_J_rowadr[r], Y.nnz + r);
   int* parent = imp_stack_alloc_int(d, m->nbody);
   int* label = imp_stack_alloc_int(d, m->nbody);
   find_islands(m, d, parent, label);

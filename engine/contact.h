@@ -185,6 +185,10 @@ extern const imp_csolver imp_solver_prox;
    three are 0). work: 2n doubles. The measure of
    Siconos' fc3d_compute_error and FCLIB, so numbers compare with theirs. */
 double imp_cresidual(const imp_cproblem* p, const double* f, double* relative, double* work);
+/* The same for a caller that has v = A f + v0 (each v_i imp_dot(A_i, f, n)
+   + v0_i): the same bits, without computing A f again. */
+double imp_cresidual_at(const imp_cproblem* p, const double* f, const double* v, double* relative,
+                        double* work);
 
 /* Shared checks for solvers: A's diagonal, v0, b and mu all finite (else
    there is nothing to solve); ||f||_inf, or +inf when any entry is not

@@ -31,16 +31,42 @@ void imp_crb(const imp_model* m, imp_data* d) {
 /* Featherstone's LTDL, leaf to root: eliminate row k into its ancestors.
    Because i is an ancestor of k, k's ancestor chain continues as i's, so the
    entries (k, j) for j above i sit at fixed offsets from (k, i). */
+/* Four doubles: one AVX register where the build has AVX (CMakeLists.txt
+   IMP_AVX2), two SSE registers otherwise, the same lane by lane; kept to
+   locals (never passed or returned, whose ABI differs between the two). */
+typedef double v4d __attribute__((vector_size(32)));
+
+/* y -= x a over the n entries of a row (x another row's): each entry on
+   its own, so four at a time give the same bits. Rows are as long as a
+   chain is deep, a few entries: the tail is written out (the compiler's
+   own vector loop costs more than it saves there). */
+static inline void sub_scaled(double* restrict y, const double* restrict x, double a, int n) {
+  v4d av = {a, a, a, a}, xv, yv;
+  int t = 0;
+  for (; t + 4 <= n; t += 4) {
+    memcpy(&xv, x + t, sizeof xv);
+    memcpy(&yv, y + t, sizeof yv);
+    yv -= xv * av;
+    memcpy(y + t, &yv, sizeof yv);
+  }
+  switch (n - t) {
+    case 3: y[t + 2] -= x[t + 2] * a; /* fall through */
+    case 2: y[t + 1] -= x[t + 1] * a; /* fall through */
+    case 1: y[t] -= x[t] * a;
+  }
+}
+
 void imp_factor_sparse(const imp_model* m, double* LD, double* diaginv, const double* M) {
   if (LD != M) imp_copy(LD, M, m->nM);
   for (int k = m->nv - 1; k >= 0; k--) {
     int kadr = m->dof_Madr[k];
+    /* row k's length: the next row's start (rows are stored in order,
+       compile.c); row i, off up k's chain, is the rest of it */
+    int klen = (k + 1 < m->nv ? m->dof_Madr[k + 1] : m->nM) - kadr, off = 1;
     double dk = LD[kadr];
-    int off = 1;
     for (int i = m->dof_parentid[k]; i >= 0; i = m->dof_parentid[i], off++) {
       double a = LD[kadr + off] / dk;
-      int iadr = m->dof_Madr[i], t = 0;
-      for (int j = i; j >= 0; j = m->dof_parentid[j], t++) LD[iadr + t] -= LD[kadr + off + t] * a;
+      sub_scaled(LD + m->dof_Madr[i], LD + kadr + off, a, klen - off);
       LD[kadr + off] = a;
     }
   }
@@ -64,15 +90,13 @@ void imp_factor_m(const imp_model* m, imp_data* d) {
 void imp_factor_lu(const imp_model* m, double* Al, double* Au, double* diaginv) {
   for (int k = m->nv - 1; k >= 0; k--) {
     int kadr = m->dof_Madr[k];
+    int klen = (k + 1 < m->nv ? m->dof_Madr[k + 1] : m->nM) - kadr, off = 1; /* as above */
     double dk = Al[kadr];
-    int off = 1;
     for (int i = m->dof_parentid[k]; i >= 0; i = m->dof_parentid[i], off++) {
       double l = Al[kadr + off] / dk, u = Au[kadr + off] / dk;
-      int iadr = m->dof_Madr[i], t = 0;
-      for (int j = i; j >= 0; j = m->dof_parentid[j], t++) {
-        Al[iadr + t] -= u * Al[kadr + off + t]; /* A_ij -= A_ik A_kj / akk */
-        Au[iadr + t] -= l * Au[kadr + off + t]; /* A_ji -= A_jk A_ki / akk */
-      }
+      int iadr = m->dof_Madr[i];
+      sub_scaled(Al + iadr, Al + kadr + off, u, klen - off); /* A_ij -= A_ik A_kj / akk */
+      sub_scaled(Au + iadr, Au + kadr + off, l, klen - off); /* A_ji -= A_jk A_ki / akk */
       Al[kadr + off] = l;
       Au[kadr + off] = u;
     }

@@ -115,22 +115,40 @@ static void implicit_matrix(const imp_model* m, double* res, const double* M, co
   for (int i = 0; i < m->nM; i++) res[i] = M[i] - h * D[i];
 }
 
+/* Euler's qH = M - h (Dl + Du) / 2 with Dl = Du = -diag(b) the joint
+   damping (imp_deriv_passive_vel), without the two nM arrays of zeros:
+   each entry the same operations on the same values (0 off the diagonal,
+   0 - b on it), so the same bits. */
+static void euler_damped_matrix(const imp_model* m, imp_data* d, double h) {
+  const double zero = 0, off = 0.5 * h * (zero + zero);
+  for (int i = 0; i < m->nM; i++) d->qH[i] = d->qM[i] - off;
+  if (m->opt.disableflags & IMP_DSBL_PASSIVE) return;
+  for (int i = 0; i < m->nv; i++) {
+    int a = m->dof_Madr[i];
+    double dl = zero - m->dof_damping[i];
+    d->qH[a] = d->qM[a] - 0.5 * h * (dl + dl);
+  }
+}
+
 /* Eq. (1)'s matrix, factored: D's parts by integrator (header), into qH the
    symmetric one, M - h (Dl + Du)/2 without the Coriolis terms; for implicit
    also M - h D with them, into the LU factor. */
 void imp_factor_damped(const imp_model* m, imp_data* d) {
   const double h = m->opt.timestep;
+  if (m->opt.integrator == IMP_INT_EULER) { /* no D to build: damping alone */
+    euler_damped_matrix(m, d, h);
+    imp_factor_sparse(m, d->qH, d->qHDiagInv, d->qH);
+    return;
+  }
   size_t mark = imp_stack_mark(d);
   double* Dl = imp_stack_alloc(d, m->nM);
   double* Du = imp_stack_alloc(d, m->nM);
   imp_zero(Dl, m->nM);
   imp_zero(Du, m->nM);
   imp_deriv_passive_vel(m, Dl, Du);
-  if (m->opt.integrator != IMP_INT_EULER) {
-    imp_deriv_actuator_vel(m, d, Dl, Du);
-    imp_deriv_fluid_vel(m, d, Dl, Du);
-    imp_deriv_tendon_vel(m, d, Dl, Du); /* explicit under Euler, as in MuJoCo */
-  }
+  imp_deriv_actuator_vel(m, d, Dl, Du);
+  imp_deriv_fluid_vel(m, d, Dl, Du);
+  imp_deriv_tendon_vel(m, d, Dl, Du); /* explicit under Euler, as in MuJoCo (above) */
   for (int i = 0; i < m->nM; i++) d->qH[i] = d->qM[i] - 0.5 * h * (Dl[i] + Du[i]);
   imp_factor_sparse(m, d->qH, d->qHDiagInv, d->qH);
   if (m->opt.integrator == IMP_INT_IMPLICIT) {

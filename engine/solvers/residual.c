@@ -95,11 +95,11 @@ static void block_error(double* e, const imp_cproblem* p, int blk, const double*
   }
 }
 
-double imp_cresidual(const imp_cproblem* p, const double* f, double* relative, double* work) {
+/* imp_cresidual from w (in work) on */
+static double residual_of(const imp_cproblem* p, const double* f, double* relative, double* work) {
   int n = p->n;
   double* w = work;
   double* e = work + n;
-  relative_velocity(p, f, w);
   imp_zero(e, n); /* rows outside every block (none in a valid problem) count 0 */
   for (int blk = 0; blk < p->nblock; blk++) {
     int adr = p->blk_adr[blk];
@@ -112,6 +112,17 @@ double imp_cresidual(const imp_cproblem* p, const double* f, double* relative, d
     *relative = scale > 0 ? err / scale : err;
   }
   return err;
+}
+
+double imp_cresidual(const imp_cproblem* p, const double* f, double* relative, double* work) {
+  relative_velocity(p, f, work);
+  return residual_of(p, f, relative, work);
+}
+
+double imp_cresidual_at(const imp_cproblem* p, const double* f, const double* v, double* relative,
+                        double* work) {
+  for (int i = 0; i < p->n; i++) work[i] = v[i] - p->b[i]; /* relative_velocity's w */
+  return residual_of(p, f, relative, work);
 }
 
 int imp_cproblem_is_finite(const imp_cproblem* p) {

@@ -199,6 +199,25 @@ static void swap_lower(double* W, int n, int k, int q) {
    update of step k runs along rows (col holds column k), so each entry
    sees the same operations in the same order as the textbook column
    form. Returns the rank. */
+/* Wi[j] -= c col[j] for j0 <= j < j1: each entry on its own, so four at a
+   time give the same bits */
+static void sub_scaled_row(double* Wi, const double* col, double c, int j0, int j1) {
+  v4d cv = {c, c, c, c}, a, b;
+  int j = j0;
+  for (; j + 4 <= j1; j += 4) {
+    memcpy(&a, Wi + j, sizeof a);
+    memcpy(&b, col + j, sizeof b);
+    a -= cv * b;
+    memcpy(Wi + j, &a, sizeof a);
+  }
+  switch (j1 - j) { /* the tail written out: a loop of its own the compiler
+                       vectorizes again, at more cost than it saves */
+    case 3: Wi[j + 2] -= c * col[j + 2]; /* fall through */
+    case 2: Wi[j + 1] -= c * col[j + 1]; /* fall through */
+    case 1: Wi[j] -= c * col[j];
+  }
+}
+
 static int pivoted_cholesky(double* W, int n, int* perm, double* col) {
   double dmax = 0;
   for (int i = 0; i < n; i++) {
@@ -208,9 +227,11 @@ static int pivoted_cholesky(double* W, int n, int* perm, double* col) {
   int rank = 0;
   for (int k = 0; k < n; k++) {
     int piv = k;
-    for (int i = k + 1; i < n; i++)
-      if (W[(size_t)i * n + i] > W[(size_t)piv * n + piv]) piv = i;
-    double dk = W[(size_t)piv * n + piv];
+    double dk = W[(size_t)k * n + k]; /* the largest diagonal, first of equals */
+    for (int i = k + 1; i < n; i++) {
+      double wi = W[(size_t)i * n + i];
+      if (wi > dk) piv = i, dk = wi;
+    }
     if (!(dk > RANK_TOL * dmax) || !isfinite(dk)) break;
     if (piv != k) {
       swap_lower(W, n, k, piv);
@@ -221,11 +242,7 @@ static int pivoted_cholesky(double* W, int n, int* perm, double* col) {
     double l = sqrt(W[(size_t)k * n + k]);
     W[(size_t)k * n + k] = l;
     for (int i = k + 1; i < n; i++) col[i] = W[(size_t)i * n + k] /= l;
-    for (int i = k + 1; i < n; i++) {
-      double* Wi = W + (size_t)i * n;
-      double ci = col[i];
-      for (int j = k + 1; j <= i; j++) Wi[j] -= ci * col[j];
-    }
+    for (int i = k + 1; i < n; i++) sub_scaled_row(W + (size_t)i * n, col, col[i], k + 1, i + 1);
     rank = k + 1;
   }
   return rank;
@@ -246,6 +263,18 @@ static void gram_sums8(const double* W, int n, int k, int j0, double out[8]) {
   }
   memcpy(out, &s0, sizeof s0);
   memcpy(out + 4, &s1, sizeof s1);
+}
+
+/* gram_sums8 for four sums */
+static void gram_sums4(const double* W, int n, int k, int j0, double out[4]) {
+  v4d s0 = {0, 0, 0, 0};
+  for (int i = k; i < n; i++) {
+    const double* Wi = W + (size_t)i * n;
+    v4d wk = {Wi[k], Wi[k], Wi[k], Wi[k]}, a;
+    memcpy(&a, Wi + j0, sizeof a);
+    s0 += wk * a;
+  }
+  memcpy(out, &s0, sizeof s0);
 }
 
 /* f = A^+ c, the minimum-norm least-squares solution, by pivoted Cholesky
@@ -269,6 +298,10 @@ static void pseudo_inverse_solve(tod* s, const double* c, double* f) {
     double* Gk = G + (size_t)k * rank;
     int j = 0;
     for (; j + 8 <= k + 1; j += 8) gram_sums8(W, n, k, j, Gk + j);
+    if (j + 4 <= k + 1) {
+      gram_sums4(W, n, k, j, Gk + j);
+      j += 4;
+    }
     for (; j <= k; j++) {
       double g = 0;
       for (int i = k; i < n; i++) g += W[(size_t)i * n + k] * W[(size_t)i * n + j];
