@@ -279,8 +279,8 @@ static int flat_surface(int type) {
    both feet's contacts slipping with their friction on the cone, internal
    forces of order m g) that the solvers crawl towards. Measured with
    `impetus bench`, midpoint -> here, steps not converged: humanoid.xml
-   117 -> 1 of 5000, 22_humanoids.xml 120 -> 2 of 300, humanoid100.xml
-   355 -> 133 of 500, models/arch.xml 1997 -> 122 of 2000. Between two
+   117 -> 1 of 5000, 22_humanoids.xml 120 -> 4 of 300, humanoid100.xml
+   355 -> 99 of 500, models/arch.xml 1997 -> 122 of 2000. Between two
    curved surfaces (one contact point each, no face) the midpoint is kept:
    14 random variants of models/balls_cube.xml gave 3731 steps not
    converged in all with midpoints, 5582 with geom1's surface for
