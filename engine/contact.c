@@ -337,11 +337,6 @@ static size_t solver_work_bytes(const imp_csolver* solver, int n, int nb) {
   return w > wpgs ? w : wpgs;
 }
 
-/* Four doubles: one AVX register where the build has AVX (CMakeLists.txt
-   IMP_AVX2), two SSE registers otherwise, the same lane by lane; kept to
-   locals (never passed or returned, whose ABI differs between the two). */
-typedef double v4d __attribute__((vector_size(32)));
-
 /* ycols' stride: the island's rows rounded up to whole v4d's */
 static int column_stride(int n) { return (n + 3) / 4 * 4; }
 
@@ -490,14 +485,7 @@ static void half_solve_columns(const imp_model* m, const imp_data* d, const doub
     int k = s->cols[l], a = m->dof_Madr[k] + 1;
     const double* yk = yc + (size_t)l * ns;
     for (int p = m->dof_parentid[k]; p >= 0; p = m->dof_parentid[p], a++) {
-      double* yp = yc + (size_t)s->loc[p] * ns;
-      v4d c = {LD[a], LD[a], LD[a], LD[a]}, x, y;
-      for (int j = 0; j < ns; j += 4) {
-        memcpy(&x, yk + j, sizeof x);
-        memcpy(&y, yp + j, sizeof y);
-        y -= c * x;
-        memcpy(yp + j, &y, sizeof y);
-      }
+      imp_sub_scaled(yc + (size_t)s->loc[p] * ns, yk, LD[a], ns);
     }
   }
 }

@@ -31,31 +31,6 @@ void imp_crb(const imp_model* m, imp_data* d) {
 /* Featherstone's LTDL, leaf to root: eliminate row k into its ancestors.
    Because i is an ancestor of k, k's ancestor chain continues as i's, so the
    entries (k, j) for j above i sit at fixed offsets from (k, i). */
-/* Four doubles: one AVX register where the build has AVX (CMakeLists.txt
-   IMP_AVX2), two SSE registers otherwise, the same lane by lane; kept to
-   locals (never passed or returned, whose ABI differs between the two). */
-typedef double v4d __attribute__((vector_size(32)));
-
-/* y -= x a over the n entries of a row (x another row's): each entry on
-   its own, so four at a time give the same bits. Rows are as long as a
-   chain is deep, a few entries: the tail is written out (the compiler's
-   own vector loop costs more than it saves there). */
-static inline void sub_scaled(double* restrict y, const double* restrict x, double a, int n) {
-  v4d av = {a, a, a, a}, xv, yv;
-  int t = 0;
-  for (; t + 4 <= n; t += 4) {
-    memcpy(&xv, x + t, sizeof xv);
-    memcpy(&yv, y + t, sizeof yv);
-    yv -= xv * av;
-    memcpy(y + t, &yv, sizeof yv);
-  }
-  switch (n - t) {
-    case 3: y[t + 2] -= x[t + 2] * a; /* fall through */
-    case 2: y[t + 1] -= x[t + 1] * a; /* fall through */
-    case 1: y[t] -= x[t] * a;
-  }
-}
-
 void imp_factor_sparse(const imp_model* m, double* LD, double* diaginv, const double* M) {
   if (LD != M) imp_copy(LD, M, m->nM);
   for (int k = m->nv - 1; k >= 0; k--) {
@@ -66,7 +41,7 @@ void imp_factor_sparse(const imp_model* m, double* LD, double* diaginv, const do
     double dk = LD[kadr];
     for (int i = m->dof_parentid[k]; i >= 0; i = m->dof_parentid[i], off++) {
       double a = LD[kadr + off] / dk;
-      sub_scaled(LD + m->dof_Madr[i], LD + kadr + off, a, klen - off);
+      imp_sub_scaled(LD + m->dof_Madr[i], LD + kadr + off, a, klen - off);
       LD[kadr + off] = a;
     }
   }
@@ -95,8 +70,8 @@ void imp_factor_lu(const imp_model* m, double* Al, double* Au, double* diaginv) 
     for (int i = m->dof_parentid[k]; i >= 0; i = m->dof_parentid[i], off++) {
       double l = Al[kadr + off] / dk, u = Au[kadr + off] / dk;
       int iadr = m->dof_Madr[i];
-      sub_scaled(Al + iadr, Al + kadr + off, u, klen - off); /* A_ij -= A_ik A_kj / akk */
-      sub_scaled(Au + iadr, Au + kadr + off, l, klen - off); /* A_ji -= A_jk A_ki / akk */
+      imp_sub_scaled(Al + iadr, Al + kadr + off, u, klen - off); /* A_ij -= A_ik A_kj / akk */
+      imp_sub_scaled(Au + iadr, Au + kadr + off, l, klen - off); /* A_ji -= A_jk A_ki / akk */
       Al[kadr + off] = l;
       Au[kadr + off] = u;
     }

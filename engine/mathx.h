@@ -12,6 +12,31 @@
 #define IMP_PI 3.14159265358979323846
 #define IMP_MINVAL 1e-15
 
+/* Four doubles: one AVX register where the build has AVX (CMakeLists.txt
+   IMP_AVX2), two SSE registers otherwise, the same lane by lane; kept to
+   locals (never passed or returned, whose ABI differs between the two). */
+typedef double v4d __attribute__((vector_size(32)));
+
+/* y -= x a over n entries: each entry on its own, so four at a time give
+   the same bits as one at a time. The tail is written out: a loop of its
+   own the compiler vectorizes again, at more cost than it saves on the
+   short rows of the sparse factorizations and the sticking point. */
+static inline void imp_sub_scaled(double* y, const double* x, double a, int n) {
+  v4d av = {a, a, a, a}, xv, yv;
+  int t = 0;
+  for (; t + 4 <= n; t += 4) {
+    memcpy(&xv, x + t, sizeof xv);
+    memcpy(&yv, y + t, sizeof yv);
+    yv -= xv * av;
+    memcpy(y + t, &yv, sizeof yv);
+  }
+  switch (n - t) {
+    case 3: y[t + 2] -= x[t + 2] * a; /* fall through */
+    case 2: y[t + 1] -= x[t + 1] * a; /* fall through */
+    case 1: y[t] -= x[t] * a;
+  }
+}
+
 /* res = 0 (n values) */
 static inline void imp_zero(double* res, int n) {
   for (int i = 0; i < n; i++) res[i] = 0;

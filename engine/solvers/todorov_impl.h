@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "contact.h"
+#include "mathx.h" /* v4d */
 
 #define MAXDIM 6
 #define LAPACK_MIN_ROWS 64 /* from here dpotrf beats our loop (measured: 0.033 vs 0.038 ms at 64, 0.47 vs 1.34 at 276) */
@@ -65,10 +66,6 @@ typedef struct crossing {
   int blk, kind;
 } crossing;
 
-/* four doubles: one AVX register where the build has AVX (CMakeLists.txt
-   IMP_AVX2), two SSE registers otherwise, the same lane by lane; kept to
-   locals (never passed or returned, whose ABI differs between the two) */
-typedef double v4d __attribute__((vector_size(32)));
 
 /* imp_dot(a, b, len) for the short vectors of one block (a friction
    pair, a block row): the same sum 0 + a0 b0 + a1 b1 + ... in order,

@@ -199,25 +199,6 @@ static void swap_lower(double* W, int n, int k, int q) {
    update of step k runs along rows (col holds column k), so each entry
    sees the same operations in the same order as the textbook column
    form. Returns the rank. */
-/* Wi[j] -= c col[j] for j0 <= j < j1: each entry on its own, so four at a
-   time give the same bits */
-static void sub_scaled_row(double* Wi, const double* col, double c, int j0, int j1) {
-  v4d cv = {c, c, c, c}, a, b;
-  int j = j0;
-  for (; j + 4 <= j1; j += 4) {
-    memcpy(&a, Wi + j, sizeof a);
-    memcpy(&b, col + j, sizeof b);
-    a -= cv * b;
-    memcpy(Wi + j, &a, sizeof a);
-  }
-  switch (j1 - j) { /* the tail written out: a loop of its own the compiler
-                       vectorizes again, at more cost than it saves */
-    case 3: Wi[j + 2] -= c * col[j + 2]; /* fall through */
-    case 2: Wi[j + 1] -= c * col[j + 1]; /* fall through */
-    case 1: Wi[j] -= c * col[j];
-  }
-}
-
 static int pivoted_cholesky(double* W, int n, int* perm, double* col) {
   double dmax = 0;
   for (int i = 0; i < n; i++) {
@@ -242,7 +223,7 @@ static int pivoted_cholesky(double* W, int n, int* perm, double* col) {
     double l = sqrt(W[(size_t)k * n + k]);
     W[(size_t)k * n + k] = l;
     for (int i = k + 1; i < n; i++) col[i] = W[(size_t)i * n + k] /= l;
-    for (int i = k + 1; i < n; i++) sub_scaled_row(W + (size_t)i * n, col, col[i], k + 1, i + 1);
+    for (int i = k + 1; i < n; i++) imp_sub_scaled(W + (size_t)i * n + k + 1, col + k + 1, col[i], i - k);
     rank = k + 1;
   }
   return rank;
