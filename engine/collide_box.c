@@ -107,9 +107,10 @@ static void set_contact(imp_contact* con, double dist, const double pos[3], cons
 }
 
 /* Face case: ref's face k with outward normal nr (towards inc); n is the
-   contact normal (box 1 to box 2). Returns the contacts written. */
+   contact normal (box 1 to box 2), ref box ref_geom (1 or 2), on whose face
+   the rows act (imp_contact.surface). Returns the contacts written. */
 static int face_manifold(const box_w* ref, int k, const double nr[3], const box_w* inc,
-                         const double n[3], double margin, imp_contact* con) {
+                         const double n[3], int ref_geom, double margin, imp_contact* con) {
   /* incident face: inc's face normal most opposed to nr */
   int fk = 0;
   double fs = 1, most = INFINITY;
@@ -163,6 +164,7 @@ static int face_manifold(const box_w* ref, int k, const double nr[3], const box_
     }
     if (dup) continue;
     set_contact(con + nc, depth, pos, n);
+    con[nc].surface = ref_geom;
     nc++;
   }
   return nc;
@@ -200,11 +202,11 @@ int imp_collide_box_box(const imp_model* m, const imp_data* d, int g1, int g2, d
       }
     }
   if (!(best <= margin)) return 0;
-  if (best_axis < 3) return face_manifold(&b1, best_axis, n, &b2, n, margin, con);
+  if (best_axis < 3) return face_manifold(&b1, best_axis, n, &b2, n, 1, margin, con);
   if (best_axis < 6) {
     double nr[3];
     imp_scl(nr, n, -1, 3);
-    return face_manifold(&b2, best_axis - 3, nr, &b1, n, margin, con);
+    return face_manifold(&b2, best_axis - 3, nr, &b1, n, 2, margin, con);
   }
   /* edge-edge: box 1's edge at its support towards box 2, and vice versa */
   int i = (best_axis - 6) / 3, j = (best_axis - 6) % 3;

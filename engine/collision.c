@@ -151,6 +151,7 @@ static void collide_pair(const imp_model* m, imp_data* d, int g1, int g2, int p)
     g1 = g2;
     g2 = t;
   }
+  for (int i = 0; i < IMP_MAXCONPAIR; i++) tmp[i].surface = 0;
   int n = imp_collide_geoms(m, d, g1, g2, proto.margin, tmp);
   for (int i = 0; i < n; i++) {
     if (d->ncon >= m->nconmax) {
@@ -164,6 +165,7 @@ static void collide_pair(const imp_model* m, imp_data* d, int g1, int g2, int p)
     imp_copy(c->frame, tmp[i].frame, 9);
     c->geom1 = g1;
     c->geom2 = g2;
+    c->surface = tmp[i].surface;
     c->efc_adr = -1;
   }
 }

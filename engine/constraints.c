@@ -305,7 +305,9 @@ static int flat_surface(int type) {
    |dist| / 2 (the resting depth is IMP_CONTACT_SLOP); on a plane it is
    where the penetrating body meets the plane. */
 void imp_contact_point(const imp_model* m, const imp_contact* c, double p[3]) {
-  double side = flat_surface(m->geom_type[c->geom1])   ? -0.5
+  double side = c->surface == 1                          ? -0.5
+                : c->surface == 2                        ? 0.5
+                : flat_surface(m->geom_type[c->geom1])   ? -0.5
                 : flat_surface(m->geom_type[c->geom2]) ? 0.5
                                                        : 0;
   for (int a = 0; a < 3; a++) p[a] = c->pos[a] + side * c->dist * c->frame[a];

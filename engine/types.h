@@ -171,6 +171,9 @@ typedef struct imp_contact {
   int dim;            /* condim: 1, 3, 4 or 6 */
   int geom1, geom2;   /* normal points from geom1 to geom2 */
   int pair;           /* index of the explicit contact/pair, -1 for dynamic */
+  int surface;        /* where the rows act (imp_contact_point): 1 geom1's
+                         surface, 2 geom2's, set by a narrow phase that knows
+                         the reference face of a flat pair; 0 by geom type */
   int efc_adr;        /* first constraint row (contact stage), -1 until then */
 } imp_contact;
 
