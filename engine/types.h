@@ -874,6 +874,8 @@ typedef struct imp_data {
   int* warm_type;            /* njmax */
   int* warm_id;              /* njmax: joint or equality id; geom1 for contacts */
   int* warm_id2;             /* njmax: geom2 for contacts, side for limits */
+  int* warm_order;           /* njmax: the saved blocks by (type, id, id2, index),
+                                for match_warm's binary search */
   double* warm_pos;          /* njmax x 3: contact position */
   double* warm_frame;        /* njmax x 9: contact frame, to carry friction across frames */
   double* warm_impulse;      /* njmax x 6 */
