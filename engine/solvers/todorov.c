@@ -75,7 +75,8 @@
  * l = r'D^2 r / 2 (19), g = J'D^2 r (20), H = J'D^2 J + lambda I (21), all
  * restricted by B: x_N = x - B (B'HB)^-1 B'g, x_C = x - BB'g g'BB'g /
  * g'BB'HBB'g (28; with B = I, eqs. 22 and 24). x_N is accepted when the
- * actual decrease is at least half the decrease of the quadratic model (23);
+ * actual decrease is at least NEWTON_ACCEPT (0.1; the paper's
+ * implementation 0.5, see todorov_impl.h) of the quadratic model's (23);
  * lambda (relative to max diag J'D^2 J) is divided by LAMBDA_DOWN then,
  * multiplied by LAMBDA_UP otherwise. Otherwise the edge-aware linesearch
  * runs over x : x_C and x_C : x_N: crossings sorted, one cubic (Hermite)
