@@ -74,4 +74,13 @@ static inline int cfile_read(const char* path, cfile_problem* c) {
   return 0;
 }
 
+#ifdef IMP_MODELS_DIR
+/* cfile_read of test/data/captured/NAME.cproblem (next to models/) */
+static inline int cfile_read_captured(const char* name, cfile_problem* c) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/../test/data/captured/%s.cproblem", IMP_MODELS_DIR, name);
+  return cfile_read(path, c);
+}
+#endif
+
 #endif

@@ -503,11 +503,8 @@ END_TEST
    again from the sticking point and meets the model's tolerance, 1e-8, in
    its 100 iterations (measured: 84, residual 6.5e-15). */
 START_TEST(stalled_warm_start_restarts_at_the_sticking_point) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/../test/data/captured/humanoid22_step269.cproblem",
-           IMP_MODELS_DIR);
   cfile_problem c;
-  ck_assert_msg(cfile_read(path, &c) == 0, "cannot read %s", path);
+  ck_assert_msg(cfile_read_captured("humanoid22_step269", &c) == 0, "cannot read the problem");
   ck_assert(c.warm != NULL && c.p.n <= MAXN && c.p.nblock <= MAXB);
   prob q;
   prob_init(&q);

@@ -671,11 +671,9 @@ static const char* const k_captured[] = {"kinova_gen3_step8", "kinova_gen3_step9
 
 START_TEST(test_captured_problems_terminate) {
   const imp_csolver* sv = imp_solver_get(_i / NCAPTURED);
-  char path[512];
-  snprintf(path, sizeof path, "%s/../test/data/captured/%s.cproblem", IMP_MODELS_DIR,
-           k_captured[_i % NCAPTURED]);
   cfile_problem c;
-  ck_assert_msg(cfile_read(path, &c) == 0, "cannot read %s", path);
+  ck_assert_msg(cfile_read_captured(k_captured[_i % NCAPTURED], &c) == 0, "cannot read %s",
+                k_captured[_i % NCAPTURED]);
   for (int warm = 0; warm <= (c.warm != NULL); warm++) {
     int n = c.p.n, maxiter = 100;
     double* f = calloc((size_t)n, sizeof *f);
@@ -713,11 +711,8 @@ END_TEST
    every cone solver's answer that the stage would accept (within the
    rule) is finite. Prints each solver's energy for the record. */
 START_TEST(test_apollo_rescue_has_an_answer) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/../test/data/captured/apptronik_apollo_step0.cproblem",
-           IMP_MODELS_DIR);
   cfile_problem c;
-  ck_assert_msg(cfile_read(path, &c) == 0, "cannot read %s", path);
+  ck_assert_msg(cfile_read_captured("apptronik_apollo_step0", &c) == 0, "cannot read apollo");
   int n = c.p.n;
   double allowed = 0;
   for (int i = 0; i < n; i++)
