@@ -26,7 +26,7 @@
  *    slop, IMP_CONTACT_SLOP = 1e-6 m, is the resting penetration. The
  *    target is one linear law, -k pos, from the slop apart (pos = slop:
  *    touching, with margin 0) down through the resting depth to any
- *    depth (contact_target); only a contact apart by more (a margin) gets
+ *    depth (imp_contact_target); only a contact apart by more (a margin) gets
  *    -pos / h. Contacts rest at pos = 0, and with the kink between the
  *    apart and violated laws there, the corners of a resting box, sunk by
  *    rounding-level differences on both sides of it, got targets that no
@@ -60,7 +60,7 @@
  *  - unilateral rows apart (pos >= 0): b = -pos/h, the rows may close the
  *    gap in this step but not cross it (hard contact, no tunnelling);
  *    contact normals apart by at most the slop take -k pos instead
- *    (contact_target);
+ *    (imp_contact_target);
  *  - unilateral rows violated (pos < 0): b = -k pos > 0, penetration decays
  *    as exp(-t/T) (pushed out at rate k, never faster than half per step);
  *  - equality rows: b = -k pos, drift decays the same way;
@@ -84,9 +84,6 @@
 #include "engine.h"
 #include "mathx.h"
 #include "quat.h"
-
-/* How far inside the generation distance contacts come to rest. */
-#define IMP_CONTACT_SLOP 1e-6
 
 /* ---- Jacobians ---- */
 
@@ -313,9 +310,7 @@ void imp_contact_point(const imp_model* m, const imp_contact* c, double p[3]) {
   for (int a = 0; a < 3; a++) p[a] = c->pos[a] + side * c->dist * c->frame[a];
 }
 
-/* A contact normal's target: apart by more than IMP_CONTACT_SLOP, the gap
-   closed in the step; from there down, one linear law, -k pos (header). */
-static double contact_target(double pos, const double solref[2], double h) {
+double imp_contact_target(double pos, const double solref[2], double h) {
   if (pos > IMP_CONTACT_SLOP) return -pos / h;
   return pos < 0 ? imp_unilateral_target(pos, solref, h) : -stab_rate(solref, h) * pos;
 }
@@ -341,7 +336,7 @@ static void add_contact(const imp_model* m, imp_data* d, int i, rel_jac* J) {
   contact_solref(m, c, solref);
   double pos = c->dist - (c->margin - c->gap) + IMP_CONTACT_SLOP;
   d->efc_pos[row] = pos;
-  d->efc_b[row] = contact_target(pos, solref, h);
+  d->efc_b[row] = imp_contact_target(pos, solref, h);
   if (dim > 1) {
     d->blk_mu[blk] = c->friction[0];
     /* friction rows k = 1..dim-1 have coefficients friction[k-1]; in solver

@@ -168,6 +168,13 @@ void imp_contact_point(const imp_model* m, const imp_contact* c, double p[3]);
    row at violation pos, and of a bilateral row, for solref and step h. */
 double imp_unilateral_target(double pos, const double solref[2], double h);
 double imp_bilateral_target(double pos, const double solref[2], double h);
+/* How far inside the generation distance contacts come to rest (m). */
+#define IMP_CONTACT_SLOP 1e-6
+/* b of a contact normal at pos: apart by more than IMP_CONTACT_SLOP, the gap
+   closed in the step (-pos / h); from there down one linear law, the
+   unilateral target's -pos / T, so it is affine across the resting depth
+   pos = 0 (why in constraints.c). */
+double imp_contact_target(double pos, const double solref[2], double h);
 /* Point Jacobians on the tree. The last dof on body b's chain to the root
    (its own, or its nearest ancestor's with dofs), -1 when b is static. */
 int imp_chain_tip(const imp_model* m, int b);
