@@ -386,6 +386,55 @@ START_TEST(test_box_on_box_manifolds) {
 }
 END_TEST
 
+/* A box resting on another, tilted 0.01 rad against it so that its
+   corners sink by different depths: whichever box's face is the reference
+   (the tilted box on top, or the base tilted under an upright box, so
+   both geom1's and geom2's), the points where the rows act
+   (imp_contact_point) lie in one plane normal to the contact normal, the
+   reference face. Sticking at all of them is then one rigid motion; on
+   the incident face (geom1's surface when the reference was geom2's) they
+   were up to the depth spread apart along n and a resting stack could
+   only micro-slip (humanoid100). */
+START_TEST(test_box_on_box_points_on_the_reference_face) {
+  const char *base = "<geom type='box' size='.6 .5 .2'/>", *top = "<geom type='box' size='.2 .3 .1'/>";
+  double q[4], axis[3] = {1, 0.5, 0}, up[3] = {0.05, -0.02, 0.29};
+  imp_normalize3(axis);
+  imp_axisangle2quat(q, axis, 0.01);
+  int seen[3] = {0, 0, 0};
+  for (int order = 0; order < 2; order++) { /* the base as geom1, then as geom2 */
+    imp_model* m = order ? two_geoms(top, base) : two_geoms(base, top);
+    imp_data* d = imp_make_data(m);
+    imp_contact con[IMP_MAXCONPAIR];
+    for (int which = 0; which < 2; which++) { /* the upper box tilted, then the base */
+      for (int i = 0; i < IMP_MAXCONPAIR; i++) con[i].surface = 0;
+      const double *qb = which ? q : k_id, *qt = which ? k_id : q;
+      int n = order ? collide_posed(m, d, up, qt, k_zero, qb, 0, con)
+                    : collide_posed(m, d, k_zero, qb, up, qt, 0, con);
+      ck_assert_int_ge(n, 3);
+      double lo = INFINITY, hi = -INFINITY, dmin = INFINITY, dmax = -INFINITY;
+      for (int i = 0; i < n; i++) {
+        con[i].geom1 = 0, con[i].geom2 = 1;
+        ck_assert(con[i].surface == 1 || con[i].surface == 2);
+        seen[con[i].surface] = 1;
+        double p[3];
+        imp_contact_point(m, con + i, p);
+        double h = imp_dot(p, con[i].frame, 3);
+        lo = fmin(lo, h), hi = fmax(hi, h);
+        dmin = fmin(dmin, con[i].dist), dmax = fmax(dmax, con[i].dist);
+      }
+      printf("box on box, base geom%d, %s tilted: %d contacts on geom%d's face, depths %.3g to "
+             "%.3g, points %.3g apart along n\n",
+             order + 1, which ? "base" : "top", n, con[0].surface, dmin, dmax, hi - lo);
+      ck_assert_msg(dmax - dmin > 1e-3, "the corners sink by different depths");
+      ck_assert_msg(hi - lo <= 1e-15, "points %.3g apart along the normal", hi - lo);
+    }
+    imp_free_data(d);
+    imp_free_model(m);
+  }
+  ck_assert_msg(seen[1] && seen[2], "both geom1's and geom2's face were the reference");
+}
+END_TEST
+
 /* Two unit cubes on crossed edges: the lower one turned 45 degrees about x
    (top edge along x at height sqrt(2)/2), the upper one 45 degrees about y
    (bottom edge along y). One contact where the edges cross. */
@@ -503,6 +552,7 @@ static Suite* collide_primitive_suite(void) {
   tcase_add_test(tc, test_capsule_lying_on_plane_two_ends);
   tcase_add_test(tc, test_cylinder_standing_and_lying);
   tcase_add_test(tc, test_box_on_box_manifolds);
+  tcase_add_test(tc, test_box_on_box_points_on_the_reference_face);
   tcase_add_test(tc, test_box_edge_edge);
   tcase_add_test(tc, test_capsule_manifolds);
   suite_add_tcase(s, tc);
