@@ -161,8 +161,10 @@ void imp_smooth_acc(const imp_model* m, imp_data* d);
    kinematics, com_pos and qacc_smooth of this forward. */
 void imp_constraints(const imp_model* m, imp_data* d);
 /* The point at which a contact's constraint rows act (its Jacobian's
-   point): on a flat geom's surface (plane, hfield, box, mesh; geom1's when
-   both are), else the midpoint between the surfaces; why in constraints.c */
+   point): on the surface collision chose (imp_contact.surface: a box
+   pair's reference face), else on a flat geom's surface (plane, hfield,
+   box, mesh; geom1's when both are), else the midpoint between the
+   surfaces; why in constraints.c */
 void imp_contact_point(const imp_model* m, const imp_contact* c, double p[3]);
 /* Stabilization targets (documented in constraints.c): b of a unilateral
    row at violation pos, and of a bilateral row, for solref and step h. */
