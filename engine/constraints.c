@@ -310,6 +310,7 @@ void imp_contact_point(const imp_model* m, const imp_contact* c, double p[3]) {
   for (int a = 0; a < 3; a++) p[a] = c->pos[a] + side * c->dist * c->frame[a];
 }
 
+/* b of a contact normal (engine.h; the law in the header) */
 double imp_contact_target(double pos, const double solref[2], double h) {
   if (pos > IMP_CONTACT_SLOP) return -pos / h;
   return pos < 0 ? imp_unilateral_target(pos, solref, h) : -stab_rate(solref, h) * pos;
