@@ -210,7 +210,7 @@ int imp_collide_hfield(const imp_model* m, const imp_data* d, int g1, int g2, do
           imp_mat3_vec(world + 3 * v, R, local[v]);
           imp_add_scl(world + 3 * v, p, 1, 3);
         }
-        imp_contact tmp;
+        imp_contact tmp = {.surface = 0}; /* copied whole into con (collision.h) */
         if (imp_collide_polytope_convex(m, d, g1, world, 6, g2, margin, &tmp)) {
           snap_to_top(m, d, g2, world, &tmp);
           if (tmp.dist <= margin) keep_candidate(cand, &ncand, &tmp);

@@ -19,9 +19,11 @@
  *    d->geom_xmat, and writes nothing but con[0..return value);
  *  - it writes at most IMP_MAXCONPAIR contacts and only those with
  *    dist <= margin (touching counts at margin 0, as in MuJoCo 2.2.2); for each it fills dist, pos (midpoint between the two
- *    surface points) and frame[0..2], the unit normal from g1 to g2. The
- *    rest of the contact (tangents, geoms, friction, condim, margin) is
- *    filled by the caller;
+ *    surface points) and frame[0..2], the unit normal from g1 to g2, and
+ *    leaves surface as the caller set it (0) unless it knows the pair's
+ *    reference face (collide_box: 1 or 2), copying no contact whose
+ *    surface it did not set. The rest of the contact (tangents, geoms,
+ *    friction, condim, margin) is filled by the caller;
  *  - deep penetration gives the minimum-translation normal; coincident
  *    centres give a deterministic normal, never NaN. */
 #ifndef IMPETUS_COLLISION_H
