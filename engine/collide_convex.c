@@ -470,8 +470,11 @@ static int triangle_plane(const double a[3], const double b[3], const double c[3
   sub3(ab, b, a);
   sub3(ac, c, a);
   imp_cross(n, ab, ac);
-  double len = imp_norm3(n);
-  if (!(len > IMP_EPA_SLIVER * imp_norm3(ab) * imp_norm3(ac))) return 0;
+  /* |ab x ac| > SLIVER |ab| |ac| squared: one square root a face, not three */
+  double len2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+  double ab2 = imp_dot(ab, ab, 3), ac2 = imp_dot(ac, ac, 3);
+  if (!(len2 > IMP_EPA_SLIVER * IMP_EPA_SLIVER * ab2 * ac2)) return 0;
+  double len = sqrt(len2);
   imp_scl(n, n, 1 / len, 3);
   *dist = (imp_dot(n, a, 3) + imp_dot(n, b, 3) + imp_dot(n, c, 3)) / 3;
   return 1;

@@ -275,7 +275,8 @@ typedef struct bvh {
   double* hi;    /* nnode x 3 */
   int* child;    /* nnode x 2: children, -1 for a leaf */
   int* start;    /* nnode: first entry of idx in a leaf */
-  int* count;    /* nnode: entries in a leaf */
+  int* end;      /* nnode: one past the last entry of idx under the node */
+  int* maxid;    /* nnode: the largest geom id under the node */
   int* idx;      /* geoms, leaves' entries contiguous */
 } bvh;
 
@@ -311,13 +312,16 @@ static void bvh_node_box(bvh* t, int node, const double* lo, const double* hi, i
     nl[i] = INFINITY;
     nh[i] = -INFINITY;
   }
+  int maxid = -1;
   for (int k = s; k < e; k++) {
     int g = t->idx[k];
+    if (g > maxid) maxid = g;
     for (int i = 0; i < 3; i++) {
       nl[i] = fmin(nl[i], lo[3 * g + i]);
       nh[i] = fmax(nh[i], hi[3 * g + i]);
     }
   }
+  t->maxid[node] = maxid;
 }
 
 /* axis of the largest spread of the box centres of idx[s..e) */
@@ -346,10 +350,10 @@ static void bvh_build(bvh* t, const double* lo, const double* hi, double* key, i
     sp--;
     int node = stack_node[sp], s = stack_s[sp], e = stack_e[sp];
     bvh_node_box(t, node, lo, hi, s, e);
+    t->end[node] = e;
     if (e - s <= IMP_BVH_LEAF) {
       t->child[2 * node] = t->child[2 * node + 1] = -1;
       t->start[node] = s;
-      t->count[node] = e - s;
       continue;
     }
     int ax = split_axis(t, lo, hi, s, e);
@@ -374,7 +378,9 @@ static int boxes_overlap(const double* l1, const double* h1, const double* l2, c
          l2[2] <= h1[2];
 }
 
-/* every geom g2 > g1 whose box overlaps g1's: the pair goes to the filters */
+/* every geom g2 > g1 whose box overlaps g1's: the pair goes to the filters.
+   Nodes whose geoms all come before g1 (maxid) are skipped: a query
+   visits about half the tree, and finds the same pairs in the same order. */
 static void bvh_query(const imp_model* m, imp_data* d, const bvh* t, const double* lo,
                       const double* hi, int g1) {
   int stack[2 * IMP_BVH_MAXDEPTH], sp = 0;
@@ -382,13 +388,14 @@ static void bvh_query(const imp_model* m, imp_data* d, const bvh* t, const doubl
   stack[sp++] = 0;
   while (sp > 0) {
     int node = stack[--sp];
-    if (!boxes_overlap(l1, h1, t->lo + 3 * node, t->hi + 3 * node)) continue;
+    if (t->maxid[node] <= g1 || !boxes_overlap(l1, h1, t->lo + 3 * node, t->hi + 3 * node))
+      continue;
     if (t->child[2 * node] >= 0) {
       stack[sp++] = t->child[2 * node];
       stack[sp++] = t->child[2 * node + 1];
       continue;
     }
-    for (int k = t->start[node]; k < t->start[node] + t->count[node]; k++) {
+    for (int k = t->start[node]; k < t->end[node]; k++) {
       int g2 = t->idx[k];
       if (g2 > g1 && boxes_overlap(l1, h1, lo + 3 * g2, hi + 3 * g2)) try_dynamic_pair(m, d, g1, g2);
     }
@@ -408,7 +415,8 @@ static void tree_pairs(const imp_model* m, imp_data* d) {
   t.hi = imp_stack_alloc(d, 3 * maxnode);
   t.child = imp_stack_alloc_int(d, 2 * maxnode);
   t.start = imp_stack_alloc_int(d, maxnode);
-  t.count = imp_stack_alloc_int(d, maxnode);
+  t.end = imp_stack_alloc_int(d, maxnode);
+  t.maxid = imp_stack_alloc_int(d, maxnode);
   t.idx = imp_stack_alloc_int(d, ng);
   int n = 0;
   for (int g = 0; g < ng; g++) {

@@ -6,36 +6,10 @@
 
 #include "quat.h"
 
-
-
-
-
-
 double imp_max_abs(const double* v, int n) {
   double m = 0;
   for (int i = 0; i < n; i++) m = fmax(m, fabs(v[i]));
   return m;
-}
-
-
-double imp_norm3(const double v[3]) { return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
-
-double imp_normalize3(double v[3]) {
-  double n = imp_norm3(v);
-  if (n > IMP_MINVAL) {
-    v[0] /= n;
-    v[1] /= n;
-    v[2] /= n;
-  }
-  return n;
-}
-
-void imp_mat3_vec(double res[3], const double M[9], const double v[3]) {
-  for (int i = 0; i < 3; i++) res[i] = M[3 * i] * v[0] + M[3 * i + 1] * v[1] + M[3 * i + 2] * v[2];
-}
-
-void imp_mat3T_vec(double res[3], const double M[9], const double v[3]) {
-  for (int i = 0; i < 3; i++) res[i] = M[i] * v[0] + M[3 + i] * v[1] + M[6 + i] * v[2];
 }
 
 void imp_mat3_mat3(double res[9], const double A[9], const double B[9]) {

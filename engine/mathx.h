@@ -4,6 +4,7 @@
 #ifndef IMPETUS_MATHX_H
 #define IMPETUS_MATHX_H
 
+#include <math.h>
 #include <string.h>
 
 /* The innermost helpers are inline: they run in every loop of a step and a
@@ -70,14 +71,37 @@ static inline void imp_cross(double res[3], const double a[3], const double b[3]
   res[1] = r1;
   res[2] = r2;
 }
-/* |v| of a 3-vector */
-double imp_norm3(const double v[3]);
+/* |v| of a 3-vector (inline: EPA's faces and the contact frames call it
+   millions of times a second, and the call cost more than its square root) */
+static inline double imp_norm3(const double v[3]) {
+  return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
 /* v /= |v|; returns the old norm, leaves v alone when it is ~0 */
-double imp_normalize3(double v[3]);
+static inline double imp_normalize3(double v[3]) {
+  double n = imp_norm3(v);
+  if (n > IMP_MINVAL) {
+    v[0] /= n;
+    v[1] /= n;
+    v[2] /= n;
+  }
+  return n;
+}
 /* res = M v (M row-major 3x3; res may not alias v) */
-void imp_mat3_vec(double res[3], const double M[9], const double v[3]);
+static inline void imp_mat3_vec(double res[3], const double M[9], const double v[3]) {
+  double r0 = M[0] * v[0] + M[1] * v[1] + M[2] * v[2];
+  double r1 = M[3] * v[0] + M[4] * v[1] + M[5] * v[2];
+  res[2] = M[6] * v[0] + M[7] * v[1] + M[8] * v[2];
+  res[0] = r0;
+  res[1] = r1;
+}
 /* res = M' v */
-void imp_mat3T_vec(double res[3], const double M[9], const double v[3]);
+static inline void imp_mat3T_vec(double res[3], const double M[9], const double v[3]) {
+  double r0 = M[0] * v[0] + M[3] * v[1] + M[6] * v[2];
+  double r1 = M[1] * v[0] + M[4] * v[1] + M[7] * v[2];
+  res[2] = M[2] * v[0] + M[5] * v[1] + M[8] * v[2];
+  res[0] = r0;
+  res[1] = r1;
+}
 /* res = A B */
 void imp_mat3_mat3(double res[9], const double A[9], const double B[9]);
 /* res = A' B */
