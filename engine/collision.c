@@ -274,7 +274,7 @@ typedef struct bvh {
   double* lo;    /* nnode x 3 */
   double* hi;    /* nnode x 3 */
   int* child;    /* nnode x 2: children, -1 for a leaf */
-  int* start;    /* nnode: first entry of idx in a leaf */
+  int* start;    /* nnode: first entry of idx under the node */
   int* end;      /* nnode: one past the last entry of idx under the node */
   int* maxid;    /* nnode: the largest geom id under the node */
   int* idx;      /* geoms, leaves' entries contiguous */
@@ -349,11 +349,10 @@ static void bvh_build(bvh* t, const double* lo, const double* hi, double* key, i
   while (sp > 0) {
     sp--;
     int node = stack_node[sp], s = stack_s[sp], e = stack_e[sp];
-    bvh_node_box(t, node, lo, hi, s, e);
+    t->start[node] = s;
     t->end[node] = e;
     if (e - s <= IMP_BVH_LEAF) {
       t->child[2 * node] = t->child[2 * node + 1] = -1;
-      t->start[node] = s;
       continue;
     }
     int ax = split_axis(t, lo, hi, s, e);
@@ -370,6 +369,21 @@ static void bvh_build(bvh* t, const double* lo, const double* hi, double* key, i
     stack_node[sp] = right;
     stack_s[sp] = mid;
     stack_e[sp++] = e;
+  }
+  /* boxes bottom up (children come after their parent): a leaf's from its
+     geoms, a node's the union of its children's (min and max are exact, so
+     the same box as from all its geoms), O(n) where top down was O(n log n) */
+  for (int node = t->nnode - 1; node >= 0; node--) {
+    int c0 = t->child[2 * node], c1 = t->child[2 * node + 1];
+    if (c0 < 0) {
+      bvh_node_box(t, node, lo, hi, t->start[node], t->end[node]);
+      continue;
+    }
+    for (int i = 0; i < 3; i++) {
+      t->lo[3 * node + i] = fmin(t->lo[3 * c0 + i], t->lo[3 * c1 + i]);
+      t->hi[3 * node + i] = fmax(t->hi[3 * c0 + i], t->hi[3 * c1 + i]);
+    }
+    t->maxid[node] = t->maxid[c0] > t->maxid[c1] ? t->maxid[c0] : t->maxid[c1];
   }
 }
 
