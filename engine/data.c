@@ -81,7 +81,7 @@ static size_t aligned_int_bytes(size_t nint) { return round_up(nint * sizeof(int
    every allocation. */
 size_t imp_arena_bytes(const imp_model* m, int solver) {
   size_t n = 64 * (size_t)m->nbody + 32 * (size_t)m->nv + 4 * (size_t)m->nM + 4 * (size_t)m->nq +
-             4 * (size_t)m->nu + 8 * (size_t)m->na + 32 * (size_t)m->ngeom /* collision: boxes, tree */ +
+             4 * (size_t)m->nu + 8 * (size_t)m->na + 48 * (size_t)m->ngeom /* collision: boxes, tree, pairs */ +
              2 * (size_t)m->nM + 19 * (size_t)m->nbody /* implicit integrators */ +
              2 * (size_t)m->nv + (size_t)m->nJten + 2 * (size_t)m->nJrow; /* tendon rows */
   size_t b = aligned_bytes(n) + 64 * IMP_ALIGN + imp_contact_arena_bytes(m, solver);

@@ -272,6 +272,23 @@ START_TEST(test_contact_frame_orthonormal) {
 }
 END_TEST
 
+/* The contacts of dynamic pairs without a plane come in ascending (lower
+   geom id, higher geom id): an order set by which pairs touch, not by the
+   broad phase's tree (collision.c). */
+static void assert_canonical_order(const imp_model* m, const imp_data* d) {
+  int last1 = -1, last2 = -1, nchecked = 0;
+  for (int i = 0; i < d->ncon; i++) {
+    const imp_contact* c = d->contact + i;
+    if (m->geom_type[c->geom1] == IMP_GEOM_PLANE || m->geom_type[c->geom2] == IMP_GEOM_PLANE)
+      continue;
+    int g1 = c->geom1 < c->geom2 ? c->geom1 : c->geom2, g2 = c->geom1 ^ c->geom2 ^ g1;
+    ck_assert_msg(g1 > last1 || (g1 == last1 && g2 >= last2),
+                  "contact %d (%d, %d) after (%d, %d)", i, g1, g2, last1, last2);
+    last1 = g1, last2 = g2, nchecked++;
+  }
+  ck_assert_int_gt(nchecked, 10);
+}
+
 /* Many geoms scattered in a box: the sweep must find exactly the contacts
    that testing every allowed pair finds. */
 START_TEST(test_broad_phase_finds_all_pairs) {
@@ -307,6 +324,31 @@ START_TEST(test_broad_phase_finds_all_pairs) {
   ck_assert_int_eq(d->ncon, brute);
   /* and the sweep tested far fewer pairs than all of them */
   ck_assert_int_lt(d->npair_broad, m->ngeom * (m->ngeom - 1) / 8);
+  assert_canonical_order(m, d);
+  free_both(m, d);
+}
+END_TEST
+
+/* A clump where every geom touches every other (more pairs than the
+   traversal's list holds, so each geom queries the tree instead): all the
+   pairs, in the same canonical order. */
+START_TEST(test_broad_phase_clump_finds_all_pairs_in_order) {
+  char xml[20000];
+  size_t len = (size_t)snprintf(xml, sizeof xml, "<mujoco><size nconmax='2000'/><worldbody>");
+  imp_test_rng = 5;
+  int n = 40;
+  for (int i = 0; i < n; i++)
+    len += (size_t)snprintf(xml + len, sizeof xml - len,
+                            "<body pos='%g %g %g'><freejoint/><geom type='sphere' size='0.1'/>"
+                            "</body>",
+                            imp_test_urand(0, 0.05), imp_test_urand(0, 0.05),
+                            imp_test_urand(1, 1.05));
+  snprintf(xml + len, sizeof xml - len, "</worldbody></mujoco>");
+  imp_data* d;
+  imp_model* m = load_forward(xml, &d);
+  ck_assert_int_eq(d->ncon, n * (n - 1) / 2);
+  ck_assert_int_eq(d->npair_broad, n * (n - 1) / 2);
+  assert_canonical_order(m, d);
   free_both(m, d);
 }
 END_TEST
@@ -359,6 +401,7 @@ int main(void) {
   TCase* tb = tcase_create("broad_phase");
   tcase_set_timeout(tb, 60);
   tcase_add_test(tb, test_broad_phase_finds_all_pairs);
+  tcase_add_test(tb, test_broad_phase_clump_finds_all_pairs_in_order);
   tcase_add_test(tb, test_full_buffer_warns_and_drops);
   suite_add_tcase(s, tb);
   return imp_test_run_suite(s);
