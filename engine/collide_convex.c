@@ -447,13 +447,15 @@ static gjk_status gjk(const pair_ctx* c, double margin, double tol, gjk_result* 
 typedef struct epa_face {
   int v[3], adj[3];
   double n[3], dist;
-  int alive;
 } epa_face;
 
-/* The polytope, in fixed arrays: dead face slots are reused. */
+/* The polytope, in fixed arrays: dead face slots are reused. near[f] is
+   face f's dist while it lives, +infinity once dead: the nearest face is
+   found by one scan of contiguous values, not of the faces. */
 typedef struct epa_poly {
   mink_pt vert[IMP_EPA_MAXV];
   epa_face face[IMP_EPA_MAXF];
+  double near[IMP_EPA_MAXF];
   int nvert, nface, nfree;
   int freelist[IMP_EPA_MAXF];
 } epa_poly;
@@ -507,8 +509,8 @@ static int epa_tetra(epa_poly* P) {
   for (int f = 0; f < 4; f++) {
     epa_face* F = P->face + f;
     for (int k = 0; k < 3; k++) F->v[k] = tri[f][k];
-    F->alive = 1;
     if (!triangle_plane(w[F->v[0]], w[F->v[1]], w[F->v[2]], F->n, &F->dist)) return 0;
+    P->near[f] = F->dist;
   }
   for (int f = 0; f < 4; f++)
     for (int k = 0; k < 3; k++)
@@ -601,25 +603,29 @@ static int epa_seed(const pair_ctx* c, const simplex* s, double scale, epa_poly*
   return epa_tetra(P);
 }
 
-/* the live face nearest the origin */
+/* the live face nearest the origin (the first of equals) */
 static int epa_nearest_face(const epa_poly* P) {
   int best = -1;
+  double bd = INFINITY;
   for (int f = 0; f < P->nface; f++)
-    if (P->face[f].alive && (best < 0 || P->face[f].dist < P->face[best].dist)) best = f;
+    if (P->near[f] < bd) best = f, bd = P->near[f];
   return best;
 }
 
 /* The horizon of new vertex w seen from face f0: the faces that see w
    (connected to f0, visible when w is in front of their plane by more than
    -eps: nearly coplanar faces go too, so no sliver is left next to w) are
-   marked in vis; the edges between them and the rest are written as
-   (from[i], to[i]) with the face beyond, ordered into one loop. Returns
-   the edge count, or -1 when the faces seen are not a disc (rounding). */
+   marked in vis and listed in seen (*nseen of them); the edges between
+   them and the rest are written as (from[i], to[i]) with the face beyond,
+   ordered into one loop. Returns the edge count, or -1 when the faces seen
+   are not a disc (rounding). */
 static int epa_horizon(const epa_poly* P, int f0, const double w[3], double eps, char* vis,
-                       int* from, int* to, int* beyond) {
+                       int* seen, int* nseen, int* from, int* to, int* beyond) {
   int stack[IMP_EPA_MAXF], nstack = 0, nh = 0;
   memset(vis, 0, (size_t)P->nface);
   vis[f0] = 1;
+  seen[0] = f0;
+  *nseen = 1;
   stack[nstack++] = f0;
   while (nstack > 0) {
     const epa_face* F = P->face + stack[--nstack];
@@ -628,6 +634,7 @@ static int epa_horizon(const epa_poly* P, int f0, const double w[3], double eps,
       if (vis[g] == 1) continue;
       if (vis[g] == 0 && imp_dot(P->face[g].n, w, 3) - P->face[g].dist > -eps) {
         vis[g] = 1;
+        seen[(*nseen)++] = g;
         stack[nstack++] = g;
         continue;
       }
@@ -668,24 +675,29 @@ static int epa_horizon(const epa_poly* P, int f0, const double w[3], double eps,
 static int epa_expand(epa_poly* P, int f0, const mink_pt* p, double eps) {
   /* the horizon is a simple loop of vertices: at most IMP_EPA_MAXV edges */
   char vis[IMP_EPA_MAXF];
+  int seen[IMP_EPA_MAXF], nvis;
   int from[IMP_EPA_MAXV], to[IMP_EPA_MAXV], beyond[IMP_EPA_MAXV];
   double n[IMP_EPA_MAXV][3], dist[IMP_EPA_MAXV];
   if (P->nvert == IMP_EPA_MAXV) return 0;
-  int nh = epa_horizon(P, f0, p->w, eps, vis, from, to, beyond);
+  int nh = epa_horizon(P, f0, p->w, eps, vis, seen, &nvis, from, to, beyond);
   if (nh < 0) return 0;
-  int nvis = 0;
-  for (int f = 0; f < P->nface; f++) nvis += vis[f] == 1;
   if (P->nfree + nvis + (IMP_EPA_MAXF - P->nface) < nh) return 0;
   for (int i = 0; i < nh; i++)
     if (!triangle_plane(P->vert[from[i]].w, P->vert[to[i]].w, p->w, n[i], dist + i)) return 0;
 
   int iw = P->nvert++;
   P->vert[iw] = *p;
-  for (int f = 0; f < P->nface; f++)
-    if (vis[f] == 1) {
-      P->face[f].alive = 0;
-      P->freelist[P->nfree++] = f;
+  /* freed in ascending slot order, as a scan of vis would (the slots the
+     new faces take, and so the ties of epa_nearest_face, stay the same) */
+  for (int i = 1; i < nvis; i++)
+    for (int j = i; j > 0 && seen[j - 1] > seen[j]; j--) {
+      int t = seen[j];
+      seen[j] = seen[j - 1], seen[j - 1] = t;
     }
+  for (int i = 0; i < nvis; i++) {
+    P->near[seen[i]] = INFINITY;
+    P->freelist[P->nfree++] = seen[i];
+  }
   int first = -1, prev = -1;
   for (int i = 0; i < nh; i++) {
     int f = face_alloc(P);
@@ -695,7 +707,7 @@ static int epa_expand(epa_poly* P, int f0, const mink_pt* p, double eps) {
     F->v[2] = iw;
     imp_copy(F->n, n[i], 3);
     F->dist = dist[i];
-    F->alive = 1;
+    P->near[f] = dist[i];
     /* across the horizon edge: the face beyond, which points back */
     F->adj[0] = beyond[i];
     P->face[beyond[i]].adj[face_edge(P->face + beyond[i], to[i], from[i])] = f;
