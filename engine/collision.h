@@ -1,10 +1,10 @@
 /* Collision detection: which geoms touch, where, along which normal and how
  * deep. Internal to the engine; the public result is d->contact[0..ncon).
  *
- *   collision.c          the stage imp_collision: broad phase (sweep and
- *                        prune on world boxes), MJCF filters, explicit
- *                        pairs, the dispatch table, contact parameters and
- *                        frames
+ *   collision.c          the stage imp_collision: broad phase (a tree of
+ *                        world boxes traversed against itself), MJCF
+ *                        filters, explicit pairs, the dispatch table,
+ *                        contact parameters and frames
  *   collide_primitive.c  analytic routines for plane, sphere, capsule, box
  *                        and cylinder-plane pairs
  *   collide_box.c        box-box with its contact manifold
@@ -37,7 +37,10 @@ typedef int (*imp_narrow_fn)(const imp_model* m, const imp_data* d, int g1, int 
 /* ---- collision.c ---- */
 
 /* The stage: fills d->contact, d->ncon and the broad-phase counters from the
-   geom frames of the last kinematics. Nothing when contacts are disabled. */
+   geom frames of the last kinematics. Nothing when contacts are disabled.
+   The contacts come pair by pair: explicit pairs in their order, each
+   plane's pairs, then the other dynamic pairs in ascending (lower geom id,
+   higher geom id), an order that depends only on which pairs touch. */
 void imp_collision(const imp_model* m, imp_data* d);
 
 /* Narrow phase of geoms g1, g2 in either order: the normal points from g1 to
