@@ -493,6 +493,8 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   int bounded = bounded_iterations(solver, n, m->opt.iterations) < m->opt.iterations;
   int maxiter = budget_iterations(&account, solver, n, m->opt.iterations);
   imp_csolver_opt o = {maxiter, m->opt.tolerance, warm, NULL, NULL};
+  /* rows new to the island start at their own law's impulse (contact_guard.h) */
+  if (warm && !bounded) imp_guard_start_new_rows(solver, &p, s->g);
   imp_csolver_stat st = imp_guard_solve_checked(solver, &p, &o, s->g, s->work, s->res_work);
   budget_charge(&account, solver, n, st.iterations);
   iter += st.iterations;

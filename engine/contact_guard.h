@@ -9,7 +9,9 @@
  * recognized so the stage can hold the corrections instead; "converged"
  * from a cone solver only when the common residual agrees; unfinished
  * answers of Newton-type cone solvers get Gauss-Seidel sweeps, kept only
- * when they put less energy in against the blocks' laws. Nothing here
+ * when they put less energy in against the blocks' laws; the unilateral
+ * rows a warm start has no impulse for (contacts new this step) get, before
+ * such a solver starts, the impulse that meets their own law. Nothing here
  * allocates; work buffers are the caller's, of the sizes each comment says. */
 #ifndef IMPETUS_CONTACT_GUARD_H
 #define IMPETUS_CONTACT_GUARD_H
@@ -32,6 +34,7 @@ int imp_guard_hold_corrections(const imp_cproblem* p, double* held);
 imp_csolver_stat imp_guard_solve_checked(const imp_csolver* solver, const imp_cproblem* p,
                                       const imp_csolver_opt* o, double* g, void* work,
                                       double* res_work);
+void imp_guard_start_new_rows(const imp_csolver* solver, const imp_cproblem* p, double* g);
 int imp_guard_polish_unfinished(const imp_csolver* solver, const imp_cproblem* p,
                              const imp_csolver_opt* o, const imp_csolver_stat* st, double* g,
                              double* g_kept, void* work, double* res_work);

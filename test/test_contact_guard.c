@@ -1,0 +1,113 @@
+/* Tests of the contact stage's guards (contact_guard.c) that act on the
+ * problem before a solve: imp_guard_start_new_rows gives the unilateral
+ * rows a warm start has no impulse for (contacts new this step) the
+ * projected Gauss-Seidel update of their row, in block order, and leaves
+ * every other impulse, and every impulse given to pgs, as it was. */
+#include <check.h>
+#include <math.h>
+
+#include "contact.h"
+#include "contact_guard.h"
+#include "test_cproblem.h"
+#include "test_util.h"
+
+/* A = L L' + I for a fixed lower-triangular L: symmetric positive definite,
+   every row coupled to every other, as in a pile's island */
+static void set_coupled(tprob* t) {
+  int n = t->n;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      double sum = i == j ? 1.0 : 0.0;
+      for (int k = 0; k <= (i < j ? i : j); k++)
+        sum += (0.3 + 0.1 * ((i + 2 * k) % 5)) * (0.3 + 0.1 * ((j + 2 * k) % 5));
+      t->A[i * n + j] = sum;
+    }
+}
+
+static double row_velocity(const tprob* t, const double* g, int i) {
+  double v = t->v0[i] - t->b[i];
+  for (int j = 0; j < t->n; j++) v += t->A[i * t->n + j] * g[j];
+  return v;
+}
+
+/* a contact carried from last step (impulse loaded), a new contact pressed
+   in (v0 < b on its normal), a new contact moving apart, a new limit and
+   an equality: rows 0-2, 3-5, 6-8, 9, 10 */
+static tprob mixed_island(void) {
+  tprob t = {0};
+  add_block(&t, IMP_CNSTR_CONTACT, 3, 0.8);
+  add_block(&t, IMP_CNSTR_CONTACT, 3, 0.8);
+  add_block(&t, IMP_CNSTR_CONTACT, 3, 0.8);
+  add_block(&t, IMP_CNSTR_LIMIT, 1, 0);
+  add_block(&t, IMP_CNSTR_EQUALITY, 1, 0);
+  set_coupled(&t);
+  double v0[11] = {-0.2, 0.05, 0.0, -1.5, 0.3, -0.1, 4.0, 0.2, 0.1, -3.0, 0.4};
+  double b[11] = {0.01, 0, 0, 0.02, 0, 0, -0.5, 0, 0, 0.0, -0.1};
+  memcpy(t.v0, v0, sizeof v0);
+  memcpy(t.b, b, sizeof b);
+  return t;
+}
+
+START_TEST(test_new_rows_meet_their_own_law) {
+  tprob t = mixed_island();
+  imp_cproblem p = view(&t);
+  double g[11] = {0.6, -0.1, 0.2, 0, 0, 0, 0, 0, 0, 0, 0.05}, g0[11];
+  memcpy(g0, g, sizeof g);
+  imp_guard_start_new_rows(&imp_solver_todorov, &p, g);
+  /* the carried contact and the equality keep their warm impulses bitwise */
+  for (int i = 0; i < 3; i++) ck_assert(g[i] == g0[i]);
+  ck_assert(g[10] == g0[10]);
+  /* the pressed contact's normal: its row's Gauss-Seidel update from the
+     warm start, so its row meets its target with the impulses before it;
+     friction stays 0 */
+  ck_assert(g[3] > 0);
+  double g9 = g[9], w3;
+  g[9] = 0; /* the limit's update comes after */
+  w3 = row_velocity(&t, g, 3);
+  g[9] = g9;
+  ck_assert_msg(fabs(w3) <= 1e-14, "w_3 = %g", w3);
+  ck_assert(g[4] == 0 && g[5] == 0);
+  /* the contact moving apart stays unloaded (its update is clamped at 0) */
+  ck_assert(g[6] == 0 && g[7] == 0 && g[8] == 0);
+  /* the limit is updated after the new contact, seeing its impulse */
+  double w9 = row_velocity(&t, g, 9);
+  ck_assert(g[9] > 0);
+  ck_assert_msg(fabs(w9) <= 1e-14, "w_9 = %g", w9);
+}
+END_TEST
+
+START_TEST(test_block_with_friction_impulse_is_carried) {
+  /* a block whose friction rows carry impulse is not new, even at f_N = 0 */
+  tprob t = mixed_island();
+  imp_cproblem p = view(&t);
+  double g[11] = {0.6, -0.1, 0.2, 0, 0.1, 0, 0, 0, 0, 0, 0.05};
+  imp_guard_start_new_rows(&imp_solver_todorov, &p, g);
+  ck_assert(g[3] == 0 && g[4] == 0.1 && g[5] == 0);
+}
+END_TEST
+
+START_TEST(test_pgs_and_other_laws_untouched) {
+  /* pgs does the same update itself; solvers of another law keep theirs */
+  tprob t = mixed_island();
+  imp_cproblem p = view(&t);
+  const imp_csolver* untouched[] = {&imp_solver_pgs, &imp_solver_ccp};
+  for (size_t s = 0; s < sizeof untouched / sizeof untouched[0]; s++) {
+    double g[11] = {0.6, -0.1, 0.2, 0, 0, 0, 0, 0, 0, 0, 0.05}, g0[11];
+    memcpy(g0, g, sizeof g);
+    imp_guard_start_new_rows(untouched[s], &p, g);
+    for (int i = 0; i < 11; i++) ck_assert(g[i] == g0[i]);
+  }
+}
+END_TEST
+
+static Suite* contact_guard_suite(void) {
+  Suite* s = suite_create("contact_guard");
+  TCase* tc = tcase_create("new rows of a warm start");
+  tcase_add_test(tc, test_new_rows_meet_their_own_law);
+  tcase_add_test(tc, test_block_with_friction_impulse_is_carried);
+  tcase_add_test(tc, test_pgs_and_other_laws_untouched);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return imp_test_run_suite(contact_guard_suite()); }
