@@ -447,36 +447,20 @@ static double work_against_laws(const imp_cproblem* p, const double* g, double* 
    Gauss-Seidel update of its row alone, f_i = max(0, f_i - w_i / A_ii),
    w = A g + v0 - b with the rows before it already updated (pgs.c's rule
    for a unilateral row); friction rows keep 0. Why: a warm start is last
-   step's answer; a contact that came since starts at f = 0, the
-   breaking side of its law, however deep it is or whatever weight it now
-   carries (in a pile every step brings some), and todorov's Newton
-   iterations first have to load it against the rest of the island. The
-   row update is the impulse that would meet its target were the others
-   held, at one row of A (n multiply-adds) against O(n^3) for one Newton
-   iteration. humanoid100, 500 steps with ctrlnoise 0.1, seeds 1-8 (`impetus
-   bench`): steps not converged 196 -> 95, iterations a step 43.6 -> 36.1,
-   instructions (callgrind) 20.75 G -> 18.80 G; models/balls_cube.xml at 5
-   time steps around its own 0.005 (4.9e-3 to 5.1e-3), steps not converged
-   summed over 2000 steps each (the pile's solves switch between converging
-   at once and failing for hundreds of steps, so one time step says
-   little), 2293 -> 1783, and 1 -> 1 at 0.005. Tried: a full projected
-   Gauss-Seidel sweep of every block (friction on its disk) saved more
-   iterations on humanoid100 (29.8 a step, 142 not converged) but moved
-   resting contacts onto their cone's edge, where todorov creeps:
-   balls_cube 1 -> 355 at 0.005; kept only when it lowered the work against
-   the blocks' laws (as the polish below), 2293 -> 3863 over the 5 time
-   steps. The normal rows of every block: humanoid100 251 not converged,
-   45.7 iterations a step. Nor did lowering the contacts' corrections help
-   (though on humanoid100 every island that failed had corrections whose
-   sticking solve needs friction outside the cones): scaled down to where
-   it does not, 380 not converged; held there, 326. Left alone:
-   cold solves (the solver's own start, todorov's sticking point) and
-   solves the work bound cut (the caller's rule, as for the polish):
-   models/arch.xml's 144-row island, its keystone's contacts new at its
-   third step, gets 13 iterations there; from the completed start todorov
-   stopped at relative residual 1e-3, from the plain one it converged in
-   10, and every later step began at an unconverged answer: 1998 of 2000
-   steps not converged for 0. */
+   step's answer; a contact that came since starts at f = 0, the breaking
+   side of its law, however deep it is or whatever weight it now carries
+   (in a pile every step brings some), and todorov's O(n^3) Newton
+   iterations first have to load it against the rest of the island; the
+   row update costs n multiply-adds. humanoid100 (500 steps, ctrlnoise 0.1,
+   seeds 1-8): steps not converged 196 -> 95, iterations a step 43.6 ->
+   36.1. Not done: a full sweep of every block (friction onto its disk)
+   moved resting contacts onto their cone's edge, where todorov creeps
+   (models/balls_cube.xml 1 -> 355 steps not converged); the normal rows
+   of every block (humanoid100 251). Left alone: cold solves (the solver's
+   own start) and solves the work bound cut (the caller's rule, as for the
+   polish): models/arch.xml's 144-row island, keystone contacts new at its
+   third step, missed its 13 iterations from the completed start and every
+   later step began unconverged (1998 of 2000). */
 void imp_guard_start_new_rows(const imp_csolver* solver, const imp_cproblem* p, double* g) {
   if (solver == &imp_solver_pgs || solver->law != IMP_LAW_CONE) return;
   int n = p->n;
