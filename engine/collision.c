@@ -20,6 +20,7 @@
 
 #include "collision.h"
 #include "mathx.h"
+#include "sort.h"
 
 /* Narrow-phase routine per pair of geom types, upper triangle (type1 <= type2);
    NULL where no routine exists (plane-plane, plane-hfield and hfield-hfield,
@@ -400,7 +401,8 @@ static int boxes_overlap(const double* l1, const double* h1, const double* l2, c
  * itself (each pair of nodes whose boxes overlap is opened once, where a
  * query per geom walked the shared part of the tree again for every geom:
  * 22_humanoids, 419 geoms in a pile, tested ~20 nodes a geom) into a list
- * of IMP_BVH_PAIRS a geom on average, then sorted. When the list is full
+ * of IMP_BVH_PAIRS a geom on average, then sorted (sort.h: the pairs are
+ * distinct, so the order is unique). When the list is full
  * (an extreme pile), each geom queries the tree instead and its partners
  * are sorted: the same pairs in the same order, in bounded memory. */
 
@@ -411,34 +413,11 @@ typedef struct pair_list {
   int n, cap;
 } pair_list;
 
-/* pair q before pair r: by g1, then g2 */
-static int pair_before(const int* g, int q, int r) {
-  return g[2 * q] != g[2 * r] ? g[2 * q] < g[2 * r] : g[2 * q + 1] < g[2 * r + 1];
-}
-
-static void pair_swap(int* g, int q, int r) {
-  int a = g[2 * q], b = g[2 * q + 1];
-  g[2 * q] = g[2 * r], g[2 * q + 1] = g[2 * r + 1];
-  g[2 * r] = a, g[2 * r + 1] = b;
-}
-
-/* heapsort of n pairs (no allocation in the step; the pairs are distinct,
-   so the order is unique) */
-static void sort_pairs(int* g, int n) {
-  for (int top = n / 2 - 1, end = n; end > 1;) {
-    int i;
-    if (top >= 0) {
-      i = top--;
-    } else {
-      pair_swap(g, 0, --end);
-      i = 0;
-    }
-    for (int c; (c = 2 * i + 1) < end; i = c) {
-      if (c + 1 < end && pair_before(g, c, c + 1)) c++;
-      if (!pair_before(g, i, c)) break;
-      pair_swap(g, i, c);
-    }
-  }
+/* pair a before pair b (int[2] each): by g1, then g2 */
+static int pair_before(const void* a, const void* b, void* ctx) {
+  const int *p = a, *q = b;
+  (void)ctx;
+  return p[0] != q[0] ? p[0] < q[0] : p[1] < q[1];
 }
 
 /* geoms a and b (a != b) into the list when their boxes overlap and the
@@ -562,14 +541,14 @@ static void tree_pairs(const imp_model* m, imp_data* d) {
   if (n > 1) {
     bvh_build(&t, lo, hi, key, n);
     if (tree_self_pairs(m, &t, lo, hi, &pl)) {
-      sort_pairs(pl.g, pl.n);
+      imp_heapsort(pl.g, pl.n, 2 * sizeof(int), pair_before, NULL);
       collide_listed(m, d, &pl);
     } else {
       for (int g1 = 0; g1 < ng; g1++) {
         if (!can_collide(m, g1) || m->geom_type[g1] == IMP_GEOM_PLANE) continue;
         pl.n = 0;
         bvh_query(m, &t, lo, hi, &pl, g1);
-        sort_pairs(pl.g, pl.n);
+        imp_heapsort(pl.g, pl.n, 2 * sizeof(int), pair_before, NULL);
         collide_listed(m, d, &pl);
       }
     }

@@ -11,6 +11,7 @@
 #include "contact_warm.h"
 #include "mathx.h"
 #include "pool.h"
+#include "sort.h"
 
 /* ---- the registry: index 0 is the default ---- */
 
@@ -342,10 +343,10 @@ static void assemble_sparse(const imp_data* d, const half_rows* Y, const double*
   }
 }
 
-/* k > l first, for qsort */
-static int dof_desc(const void* a, const void* b) {
-  int x = *(const int*)a, y = *(const int*)b;
-  return (x < y) - (x > y);
+/* k > l first (imp_heapsort; dofs are distinct) */
+static int dof_desc(const void* a, const void* b, void* ctx) {
+  (void)ctx;
+  return *(const int*)a > *(const int*)b;
 }
 
 /* The dofs where the island's rows of Y = K L^-1 may have entries (K's and
@@ -368,7 +369,7 @@ static int island_columns(const imp_model* m, const imp_data* d, island_scratch*
     for (int k = top, l = 0; k >= bottom; k--)
       if (s->loc[k] >= 0) s->cols[l++] = k;
   } else if (nloc > 64) { /* runs of chains, each descending: insertion sort for few */
-    qsort(s->cols, (size_t)nloc, sizeof *s->cols, dof_desc);
+    imp_heapsort(s->cols, nloc, sizeof *s->cols, dof_desc, NULL);
   } else {
     sort_desc(s->cols, nloc);
   }
@@ -614,10 +615,12 @@ typedef struct island_size {
   int rows, island;
 } island_size;
 
-static int larger_first(const void* a, const void* b) {
+/* more rows first, then the lower island (a total order: imp_heapsort) */
+static int larger_first(const void* a, const void* b, void* ctx) {
   const island_size *x = a, *y = b;
-  if (x->rows != y->rows) return x->rows > y->rows ? -1 : 1;
-  return x->island - y->island;
+  (void)ctx;
+  if (x->rows != y->rows) return x->rows > y->rows;
+  return x->island < y->island;
 }
 
 /* Solve every island: in order on the caller's thread, or on the data's
@@ -635,7 +638,7 @@ static void solve_islands(const imp_model* m, imp_data* d, const half_rows* Y,
   scratch[0] = *s0;
   island_size* sizes = (island_size*)imp_stack_alloc_int(d, 2 * d->nisland);
   for (int i = 0; i < d->nisland; i++) sizes[i] = (island_size){island_rows(d, i), i};
-  qsort(sizes, (size_t)d->nisland, sizeof *sizes, larger_first);
+  imp_heapsort(sizes, d->nisland, sizeof *sizes, larger_first, NULL);
   int* order = imp_stack_alloc_int(d, d->nisland);
   for (int i = 0; i < d->nisland; i++) order[i] = sizes[i].island;
   /* The islands the solver factors with LAPACK stay on this thread, in

@@ -7,6 +7,7 @@
 
 #include "contact_warm.h"
 #include "mathx.h"
+#include "sort.h"
 
 /* Side of a limit block: 0 lower (row +1), 1 upper or a ball's cone; a
    tendon's is in its id (types.h). */
@@ -43,35 +44,22 @@ static int warm_key_cmp(const imp_data* d, int w, int t, int id, int id2) {
   return 0;
 }
 
-/* saved block a before saved block b in warm_order: by key, then index (a
-   total order, so the sort's result is unique) */
-static int warm_before(const imp_data* d, int a, int b) {
-  int c = warm_key_cmp(d, a, d->warm_type[b], d->warm_id[b], d->warm_id2[b]);
-  return c != 0 ? c < 0 : a < b;
+/* saved block *a before saved block *b in warm_order (ctx: the data): by
+   key, then index (a total order, so the sort's result is unique) */
+static int warm_before(const void* a, const void* b, void* ctx) {
+  const imp_data* d = ctx;
+  int x = *(const int*)a, y = *(const int*)b;
+  int c = warm_key_cmp(d, x, d->warm_type[y], d->warm_id[y], d->warm_id2[y]);
+  return c != 0 ? c < 0 : x < y;
 }
 
-/* sift o[i] down the max-heap o[0..n) */
-static void warm_sift(const imp_data* d, int* o, int i, int n) {
-  for (int c; (c = 2 * i + 1) < n; i = c) {
-    if (c + 1 < n && warm_before(d, o[c], o[c + 1])) c++;
-    if (!warm_before(d, o[i], o[c])) return;
-    int t = o[i];
-    o[i] = o[c], o[c] = t;
-  }
-}
-
-/* warm_order: the saved blocks sorted by heapsort (no allocation in the
-   step; n log n, where matching each block by a scan of all was n^2: 3% of
+/* warm_order: the saved blocks sorted (sort.h: no allocation in the step;
+   n log n, where matching each block by a scan of all was n^2: 3% of
    humanoid100's instructions) */
 static void sort_warm(imp_data* d) {
   int n = d->warm_nblk, *o = d->warm_order;
   for (int k = 0; k < n; k++) o[k] = k;
-  for (int i = n / 2 - 1; i >= 0; i--) warm_sift(d, o, i, n);
-  for (int end = n - 1; end > 0; end--) {
-    int t = o[0];
-    o[0] = o[end], o[end] = t;
-    warm_sift(d, o, 0, end);
-  }
+  imp_heapsort(o, n, sizeof *o, warm_before, d);
 }
 
 /* the first place in warm_order whose block has key (t, id, id2) or a

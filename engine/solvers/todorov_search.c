@@ -8,13 +8,20 @@
 
 #include "contact.h"
 #include "mathx.h"
+#include "sort.h"
 #include "todorov_impl.h"
 
 /* ---- edge-aware linesearch (Section III.C) ---- */
 
-static int cmp_crossing(const void* a, const void* b) {
-  double x = ((const crossing*)a)->alpha, y = ((const crossing*)b)->alpha;
-  return (x > y) - (x < y);
+/* crossing a before b: by alpha, then block, then plane before cone (the
+   order they are found in, so the sort gives what a stable sort by alpha
+   alone gives; alpha is never NaN, see imp_tod_find_crossings) */
+static int crossing_before(const void* pa, const void* pb, void* ctx) {
+  const crossing *a = pa, *b = pb;
+  (void)ctx;
+  if (a->alpha != b->alpha) return a->alpha < b->alpha;
+  if (a->blk != b->blk) return a->blk < b->blk;
+  return a->kind < b->kind;
 }
 
 /* the roots of c2 a^2 + c1 a + c0 = 0 (stable form); the count */
@@ -65,7 +72,7 @@ int imp_tod_find_crossings(const tod* s, const double* P, const double* u, cross
       if (root[i] > ALPHA_EPS && root[i] < 1 - ALPHA_EPS && a + root[i] * un < 0)
         cr[nc++] = (crossing){root[i], k, EDGE_CONE};
   }
-  qsort(cr, (size_t)nc, sizeof *cr, cmp_crossing);
+  imp_heapsort(cr, nc, sizeof *cr, crossing_before, NULL); /* sort.h: no malloc */
   return nc;
 }
 
