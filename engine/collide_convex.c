@@ -46,6 +46,7 @@
 
 #include "collision.h"
 #include "mathx.h"
+#include "sort.h"
 
 /* GJK stops when its upper and lower bounds on the distance are within
    this times the pair's size (geom_rbound sum). The normal then has
@@ -612,6 +613,12 @@ static int epa_nearest_face(const epa_poly* P) {
   return best;
 }
 
+/* face slot *a before *b (imp_heapsort; slots are distinct) */
+static int slot_before(const void* a, const void* b, void* ctx) {
+  (void)ctx;
+  return *(const int*)a < *(const int*)b;
+}
+
 /* The horizon of new vertex w seen from face f0: the faces that see w
    (connected to f0, visible when w is in front of their plane by more than
    -eps: nearly coplanar faces go too, so no sliver is left next to w) are
@@ -689,11 +696,7 @@ static int epa_expand(epa_poly* P, int f0, const mink_pt* p, double eps) {
   P->vert[iw] = *p;
   /* freed in ascending slot order, as a scan of vis would (the slots the
      new faces take, and so the ties of epa_nearest_face, stay the same) */
-  for (int i = 1; i < nvis; i++)
-    for (int j = i; j > 0 && seen[j - 1] > seen[j]; j--) {
-      int t = seen[j];
-      seen[j] = seen[j - 1], seen[j - 1] = t;
-    }
+  imp_heapsort(seen, nvis, sizeof *seen, slot_before, NULL);
   for (int i = 0; i < nvis; i++) {
     P->near[seen[i]] = INFINITY;
     P->freelist[P->nfree++] = seen[i];
