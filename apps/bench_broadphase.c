@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "collision.h"
+#include "collision/collision.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static double urand(void) { /* xorshift64*: uniform in [0, 1) */

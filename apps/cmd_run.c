@@ -21,7 +21,7 @@
 #include "cli_interrupt.h"
 #include "cli_progress.h"
 #include "cmd.h"
-#include "contact.h" /* IMP_EXIT_CONVERGED */
+#include "constraint/contact.h" /* IMP_EXIT_CONVERGED */
 #include "ctrl_file.h"
 #include "record.h"
 

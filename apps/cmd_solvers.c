@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "contact.h" /* imp_solver_exit: the names below follow its order */
+#include "constraint/contact.h" /* imp_solver_exit: the names below follow its order */
 
 /* The names of imp_solver_exit, by value, so a reordered enum cannot
    mislabel them silently; a new reason must get a name here. */

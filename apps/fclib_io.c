@@ -76,7 +76,7 @@ int fclib_io_read(const char* path, imp_cproblem* out, void** mem, char* err, si
 #include <stdint.h>
 #include <unistd.h>
 
-#include "tmpfile.h"
+#include "io/tmpfile.h"
 
 int fclib_io_available(void) { return 1; }
 

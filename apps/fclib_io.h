@@ -52,7 +52,7 @@
 
 #include <stddef.h>
 
-#include "contact.h"
+#include "constraint/contact.h"
 
 /* Largest FCLIB problem read, in rows: A is dense (n^2 doubles, 288 MB). */
 #define FCLIB_IO_MAX_ROWS 6000

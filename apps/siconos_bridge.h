@@ -31,7 +31,7 @@
 #ifndef IMPETUS_APPS_SICONOS_BRIDGE_H
 #define IMPETUS_APPS_SICONOS_BRIDGE_H
 
-#include "contact.h"
+#include "constraint/contact.h"
 
 #ifdef IMP_HAVE_SICONOS
 

@@ -43,7 +43,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "contact.h"
+#include "constraint/contact.h"
 #include "cproblem_block.h"
 #include "fclib_io.h"
 #include "plot.h"

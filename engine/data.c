@@ -4,12 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contact.h"
+#include "constraint/contact.h"
 #include "engine.h"
-#include "mathx.h"
-#include "pool.h"
-
-#define IMP_ALIGN 64
+#include "core/mathx.h"
+#include "core/pool.h"
 
 /* The data's arrays and their lengths in doubles, as an X-macro table so
    sizing and pointer assignment cannot disagree. */
@@ -86,20 +84,6 @@ size_t imp_arena_bytes(const imp_model* m, int solver) {
              2 * (size_t)m->nv + (size_t)m->nJten + 2 * (size_t)m->nJrow; /* tendon rows */
   size_t b = aligned_bytes(n) + 64 * IMP_ALIGN + imp_contact_arena_bytes(m, solver);
   return round_up(b); /* aligned_alloc wants a multiple */
-}
-
-int imp_arena_reserve(imp_data* d, size_t bytes) {
-  if (bytes <= d->narena) return 0;
-  if (d->pstack != 0) imp_error("imp_arena_reserve: called inside a step");
-  bytes = round_up(bytes);
-  /* not cleared: its pages (the Delassus matrix and solver scratch of the
-     largest island) are only touched when used */
-  void* arena = aligned_alloc(IMP_ALIGN, bytes);
-  if (!arena) return -1;
-  free(d->arena);
-  d->arena = arena;
-  d->narena = bytes;
-  return 0;
 }
 
 imp_data* imp_make_data(const imp_model* m) {
@@ -242,25 +226,22 @@ void imp_copy_data(const imp_model* m, imp_data* dst, const imp_data* src) {
   dst->sensor_rng = src->sensor_rng;
 }
 
-/* ---- arena ---- */
-
-static void* stack_alloc_bytes(imp_data* d, size_t bytes) {
-  size_t start = round_up(d->pstack);
-  if (start + bytes > d->narena)
-    imp_error("arena exhausted: %zu bytes asked, %zu of %zu in use", bytes, d->pstack, d->narena);
-  d->pstack = start + bytes;
-  if (d->pstack > d->maxuse_arena) d->maxuse_arena = d->pstack;
-  return (char*)d->arena + start;
+int imp_contact_fit_solver(const imp_model* m, imp_data* d, int solver) {
+  if (imp_arena_reserve(d, imp_arena_bytes(m, solver)) != 0) return -1;
+  int old = d->solver;
+  d->solver = solver;
+  if (imp_contact_fit_workers(m, d, old) != 0) {
+    d->solver = old;
+    return -1;
+  }
+  return 0;
 }
 
-double* imp_stack_alloc(imp_data* d, int n) {
-  return stack_alloc_bytes(d, (size_t)(n > 0 ? n : 1) * sizeof(double));
+int imp_set_solver(const imp_model* m, imp_data* d, const char* name) {
+  int i = imp_solver_find(name);
+  if (i < 0 || !m || !d) return -1;
+  /* the new solver's scratch is reserved now, never inside a step */
+  if (imp_contact_fit_solver(m, d, i) != 0) return -1;
+  d->warm_nblk = 0; /* another solver's iterate is no warm start to trust */
+  return 0;
 }
-
-int* imp_stack_alloc_int(imp_data* d, int n) {
-  return stack_alloc_bytes(d, (size_t)(n > 0 ? n : 1) * sizeof(int));
-}
-
-size_t imp_stack_mark(const imp_data* d) { return d->pstack; }
-
-void imp_stack_release(imp_data* d, size_t mark) { d->pstack = mark; }

@@ -1,21 +1,19 @@
-/* The pipeline of one step, top to bottom. Each stage lives in the file of
-   its name: kinematics.c, tendon.c, inertia.c, dynamics.c, collision.c,
-   constraints.c, contact.c (with solvers/), sensor.c, integrate.c. */
-#define _POSIX_C_SOURCE 200809L
-
+/* The pipeline of one step, top to bottom. Each stage lives in the folder
+   of its name (engine/README.md has the map):
+     smooth/      kinematics.c, tendon.c, inertia.c, dynamics.c, transmission.c,
+                  activation.c, implicit.c (M - h D)
+     collision/   collision.c (broad phase), collide_*.c (narrow phase), ray.c
+     constraint/  constraints.c (rows), contact.c (the contact stage, solvers/)
+     sensor/      sensor.c
+     integrate/   integrate.c
+   core/ holds what every stage uses (the arena, errors, math, threads);
+   io/ (recording, rollouts) drives this file from above. */
 #include <math.h>
-#include <time.h>
 
-#include "collision.h"
-#include "contact.h"
+#include "collision/collision.h"
+#include "constraint/contact.h"
 #include "engine.h"
-#include "mathx.h"
-
-double imp_timer_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "core/mathx.h"
 
 /* Values past this are treated as divergence, like non-finite ones. */
 #define IMP_MAXVAL 1e10
@@ -79,7 +77,9 @@ static void forward(const imp_model* m, imp_data* d, int sensors) {
 
 void imp_forward(const imp_model* m, imp_data* d) { forward(m, d, 1); }
 
-void imp_forward_skip_sensor(const imp_model* m, imp_data* d) { forward(m, d, 0); }
+/* the forward RK4's later stages evaluate (MuJoCo computes its sensors
+   once per step too) */
+static void forward_skip_sensor(const imp_model* m, imp_data* d) { forward(m, d, 0); }
 
 void imp_set_control_callback(imp_data* d, imp_control_fn fn, void* user) {
   if (!d) imp_error("imp_set_control_callback: NULL data");
@@ -117,7 +117,7 @@ static int check_start(const imp_model* m, imp_data* d) {
 static void integrate(const imp_model* m, imp_data* d) {
   if (check_state(m, d, "qacc", d->qacc, m->nv)) return;
   if (m->opt.integrator == IMP_INT_RK4)
-    imp_rk4(m, d);
+    imp_rk4(m, d, forward_skip_sensor);
   else
     imp_euler(m, d);
   d->nstep++;

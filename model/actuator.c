@@ -10,7 +10,7 @@
 
 #include "engine.h"
 #include "loader.h"
-#include "mathx.h"
+#include "core/mathx.h"
 
 /* position inheritrange X: ctrlrange = the joint's or tendon's range
    scaled by X about its midpoint (MJCF reference, position/inheritrange);

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "loader.h"
-#include "mathx.h"
+#include "core/mathx.h"
 
 /* the file name without directory and extension: the default asset name */
 static const char* file_stem(ld_ctx* c, const char* path) {

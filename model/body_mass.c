@@ -11,7 +11,7 @@
 
 #include "engine.h"
 #include "loader.h"
-#include "mathx.h"
+#include "core/mathx.h"
 
 /* <compiler settotalmass>: every body's mass and inertia scaled by one
    factor so that the masses sum to total. MuJoCo docs, MJCF reference:

@@ -15,7 +15,7 @@
  * (collision.c, constraints.c); it never writes past them. */
 #include <limits.h>
 
-#include "collision.h"
+#include "collision/collision.h"
 #include "engine.h"
 #include "loader.h"
 

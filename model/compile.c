@@ -42,8 +42,8 @@
 #include "engine.h"
 #include "impetus.h"
 #include "loader.h"
-#include "mathx.h"
-#include "quat.h"
+#include "core/mathx.h"
+#include "core/quat.h"
 
 /* all model arrays: type, field, count */
 #define LD_ARRAYS(X)                                                                      \

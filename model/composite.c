@@ -28,8 +28,8 @@
 #include <string.h>
 
 #include "loader.h"
-#include "mathx.h"
-#include "quat.h"
+#include "core/mathx.h"
+#include "core/quat.h"
 
 enum { CT_PARTICLE = 0, CT_GRID, CT_ROPE, CT_LOOP, CT_CLOTH, CT_BOX, CT_CYLINDER, CT_ELLIPSOID };
 /* element kinds: joints main, twist, stretch; tendons main, shear */

@@ -31,8 +31,8 @@
 #include <string.h>
 
 #include "loader.h"
-#include "mathx.h"
-#include "quat.h"
+#include "core/mathx.h"
+#include "core/quat.h"
 
 static void set_solref_default(double solref[2]) {
   solref[0] = IMP_SOLREF_TIMECONST;

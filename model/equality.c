@@ -6,8 +6,8 @@
 
 #include "engine.h"
 #include "loader.h"
-#include "mathx.h"
-#include "quat.h"
+#include "core/mathx.h"
+#include "core/quat.h"
 
 /* the spec site of an equality's site1 or site2 */
 static const ld_geom* equality_site(ld_ctx* c, const ld_equality* e, const char* name) {

@@ -30,7 +30,7 @@
 #include <strings.h>
 
 #include "loader.h"
-#include "mathx.h"
+#include "core/mathx.h"
 
 #define STBI_ONLY_PNG
 #define STB_IMAGE_STATIC

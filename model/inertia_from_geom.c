@@ -24,8 +24,8 @@
 #include <math.h>
 
 #include "loader.h"
-#include "mathx.h"
-#include "quat.h"
+#include "core/mathx.h"
+#include "core/quat.h"
 
 double ld_geom_volume(const ld_geom* g) {
   const double* s = g->size;

@@ -25,7 +25,7 @@
 
 #include "engine.h"
 #include "loader.h"
-#include "mathx.h"
+#include "core/mathx.h"
 
 void ld_lengthrange_defaults(ld_lropt* o) {
   o->mode = 1;

@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "loader.h"
-#include "mathx.h"
-#include "quat.h"
+#include "core/mathx.h"
+#include "core/quat.h"
 
 /* ---------------------------------------------------------------- memory */
 

@@ -53,8 +53,8 @@
 #include <libqhull_r/qhull_ra.h>
 
 #include "loader.h"
-#include "mathx.h"
-#include "quat.h"
+#include "core/mathx.h"
+#include "core/quat.h"
 
 #define MESH_MAXFILE ((long)1 << 31) /* bytes: counts stay well inside int */
 

@@ -30,8 +30,8 @@
 #include <string.h>
 
 #include "loader.h"
-#include "mathx.h"
-#include "quat.h"
+#include "core/mathx.h"
+#include "core/quat.h"
 
 /* half sizes of the mesh's equivalent-inertia box, in the mesh frame */
 static void inertia_box(const ld_mesh* me, double h[3]) {

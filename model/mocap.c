@@ -13,8 +13,8 @@
 
 #include "engine.h"
 #include "loader.h"
-#include "mathx.h"
-#include "quat.h"
+#include "core/mathx.h"
+#include "core/quat.h"
 
 int ld_resolve_mocap(ld_ctx* c, const int* jntnum, int* mocapid) {
   int n = 0;

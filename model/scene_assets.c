@@ -9,7 +9,7 @@
 
 #include "engine.h"
 #include "loader.h"
-#include "mathx.h"
+#include "core/mathx.h"
 
 /* The body a camera or light of this mode follows: its target in the
    target modes (3 and 4), -1 otherwise; a target mode without a target

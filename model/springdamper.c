@@ -22,7 +22,7 @@
 
 #include "engine.h"
 #include "loader.h"
-#include "mathx.h"
+#include "core/mathx.h"
 
 /* MuJoCo's dof_invweight0 summed over joint j's dofs: the diagonal of M^-1
    at qpos0, each free joint's translational and rotational triples replaced

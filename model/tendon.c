@@ -9,7 +9,7 @@
 
 #include "engine.h"
 #include "loader.h"
-#include "mathx.h"
+#include "core/mathx.h"
 
 void ld_read_tendon(ld_ctx* c, ld_node* n, ld_tendon* t) {
   /* solimp is MuJoCo's softness, which hard limits do not have; friction

@@ -28,10 +28,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contact.h"
+#include "constraint/contact.h"
 #include "loader.h"
-#include "mathx.h"
-#include "quat.h"
+#include "core/mathx.h"
+#include "core/quat.h"
 
 /* ------------------------------------------------------- the node tree */
 

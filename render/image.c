@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "render.h"
-#include "tmpfile.h"
+#include "io/tmpfile.h"
 
 #define STB_IMAGE_WRITE_STATIC
 #define STB_IMAGE_WRITE_IMPLEMENTATION

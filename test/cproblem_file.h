@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contact.h"
+#include "constraint/contact.h"
 
 /* A captured problem and the arrays behind its view. */
 typedef struct cfile_problem {

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mathx.h"
+#include "core/mathx.h"
 #include "test_files.h"
 #include "test_util.h"
 

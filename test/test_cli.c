@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "contact.h"
+#include "constraint/contact.h"
 #include "test_files.h"
 #include "test_util.h"
 

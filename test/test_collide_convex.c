@@ -27,10 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collision.h"
+#include "collision/collision.h"
 #include "engine.h"
-#include "mathx.h"
-#include "quat.h"
+#include "core/mathx.h"
+#include "core/quat.h"
 #include "test_util.h"
 
 #define TOL_DIST 1e-9

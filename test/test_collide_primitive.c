@@ -15,10 +15,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "collision.h"
+#include "collision/collision.h"
 #include "engine.h"
-#include "mathx.h"
-#include "quat.h"
+#include "core/mathx.h"
+#include "core/quat.h"
 #include "test_util.h"
 
 #define TOL 1e-12

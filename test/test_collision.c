@@ -5,7 +5,7 @@
  * test_collide_convex.c). */
 #include <stdlib.h>
 
-#include "collision.h"
+#include "collision/collision.h"
 #include "test_util.h"
 
 /* The collision stage alone at the current state: the frames it reads, then

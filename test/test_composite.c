@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "impetus.h"
-#include "mathx.h"
-#include "quat.h"
+#include "core/mathx.h"
+#include "core/quat.h"
 #include "test_util.h"
 #include "types.h"
 

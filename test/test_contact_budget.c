@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "contact.h"
+#include "constraint/contact.h"
 #include "test_files.h"
 #include "test_util.h"
 

@@ -6,8 +6,8 @@
 #include <check.h>
 #include <math.h>
 
-#include "contact.h"
-#include "contact_guard.h"
+#include "constraint/contact.h"
+#include "constraint/contact_guard.h"
 #include "test_cproblem.h"
 #include "test_util.h"
 

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "engine.h"
-#include "mathx.h"
-#include "quat.h"
+#include "core/mathx.h"
+#include "core/quat.h"
 #include "test_util.h"
 
 /* An arm of two hinges (motor, servo with velocity feedback, filtered

@@ -13,7 +13,7 @@
 
 #include <check.h>
 
-#include "contact.h"
+#include "constraint/contact.h"
 
 #define MAXN 64
 #define MAXB 48

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "contact.h"
+#include "constraint/contact.h"
 #include "engine.h"
-#include "mathx.h"
-#include "pool.h"
+#include "core/mathx.h"
+#include "core/pool.h"
 #include "test_util.h"
 
 /* a branched model with every joint type, an actuator and a keyframe */

@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "contact.h"
+#include "constraint/contact.h"
 #include "fclib_io.h"
 #include "test_cproblem.h"
 #include "test_files.h"

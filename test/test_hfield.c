@@ -16,9 +16,9 @@
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include <stb/stb_image_write.h>
 
-#include "collision.h"
+#include "collision/collision.h"
 #include "engine.h"
-#include "mathx.h"
+#include "core/mathx.h"
 #include "test_util.h"
 
 static char g_err[1000];

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "engine.h"
-#include "mathx.h"
-#include "quat.h"
+#include "core/mathx.h"
+#include "core/quat.h"
 #include "test_util.h"
 
 /* dense nv x nv copy of a tree-sparse matrix */

@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "engine.h"
-#include "mathx.h"
-#include "quat.h"
+#include "core/mathx.h"
+#include "core/quat.h"
 #include "test_util.h"
 
 /* Free fall of a spinning asymmetric body whose com is the body origin:

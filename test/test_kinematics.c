@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "engine.h"
-#include "mathx.h"
-#include "quat.h"
+#include "core/mathx.h"
+#include "core/quat.h"
 #include "test_util.h"
 
 /* Rodrigues' rotation matrix about axis n (normalized here) */

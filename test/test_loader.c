@@ -15,11 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "contact.h"
+#include "constraint/contact.h"
 #include "engine.h"
 #include "impetus.h"
-#include "mathx.h"
-#include "quat.h"
+#include "core/mathx.h"
+#include "core/quat.h"
 #include "test_util.h"
 
 #define PI 3.14159265358979323846

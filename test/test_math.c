@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "engine.h"
-#include "mathx.h"
-#include "quat.h"
-#include "spatial.h"
+#include "core/mathx.h"
+#include "core/quat.h"
+#include "core/spatial.h"
 #include "test_util.h"
 
 /* ---- helpers ---- */

@@ -18,8 +18,8 @@
 
 #include "engine.h"
 #include "impetus.h"
-#include "mathx.h"
-#include "quat.h"
+#include "core/mathx.h"
+#include "core/quat.h"
 #include "test_util.h"
 
 #ifndef IMP_TEST_TMPDIR

@@ -2,7 +2,7 @@
    data.c): loaded and checked as MuJoCo does, posed by d->mocap_pos/quat,
    reset from the file or a keyframe, static for dynamics (contacts and
    welds see a body that moves only when the user moves it). */
-#include "quat.h"
+#include "core/quat.h"
 #include "test_util.h"
 
 /* a mocap hand at (0.5, 0, 1) turned 90 degrees about z, with a site, a

@@ -6,8 +6,8 @@
 #include <check.h>
 #include <math.h>
 
-#include "contact.h"
-#include "mathx.h"
+#include "constraint/contact.h"
+#include "core/mathx.h"
 #include "test_cproblem.h"
 #include "test_util.h"
 

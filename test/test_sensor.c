@@ -15,8 +15,9 @@
 #include <string.h>
 
 #include "engine.h"
-#include "mathx.h"
-#include "quat.h"
+#include "collision/collision.h"
+#include "core/mathx.h"
+#include "core/quat.h"
 #include "test_util.h"
 
 #define G 9.81

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contact.h"
+#include "constraint/contact.h"
 #include "siconos_bridge.h"
 #include "test_cproblem.h"
 #include "test_util.h"

@@ -14,9 +14,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "contact.h"
-#include "mathx.h"
-#include "solvers/nsn.h"
+#include "constraint/contact.h"
+#include "core/mathx.h"
+#include "constraint/solvers/nsn.h"
 #include "test_cproblem.h"
 #include "test_util.h"
 

@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contact.h"
-#include "mathx.h"
+#include "constraint/contact.h"
+#include "core/mathx.h"
 #include "test_cproblem.h"
 #include "test_util.h"
 

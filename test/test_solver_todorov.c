@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contact.h"
+#include "constraint/contact.h"
 #include "cproblem_file.h"
 #include "solvers/todorov_impl.h"
 #include "test_util.h"

@@ -33,8 +33,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "contact.h"
-#include "mathx.h"
+#include "constraint/contact.h"
+#include "core/mathx.h"
 #include "cproblem_file.h"
 #include "test_cproblem.h"
 #include "test_util.h"

@@ -6,7 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 
-#include "sort.h"
+#include "core/sort.h"
 #include "test_util.h"
 
 typedef struct item {

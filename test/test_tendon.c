@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "engine.h"
-#include "mathx.h"
-#include "quat.h"
+#include "core/mathx.h"
+#include "core/quat.h"
 #include "test_util.h"
 
 /* the one-line text must fail to load at t.xml:1 mentioning what */

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "engine.h"
-#include "mathx.h"
+#include "core/mathx.h"
 #include "test_util.h"
 
 static char g_err[1024];

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "perturb.h"
-#include "quat.h"
+#include "core/quat.h"
 
 #define IMP_VIEWER_PI 3.14159265358979323846
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collision.h"
+#include "collision/collision.h"
 
 /* MuJoCo's timers read the clock through this callback (seconds here) */
 static mjtNum clock_seconds(void) { return imp_timer_now(); }

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "engine.h"
-#include "mathx.h"
+#include "core/mathx.h"
 #include "mj_pair.h"
 #include "test_util.h"
 

@@ -21,7 +21,7 @@
 #include <mujoco/mujoco.h>
 #include <stdio.h>
 
-#include "contact.h"
+#include "constraint/contact.h"
 #include "test_util.h"
 
 #define HUMANOID MUJOCO_MODEL_DIR "/humanoid/humanoid.xml"

@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "quat.h"
+#include "core/quat.h"
 #include "test_util.h"
 
 #ifndef IMP_TEST_TMPDIR

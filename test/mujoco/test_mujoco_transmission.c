@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mathx.h"
+#include "core/mathx.h"
 #include "mj_pair.h"
 #include "test_util.h"
 

@@ -30,9 +30,9 @@
 #include <stdio.h>
 
 #include "engine.h"
-#include "mathx.h"
-#include "quat.h"
-#include "contact.h"
+#include "core/mathx.h"
+#include "core/quat.h"
+#include "constraint/contact.h"
 #include "test_util.h"
 
 #define G 9.81

@@ -29,7 +29,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "contact.h"
+#include "constraint/contact.h"
 #include "engine.h"
 #include "test_util.h"
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "contact.h"
+#include "constraint/contact.h"
 #include "engine.h"
 #include "test_util.h"
 

@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contact.h"
+#include "constraint/contact.h"
 #include "engine.h"
 #include "test_util.h"
 

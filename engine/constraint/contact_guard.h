@@ -1,0 +1,42 @@
+/* The contact stage's answer guards (contact_guard.c), internal to the
+ * stage (contact.c): what the stage adds to any solver's answer before it
+ * moves the bodies. It promises: a correction (a violated row's target) is
+ * bounded in energy by the mass it moves; corrections of limits and
+ * equalities that conflict (no velocity meets them with the equalities)
+ * are lowered, before the solve, to the part the island can meet, never
+ * raised or reversed; an answer that is no solution
+ * (not finite, or putting in more energy than its corrections justify) is
+ * recognized so the stage can hold the corrections instead; "converged"
+ * from a cone solver only when the common residual agrees; unfinished
+ * answers of Newton-type cone solvers get Gauss-Seidel sweeps, kept only
+ * when they put less energy in against the blocks' laws; the unilateral
+ * rows a warm start has no impulse for (contacts new this step) get, before
+ * such a solver starts, the impulse that meets their own law. Nothing here
+ * allocates; work buffers are the caller's, of the sizes each comment says. */
+#ifndef IMPETUS_CONTACT_GUARD_H
+#define IMPETUS_CONTACT_GUARD_H
+
+#include "constraint/contact.h"
+#include "types.h"
+
+double imp_guard_moving_mass(const imp_model* m, const imp_data* d, const int* rows, int n,
+                          int* first_dof, int* roots);
+void imp_guard_cap_correction_energy(const imp_model* m, const imp_data* d, const imp_cproblem* p,
+                                  const int* rows, double* b, int* first_dof, int* roots);
+void imp_guard_disable_immobile_rows(const imp_cproblem* p, double* b, double* mu);
+int imp_guard_injects_too_much(const imp_cproblem* p, const double* g, double mass,
+                            double* work);
+int imp_guard_unfinished_and_suspect(const imp_cproblem* p, imp_csolver_stat st, const double* g,
+                                  double mass, double* work);
+int imp_guard_consistent_corrections(const imp_cproblem* p, double* b, double mass,
+                                     double* work);
+int imp_guard_hold_corrections(const imp_cproblem* p, double* held);
+imp_csolver_stat imp_guard_solve_checked(const imp_csolver* solver, const imp_cproblem* p,
+                                      const imp_csolver_opt* o, double* g, void* work,
+                                      double* res_work);
+void imp_guard_start_new_rows(const imp_csolver* solver, const imp_cproblem* p, double* g);
+int imp_guard_polish_unfinished(const imp_csolver* solver, const imp_cproblem* p,
+                             const imp_csolver_opt* o, const imp_csolver_stat* st, double* g,
+                             double* g_kept, void* work, double* res_work);
+
+#endif
