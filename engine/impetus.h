@@ -73,7 +73,7 @@ void imp_forward(const imp_model* m, imp_data* d);
 /* Advance the simulation by one time step m->opt.timestep. */
 void imp_step(const imp_model* m, imp_data* d);
 
-/* ---- controllers (engine/step.c, engine/support.c) ----
+/* ---- controllers (engine/step.c, engine/smooth/jacobian.c) ----
  *
  * A controller sets d->ctrl (and may set qfrc_applied, xfrc_applied) from
  * the state. Two ways, as in MuJoCo:
@@ -130,7 +130,7 @@ void imp_mul_m(const imp_model* m, const imp_data* d, double* res, const double*
    forward's factorization of M (x may be y). */
 void imp_solve_m(const imp_model* m, const imp_data* d, double* x, const double* y, int n);
 
-/* ---- the contact stage (engine/contact.c) ----
+/* ---- the contact stage (engine/constraint/contact.c) ----
  *
  * Sign convention: a contact's impulse is what geom1 applies to geom2 over
  * the step, in the contact frame (normal from geom1 to geom2, then t1, t2;
@@ -164,7 +164,7 @@ int imp_set_threads(const imp_model* m, imp_data* d, int n);
 
 /* Bound the work of each step's contact solves to `work` multiply-adds
    (estimated from iterations and rows, never timed: results stay bitwise
-   the same on any machine and thread count; engine/contact.h says how it
+   the same on any machine and thread count; engine/constraint/contact.h says how it
    is shared between islands) from the next step on. Islands that stop
    unconverged because of it are counted (d->solver_over_budget, and
    d->nstep_over_budget steps since the reset); d->solver_work is the last
@@ -181,7 +181,7 @@ int imp_contact_impulse(const imp_model* m, const imp_data* d, int i, double imp
 void imp_contact_force_world(const imp_model* m, const imp_data* d, int i, double force[3],
                              double torque[3]);
 
-/* ---- ray casts (engine/ray.c) ---- */
+/* ---- ray casts (engine/collision/ray.c) ---- */
 
 /* Distance from pnt along vec (in units of |vec|) to the nearest surface of
    a geom of the last forward's frames, -1 when the ray meets none. Geoms of
@@ -200,7 +200,7 @@ int imp_name2id(const imp_model* m, imp_obj_type type, const char* name);
 /* Name of object id of type ("" when unnamed), or NULL when id is out of range. */
 const char* imp_id2name(const imp_model* m, imp_obj_type type, int id);
 
-/* ---- errors and warnings (engine/error.c) ---- */
+/* ---- errors and warnings (engine/core/error.c) ---- */
 
 /* Called on API misuse before abort(); replace to throw or log elsewhere. */
 void imp_set_error_handler(void (*handler)(const char* msg));

@@ -186,7 +186,7 @@ typedef enum imp_eq_type {
                          tendon_length0: 1 row */
 } imp_eq_type;
 
-/* Sensors (MJCF <sensor>, engine/sensor.c), numbered as MuJoCo 2.2.2 numbers
+/* Sensors (MJCF <sensor>, engine/sensor/sensor.c), numbered as MuJoCo 2.2.2 numbers
    them so sensor_type reads the same in both. */
 typedef enum imp_sensor_type {
   IMP_SENS_TOUCH = 0,     /* 1: normal contact forces in the site's volume (>= 0) */

@@ -1,6 +1,6 @@
 /* A height field as flat-shaded triangles for the GL backend (no GL here):
  * the surface, two triangles per cell split as the collider splits them
- * (engine/collide_hfield.c), and the four walls and the bottom of its base,
+ * (engine/collision/collide_hfield.c), and the four walls and the bottom of its base,
  * so it draws as the solid it collides as. Coordinates are in the geom's
  * frame; the texture coordinate is (x, y), as a plane's. Fields finer than
  * IMP_HFIELD_DRAW_CELLS cells a side are drawn from every k-th grid line

@@ -1,5 +1,5 @@
 /* PNG output with stb_image_write, written to a temporary file of its own
-   (engine/tmpfile.h: "<path>.XXXXXX.tmp", created new, never through a
+   (engine/io/tmpfile.h: "<path>.XXXXXX.tmp", created new, never through a
    link) and renamed, so a file is complete or absent and two writers of
    one path do not share a file. */
 #define _POSIX_C_SOURCE 200809L

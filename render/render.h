@@ -144,7 +144,7 @@ const char* imp_offscreen_backend(const imp_offscreen* o);
 
 /* Write RGB pixels (top row first) as PNG, atomically: to a new temporary
    file of its own beside path ("path.XXXXXX.tmp", never through a link,
-   engine/tmpfile.h), then renamed over path (a directory there is
+   engine/io/tmpfile.h), then renamed over path (a directory there is
    refused). 0 on success, else -1 with "path: why" in err. */
 int imp_image_write_png(const char* path, const unsigned char* rgb, int width, int height,
                         char* err, int errsz);

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "constraint/contact.h"
-#include "fclib_io.h"
+#include "compare/fclib_io.h"
 #include "test_cproblem.h"
 #include "test_files.h"
 #include "test_util.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "constraint/contact.h"
-#include "siconos_bridge.h"
+#include "compare/siconos_bridge.h"
 #include "test_cproblem.h"
 #include "test_util.h"
 

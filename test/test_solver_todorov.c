@@ -12,7 +12,7 @@
 
 #include "constraint/contact.h"
 #include "cproblem_file.h"
-#include "solvers/todorov_impl.h"
+#include "constraint/solvers/todorov_impl.h"
 #include "test_util.h"
 
 #define MAXN 160

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../ctrl_file.h"
+#include "common/ctrl_file.h"
 #include "viewer_internal.h"
 
 /* Show a message in the window and echo it to stdout (errors to stderr). */

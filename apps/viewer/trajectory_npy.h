@@ -1,6 +1,6 @@
 /* The NPY half of reading a recording back (trajectory.c does the checks
  * against the model): the float64 matrix that `impetus run --record F.npy`
- * writes, and the column names of its F.npy.json sidecar (engine/record.c
+ * writes, and the column names of its F.npy.json sidecar (engine/io/record.c
  * writes both; README "Recording format").
  *
  * Promises: errors are "file: why" in err; on success the caller frees

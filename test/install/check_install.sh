@@ -2,7 +2,7 @@
 # Installs the build into a fresh prefix and builds on it as a user outside
 # this tree would (ctest: install_example). Fails, naming what, when a file
 # is not installed, an installed header does not compile on its own, the
-# README's C example is not apps/example_headless.c or does not build
+# README's C example is not apps/examples/example_headless.c or does not build
 # through pkg-config (shared and static) or find_package(Impetus) (shared and
 # static), a build of it prints something else than the build tree's
 # example_headless, a program linked to the library would load another
@@ -65,8 +65,8 @@ awk '/<!-- apps\/example_headless.c -->/ {m = 1; next}
      m && /^```c$/ {c = 1; next}
      c && /^```$/ {exit}
      c' "$src/README.md" >"$work/example.c"
-cmp -s "$work/example.c" "$src/apps/example_headless.c" ||
-  fail "README.md's C example (after <!-- apps/example_headless.c -->) is not apps/example_headless.c"
+cmp -s "$work/example.c" "$src/apps/examples/example_headless.c" ||
+  fail "README.md's C example (after <!-- apps/examples/example_headless.c -->) is not apps/examples/example_headless.c"
 runs=("pendulum.xml release" "box_pyramid.xml")
 for i in "${!runs[@]}"; do
   read -r model key <<<"${runs[$i]}"

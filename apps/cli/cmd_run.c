@@ -22,7 +22,7 @@
 #include "cli_progress.h"
 #include "cmd.h"
 #include "constraint/contact.h" /* IMP_EXIT_CONVERGED */
-#include "ctrl_file.h"
+#include "common/ctrl_file.h"
 #include "record.h"
 
 /* True when path ends in .csv or .npy (any case), the formats of record.c. */

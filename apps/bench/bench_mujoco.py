@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Impetus against MuJoCo 2.2.2 on MuJoCo's own sample models.
 
-    python3 apps/bench_mujoco.py [--build build] [--pairs 5] [--threads 1]
+    python3 apps/bench/bench_mujoco.py [--build build] [--pairs 5] [--threads 1]
                                  [--scaling] [--out bench-out]
 
 Speed: for each of humanoid.xml (5000 steps), humanoid100.xml (500) and

@@ -10,7 +10,7 @@
  * As in the paper, all contacts of a step form one problem
  * (IMP_DSBL_ISLAND) and b = 0 (IMP_DSBL_STABILIZE). The median is over
  * the steps that had contacts (steps in free fall have no problem to
- * solve). The scenes come from apps/scenes.c, one MJCF text per run: a cube of
+ * solve). The scenes come from apps/compare/scenes.c, one MJCF text per run: a cube of
  * side 2 L made of six planes, balls of radius 0.08..0.16 m placed without
  * overlap at random, at rest.
  *

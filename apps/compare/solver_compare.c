@@ -42,7 +42,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd.h"
+#include "cli/cmd.h"
 #include "constraint/contact.h"
 #include "cproblem_block.h"
 #include "fclib_io.h"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Throughput of `impetus batch` beside MuJoCo 2.2.2's threaded testspeed.
 
-    python3 apps/bench_batch.py [--build build] [--repeats 3] [--threads 2]
+    python3 apps/bench/bench_batch.py [--build build] [--repeats 3] [--threads 2]
 
 For humanoid.xml (1000 steps a rollout) and 22_humanoids.xml (200), each
 --repeats times in turn (interleaved, so all see the same load on a shared

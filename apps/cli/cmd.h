@@ -28,7 +28,7 @@ extern const char* const cli_usage_solvers;
 int cmd_render(int argc, char** argv);
 extern const char* const cli_usage_render;
 /* cmd_view.c, cmd_replay.c: the interactive viewer (apps/viewer/); without
-   the renderer they say so and exit 2 (apps/viewer/missing.c) */
+   the renderer they say so and exit 2 (apps/cli/cmd_view_missing.c) */
 int cmd_view(int argc, char** argv);
 int cmd_replay(int argc, char** argv);
 extern const char* const cli_usage_view;

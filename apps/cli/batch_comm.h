@@ -1,5 +1,5 @@
-/* The processes of `impetus batch`: one without MPI (apps/batch_nompi.c,
-   in the impetus program), or the ranks of an MPI job (apps/batch_mpi.c,
+/* The processes of `impetus batch`: one without MPI (apps/cli/batch_nompi.c,
+   in the impetus program), or the ranks of an MPI job (apps/cli/batch_mpi.c,
    in the impetus-mpi program built with -DIMP_WITH_MPI=ON). The plain
    program never links MPI: a user without it pays nothing (no libmpi,
    hwloc or PMIx loaded at start, no MPI_Init), and a user with it runs

@@ -1,6 +1,6 @@
 """Per-step overhead of Python's step() against C's imp_step.
 
-usage: python3 apps/bench_python_step.py [MODEL.xml ...] [--steps N] [--repeat R]
+usage: python3 apps/bench/bench_python_step.py [MODEL.xml ...] [--steps N] [--repeat R]
 (default: the repo's pendulum and MuJoCo's humanoid, 2000 steps, best of 5)
 
 Each variant steps the same trajectory from a reset, so the physics is the

@@ -4,7 +4,7 @@
    Takes the arguments of `impetus solvers`. */
 #include <stdio.h>
 
-#include "cmd.h"
+#include "cli/cmd.h"
 
 int main(int argc, char** argv) {
   if (argc < 2) {

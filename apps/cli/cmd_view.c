@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "ctrl_file.h"
+#include "common/ctrl_file.h"
 #include "viewer/cli_args.h"
 
 const char* const cli_usage_view =

@@ -102,7 +102,7 @@ static const char* const usage_run =
     "solves to W multiply-adds, counted from iterations and rows, never\n"
     "timed (results stay bitwise the same on any machine): islands that\n"
     "would need more stop early, unconverged, and are counted in\n"
-    "steps_over_budget (engine/contact.h: the step's work budget).\n"
+    "steps_over_budget (engine/constraint/contact.h: the step's work budget).\n"
     "\n"
     "A summary goes to stdout, one `key: value` a line: steps, final time,\n"
     "wall time, nan_resets, a line `solver: NAME iterations: N worst_exit: E`\n"

@@ -1,5 +1,5 @@
 /* Open-loop control from a file: `impetus run MODEL --ctrl FILE` and the
- * same in `impetus view` (apps/ctrl_file.c).
+ * same in `impetus view` (apps/common/ctrl_file.c).
  *
  * Promises:
  *  - FILE is CSV (one row a line, values separated by commas; blank lines

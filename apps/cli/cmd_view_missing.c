@@ -1,7 +1,7 @@
 /* impetus view and replay when the renderer is not built (IMP_BUILD_RENDER=OFF). */
 #include <stdio.h>
 
-#include "../cmd.h"
+#include "cmd.h"
 
 const char* const cli_usage_view =
     "usage: impetus view ...\nThis impetus was built without the renderer (IMP_BUILD_RENDER=OFF).\n";

@@ -1,5 +1,5 @@
-/* `impetus batch` (apps/cmd_batch.c): its manifest (apps/batch_manifest.c)
-   and its processes (apps/batch_comm.h).
+/* `impetus batch` (apps/cli/cmd_batch.c): its manifest (apps/cli/batch_manifest.c)
+   and its processes (apps/cli/batch_comm.h).
 
    The manifest is OUT/manifest.csv, one row per rollout:
      rollout,seed,file,init_hash,status,nan_resets,steps,steps_not_converged,wall_seconds

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
+#include "cli/cmd.h"
 #include "fclib_io.h"
 #include "solver_compare.h"
 

@@ -1,12 +1,12 @@
 /* bench_plot CSV PNG [TITLE]: draw a CSV of positive numbers as a log-log
-   line plot (apps/plot.h), the first column against each of the others,
-   labelled by the header line. Used by apps/bench_mujoco.py for its
+   line plot (apps/compare/plot.h), the first column against each of the others,
+   labelled by the header line. Used by apps/bench/bench_mujoco.py for its
    scaling plot; bad input is refused with the file and line. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "plot.h"
+#include "compare/plot.h"
 
 #define MAXCOL 8
 #define MAXROW 256

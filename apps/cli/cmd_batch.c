@@ -3,7 +3,7 @@
    [--solver NAME] [--resume] [--quiet]: N rollouts of K steps through
    imp_rollout (engine/rollout.h), each recorded to DIR/rollout_IIIIII.npy
    with its sidecar (engine/record.h), and a manifest DIR/manifest.csv of
-   every rollout's outcome (apps/batch.h). See the usage text in impetus.c.
+   every rollout's outcome (apps/cli/batch.h). See the usage text in impetus.c.
 
    The files of a rollout depend on the model, its settings, the seed and
    the rollout's index only: the same bits with any --threads, with any
@@ -33,7 +33,7 @@
 #include "cli_interrupt.h"
 #include "cli_progress.h"
 #include "cmd.h"
-#include "ctrl_file.h"
+#include "common/ctrl_file.h"
 #include "record.h"
 
 #define BATCH_MAX_ROLLOUTS 10000000LL /* about 50 bytes each in memory */
