@@ -19,7 +19,7 @@ import time
 import impetus
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_MODELS = [os.path.join(HERE, "..", "models", "pendulum.xml"),
+DEFAULT_MODELS = [os.path.join(HERE, "..", "..", "models", "pendulum.xml"),
                   "/usr/share/mujoco/model/humanoid/humanoid.xml"]
 
 

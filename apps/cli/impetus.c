@@ -110,7 +110,7 @@ static const char* const usage_run =
     "converged, maxiter, stalled, diverged, failed), then\n"
     "  steps_not_converged  steps whose worst island did not exit converged\n"
     "  steps_work_bounded   of those, steps with an island stopped by the\n"
-    "                       work bound of a solve (README: contact stage)\n"
+    "                       work bound of a solve (engine/constraint/README.md)\n"
     "  steps_over_budget    steps with an island stopped unconverged by the\n"
     "                       step's work budget (--step-budget)\n"
     "  max_body_speed       the largest speed (m/s) of a body's centre of\n"

@@ -61,7 +61,7 @@ done
 # expected output (pendulum: the README's run; box_pyramid: one island of
 # about 200 rows, which LAPACK factors).
 # the README shows the example whole, after a marker: the same program
-awk '/<!-- apps\/example_headless.c -->/ {m = 1; next}
+awk '/<!-- apps\/examples\/example_headless.c -->/ {m = 1; next}
      m && /^```c$/ {c = 1; next}
      c && /^```$/ {exit}
      c' "$src/README.md" >"$work/example.c"

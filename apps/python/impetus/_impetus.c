@@ -15,7 +15,7 @@
  * library in a way imp_error would abort on: ranges are checked first.
  *
  * Why a C extension and not ctypes: per-step overhead for RL loops
- * (apps/python/bench_step.py measures both; README "Python"). */
+ * (apps/bench/bench_python_step.py measures both). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
