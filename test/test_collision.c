@@ -2,7 +2,7 @@
  * each, explicit pairs, contact parameters, the contact frame, the broad
  * phase against all pairs, and a full contact buffer. The narrow-phase
  * routines have their own tests (test_collide_primitive.c,
- * test_collide_convex.c). */
+ * test_collide_convex_*.c). */
 #include <stdlib.h>
 
 #include "collision/collision.h"

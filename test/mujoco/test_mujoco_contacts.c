@@ -17,7 +17,7 @@
  * imp_collide_convex by GJK/EPA and imp_collide_plane_convex, MuJoCo's
  * libccd MPR) are compared on the deepest distance two ways:
  *  - ours is the exact gap along our normal and the maximum of the gap over
- *    normals (checked against closed forms in test_collide_convex), so a
+ *    normals (checked against closed forms in test_collide_convex_pairs), so a
  *    distance that is the gap along any other normal is at most ours.
  *    MuJoCo's MPR distance is the depth along the portal its centre-line ray
  *    crosses, within its mpr_tolerance (1e-6) of that portal: it may be
@@ -100,7 +100,7 @@ static int is_primitive(int t) {
    is not the boxes' penetration depth (half of it in every case we looked
    at, e.g. capsule_pile.xml after 100 steps, boxes 10 and 19: MuJoCo
    -0.00702, ours -0.01405, libccd's MPR on the same boxes -0.01405). Our
-   box-box routine is checked against libccd instead (test_collide_convex);
+   box-box routine is checked against libccd instead (test_collide_convex_pairs);
    here box-box pairs must be the same pairs, and their depth ratio is
    printed. */
 static int dist_comparable(int t1, int t2) {

@@ -99,7 +99,7 @@ START_TEST(inertia_box_fit_matches_mujoco) {
 }
 END_TEST
 
-/* A U-shaped prism (test_mesh.c's: 3 x 2 x 1, a 1 x 1 notch, outward
+/* A U-shaped prism (test_mesh_load.c's: 3 x 2 x 1, a 1 x 1 notch, outward
    faces, integer corners that single precision holds exactly), off the
    body's origin. */
 static const char* k_u_obj =
