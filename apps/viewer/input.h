@@ -1,6 +1,6 @@
 /* The viewer's input logic as pure functions: a key or mouse event and the
  * viewer's state in, the new state (or an action for the window to carry
- * out) back. No window, no OpenGL: test/test_viewer_input.c drives every
+ * out) back. No window, no OpenGL: test/apps/viewer/test_viewer_input.c drives every
  * binding the way a user would.
  *
  * Key codes and modifier bits are GLFW's (GLFW_KEY_*, GLFW_MOD_*), used as

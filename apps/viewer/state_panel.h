@@ -5,7 +5,7 @@
  *
  * The window measures the panel (the renderer's font) and hands the
  * pixels over as imp_viewer_panel_geom; everything else is arithmetic
- * here, so test/test_viewer_state_panel.c checks hits, mapping and
+ * here, so test/apps/viewer/test_viewer_state_panel.c checks hits, mapping and
  * clamping the way a user's mouse would meet them.
  *
  * Promises: the rows shown always lie within the model's joints and

@@ -686,7 +686,7 @@ START_TEST(test_impulses_obey_contact_laws) {
      converges on 266 of 287 (249 before the geodesic correction of
      todorov.c); the rest are islands of redundant contacts
      that crawl at relative residuals 1e-7..1e-5 off every edge, where the
-     proximal loop is not started (engine/solvers/todorov.c) */
+     proximal loop is not started (engine/constraint/solvers/todorov.c) */
   ck_assert_msg(20 * nconverged >= 17 * nsolved, "the solver converged on only %d of %d steps",
                 nconverged, nsolved);
   ck_assert_int_gt(dims[3], 0);

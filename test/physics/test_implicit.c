@@ -1,4 +1,4 @@
-/* The implicit-in-velocity integrators on stiff servos (engine/integrate.c).
+/* The implicit-in-velocity integrators on stiff servos (engine/integrate/integrate.c).
  *
  * 1. A hinge of inertia I (body + armature) about the world z axis, joint
  *    damping b, a <position> servo kp, kv through gear g and target ctrl r:

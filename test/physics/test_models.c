@@ -35,7 +35,7 @@ static const char* k_constraint_models[] = {
     "heavy_stack.xml", "joint_limits.xml",   "weld_load.xml",      "connect_pendulum.xml",
     "joint_coupling.xml", "box_pile.xml",    "arch.xml",           "box_pyramid.xml",
     "balls_cube.xml",
-    "terrain.xml" /* test/test_hfield.c */};
+    "terrain.xml" /* test/model/test_hfield.c */};
 #define NCONSTRAINT_MODEL ((int)(sizeof k_constraint_models / sizeof k_constraint_models[0]))
 
 /* Every .xml at the top of models/ is in the list above (so the MuJoCo

@@ -309,7 +309,7 @@ static int png_size(const char* path, unsigned* w, unsigned* h) {
 }
 
 /* The solvers --compare adds beside ours when built with Siconos
-   (apps/siconos_bridge.h); box_rest's condim-3 contacts are theirs too. */
+   (apps/compare/siconos_bridge.h); box_rest's condim-3 contacts are theirs too. */
 #ifdef IMP_HAVE_SICONOS
 static const char* const k_siconos[] = {"siconos_nsgs", "siconos_ac", "siconos_fb"};
 enum { NSICONOS = 3 };

@@ -1,4 +1,4 @@
-/* Unit tests of time integration (engine/integrate.c, via imp_step).
+/* Unit tests of time integration (engine/integrate/integrate.c, via imp_step).
  *
  * Truths: the closed-form sequence of semi-implicit Euler in free fall
  * (v_n = v0 + n h g, x_n = x0 + n h v0 + h^2 g n(n+1)/2); the exact

@@ -1,4 +1,4 @@
-/* Unit tests of the smooth forces (engine/dynamics.c): bias forces by RNE,
+/* Unit tests of the smooth forces (engine/smooth/dynamics.c): bias forces by RNE,
  * joint springs and damping, actuators, applied forces.
  *
  * Truths: the gradient of the potential energy (finite differences of

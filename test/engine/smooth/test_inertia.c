@@ -1,4 +1,4 @@
-/* Unit tests of the joint-space inertia (engine/inertia.c): the composite
+/* Unit tests of the joint-space inertia (engine/smooth/inertia.c): the composite
  * rigid body algorithm, armature, and the tree-sparse L'DL factor.
  *
  * Truths: the analytic mass matrix of a planar double pendulum of rods;

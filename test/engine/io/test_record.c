@@ -1,4 +1,4 @@
-/* Tests of engine/record.c: CSV and NPY recordings read back exactly, the
+/* Tests of engine/io/record.c: CSV and NPY recordings read back exactly, the
    temporary file and the rename at close (complete or absent), errors. */
 #define _POSIX_C_SOURCE 200809L
 

@@ -1,4 +1,4 @@
-/* The step's sort (engine/sort.h): ascending by the caller's order, a
+/* The step's sort (engine/core/sort.h): ascending by the caller's order, a
  * permutation of its input, with a total order the one sorted order
  * whatever the input order (so a tie broken by original position gives a
  * stable sort's result), edge sizes, and a loud refusal of elements larger

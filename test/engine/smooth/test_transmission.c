@@ -1,4 +1,4 @@
-/* Actuator transmissions (engine/transmission.c) against their laws:
+/* Actuator transmissions (engine/smooth/transmission.c) against their laws:
  * a site thruster on a free body accelerates it by F/m along the site's
  * axis and turns it by I^-1 (r x F); a slider-crank's length and moment
  * follow the triangle of crank pin, rod and slider axis; a refsite's

@@ -1,4 +1,4 @@
-/* Tests of engine/activation.c against the laws it implements: a filter's
+/* Tests of engine/smooth/activation.c against the laws it implements: a filter's
  * activation follows ctrl with its time constant (the exponential law,
  * exactly for filterexact, Euler's discrete law for filter, RK4's
  * fourth-order polynomial under RK4), an integrator integrates and stops at

@@ -1,4 +1,4 @@
-/* Tendons (engine/tendon.c, model/tendon.c) by their laws, outside our
+/* Tendons (engine/smooth/tendon.c, model/tendon.c) by their laws, outside our
  * own code: wrapping lengths against the closed forms of a path around a
  * circle and a helix, Jacobians against finite differences of the length,
  * springs with a rest band, dry friction, limits that are never exceeded,

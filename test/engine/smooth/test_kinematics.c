@@ -1,4 +1,4 @@
-/* Unit tests of forward kinematics (engine/kinematics.c).
+/* Unit tests of forward kinematics (engine/smooth/kinematics.c).
  *
  * Positions and orientations are checked against closed-form forward
  * kinematics (the planar two-link arm), against frames composed by hand

@@ -1,4 +1,4 @@
-/* Height fields (model/hfield.c, engine/collide_hfield.c): loading from
+/* Height fields (model/hfield.c, engine/collision/collide_hfield.c): loading from
  * inline elevation, PNG and binary files written here at run time, the
  * errors of bad input, contact geometry against closed forms, and physics
  * by its laws (rest heights, a frictionless slide down a ramp, a box at

@@ -1,4 +1,4 @@
-/* Tests of the Siconos bridge (apps/siconos_bridge.c), built only when
+/* Tests of the Siconos bridge (apps/compare/siconos_bridge.c), built only when
  * libsiconos-numerics-dev is found: single contacts with closed-form
  * answers solved by Siconos' NSGS, Alart-Curnier and Fischer-Burmeister
  * solvers through the bridge and by our todorov; the exact mapping of limits

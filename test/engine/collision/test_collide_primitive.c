@@ -1,5 +1,5 @@
-/* Unit tests of the analytic narrow phase (engine/collide_primitive.c,
- * engine/collide_box.c), called directly and through imp_collide_geoms.
+/* Unit tests of the analytic narrow phase (engine/collision/collide_primitive.c,
+ * engine/collision/collide_box.c), called directly and through imp_collide_geoms.
  *
  * Each pair type has a scene whose distance is known in closed form: geom 2
  * sits at distance base + delta from geom 1 along a direction, so the

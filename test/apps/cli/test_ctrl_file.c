@@ -1,4 +1,4 @@
-/* Open-loop control files (apps/ctrl_file.c) through the program, as a user
+/* Open-loop control files (apps/common/ctrl_file.c) through the program, as a user
    runs them: `impetus run MODEL --ctrl FILE --record X.npy` reproduces
    bitwise the trajectory a C program makes with imp_step and the same
    controls set through the control callback (per-step CSV, timed CSV with

@@ -1,4 +1,4 @@
-/* The collision stage (engine/collision.c): MJCF's filtering rules one test
+/* The collision stage (engine/collision/collision.c): MJCF's filtering rules one test
  * each, explicit pairs, contact parameters, the contact frame, the broad
  * phase against all pairs, and a full contact buffer. The narrow-phase
  * routines have their own tests (test_collide_primitive.c,

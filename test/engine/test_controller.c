@@ -1,4 +1,4 @@
-/* The C API for controllers (engine/step.c, engine/support.c): imp_step1 and
+/* The C API for controllers (engine/step.c, engine/smooth/jacobian.c): imp_step1 and
  * imp_step2 against imp_step, the control callback, Jacobians against finite
  * differences of the engine's own kinematics, M products and solves against
  * a dense M, and names in both directions. MuJoCo 2.2.2's mj_jac*, mj_mulM

@@ -1,4 +1,4 @@
-/* Unit tests of the sensors (engine/sensor.c, engine/ray.c, model/sensor.c).
+/* Unit tests of the sensors (engine/sensor/sensor.c, engine/collision/ray.c, model/sensor.c).
  *
  * Truths: the definitions (jointpos is qpos, framepos of a site is
  * site_xpos, clock is time), mechanics (a body at rest feels +g upwards, a

@@ -1,4 +1,4 @@
-/* imp_rollout (engine/rollout.c): many rollouts on a few threads give the
+/* imp_rollout (engine/io/rollout.c): many rollouts on a few threads give the
    bits a plain loop of imp_step gives, whatever the thread count. */
 #include <stdlib.h>
 #include <string.h>

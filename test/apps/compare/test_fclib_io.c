@@ -1,4 +1,4 @@
-/* Tests of apps/fclib_io.c (FCLIB local problems <-> imp_cproblem) and of
+/* Tests of apps/compare/fclib_io.c (FCLIB local problems <-> imp_cproblem) and of
    `impetus solvers --compare` with FCLIB files: a recorded box-on-plane
    problem survives the round trip exactly and solves to the weight of the
    box; files written by libfclib's own writer with known solutions are read

@@ -1,4 +1,4 @@
-/* Tests of Todorov's solver (engine/solvers/todorov.c) on hand-made
+/* Tests of Todorov's solver (engine/constraint/solvers/todorov.c) on hand-made
  * contact-space problems with known answers: single contacts in closed form,
  * the ball stack of the paper's Fig. 6, a box on four corners (a singular
  * Delassus matrix), random problems of every block type checked against the

@@ -1,4 +1,4 @@
-/* impetus batch (apps/cmd_batch.c, apps/batch_manifest.c): the files are
+/* impetus batch (apps/cli/cmd_batch.c, apps/cli/batch_manifest.c): the files are
    the same bits with 1, 2 and 4 threads and after an interruption and
    --resume; the manifest records every rollout's outcome. */
 #define _POSIX_C_SOURCE 200809L
