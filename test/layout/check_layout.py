@@ -162,7 +162,15 @@ def long_files(source):
     return bad
 
 
+def self_check():
+    """the circle finder finds a circle of two and of three, and none in a DAG"""
+    assert cycles({('a', 'b'): '', ('b', 'a'): ''}) == [['a', 'b']]
+    assert cycles({('a', 'b'): '', ('b', 'c'): '', ('c', 'a'): '', ('c', 'd'): ''}) == [['a', 'b', 'c']]
+    assert cycles({('a', 'b'): '', ('a', 'c'): '', ('b', 'c'): ''}) == []
+
+
 def main():
+    self_check()
     source, build = sys.argv[1], sys.argv[2]
     objects = object_files(source, build)
     if not any(src.startswith('engine/') for src, _ in objects):
