@@ -245,7 +245,7 @@ void imp_set_problem_hook(imp_data* d, imp_problem_hook hook, void* ctx);
  * So a step's solver work is at most the budget plus, per island of n
  * rows, the minimum iterations of its three solves: 3 IMP_SOLVE_MIN_ITER
  * n^3, bounded by the model's size (nislandmax, njmax) whatever the input.
- * The default, 1e9 (a few seconds of one core: test_cli's step of 100 pgs
+ * The default, 1e9 (a few seconds of one core: test_cli_signals' step of 100 pgs
  * islands at their per-solve bound took 2.6 s with it, 7.9 s without, on
  * a loaded machine), is more than any step of
  * our scenes, tests and MuJoCo's samples does; one island of 177 rows
