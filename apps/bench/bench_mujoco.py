@@ -1,15 +1,40 @@
 #!/usr/bin/env python3
-"""Impetus against MuJoCo 2.2.2 on MuJoCo's own sample models.
+"""Impetus against MuJoCo (Debian's 2.2.2, or a native 3.3.7) on a corpus of models.
 
-    python3 apps/bench/bench_mujoco.py [--build build] [--pairs 5] [--threads 1]
-                                 [--scaling] [--out bench-out]
+    /usr/bin/python3 apps/bench/bench_mujoco.py [--build build] [--pairs 5] [--threads 1]
+        [--testspeed PATH] [--models FILE...] [--corpus DIR] [--steps N]
+        [--keyframe] [--scaling] [--out bench-out]
 
-Speed: for each of humanoid.xml (5000 steps), humanoid100.xml (500) and
-22_humanoids.xml (300), --pairs times in turn `impetus bench MODEL --steps N`
-then `mujoco-testspeed MODEL N 1 0` (interleaved, so both see the same load
-on a shared machine); the table gives the median steps/s of each, the median
-of the per-pair ratios, and Impetus's own convergence figures. --threads T
-runs Impetus's islands on T threads (testspeed always runs one).
+Speed: for each model, --pairs times in turn `impetus bench MODEL --steps N`
+then `testspeed MODEL N 1 0` (interleaved, so both see the same load on a
+shared machine); one markdown table, a row per model: the median steps/s of
+each, the median of the per-pair ratios, Impetus's convergence figures
+(steps not converged, iterations per island median / p90 / max) and the
+largest stage of Impetus's step (the largest of `impetus bench`'s
+*_ns_per_step lines and the rest of the step), then the geometric mean of
+the ratios. --threads T runs Impetus's islands on T threads (testspeed
+always runs one).
+
+MuJoCo: Debian's `mujoco-testspeed` (2.2.2) by default; --testspeed PATH
+runs that program instead, taken to be MuJoCo 3.3.7's testspeed (same
+arguments), and the MuJoCo column says which ran. With control noise 0,
+3.3.7's testspeed sets every control-limited control to the middle of its
+range (2.2.2 and `impetus bench` leave it at 0), and starts from the
+model's keyframe named "test" if there is one (the row says so).
+
+Models: --models FILE... and/or --corpus DIR (every *.xml in DIR), N steps
+each (--steps, default 1000); by default MuJoCo's humanoid.xml (5000
+steps), humanoid100.xml (500) and 22_humanoids.xml (300). A model that
+either side cannot load (one step as a probe) is skipped and listed under
+the table with the first line of the error; MuJoCo 3 refuses composite
+`spacing` (samples composite/softbox, cloth, hammock).
+
+Keyframes (--keyframe): every run starts from qpos0; with --keyframe, a
+model with a keyframe (read from its XML and its includes) gets a second
+row from keyframe 0 (`impetus bench --key '#0'`) where both sides can start
+there, else a row saying why not: `impetus bench` has no --key today,
+2.2.2's testspeed starts only from qpos0, 3.3.7's only from a key named
+"test".
 
 Scaling (--scaling): ms per step against the number of humanoids, 1, 2, 5,
 10, 22 and 100, each humanoid its own island (3 m apart on a grid), built
@@ -18,10 +43,12 @@ size over 200 steps (the fall and the first contacts), Impetus on one
 thread and, with --threads T > 1, on T threads too. Written as scaling.csv
 and scaling.png (build/bin/bench_plot).
 
-Needs python3 and, for the MuJoCo columns, Debian's libmujoco-samples and
-the mujoco-testspeed program (libmujoco-dev); without them only Impetus runs.
+Needs python3 and, for the default models and --scaling, Debian's
+libmujoco-samples; for the MuJoCo columns mujoco-testspeed (libmujoco-dev)
+or --testspeed; without either only Impetus runs.
 Benchmarks only: nothing here is a test."""
 import argparse
+import math
 import os
 import re
 import shutil
@@ -49,8 +76,19 @@ def run(cmd, cwd=None):
     return p.stdout
 
 
-def impetus_bench(impetus, model, steps, threads):
-    out = run([impetus, "bench", model, "--steps", str(steps), "--threads", str(threads)])
+def first_line(*texts):
+    for t in texts:
+        for line in (t or "").splitlines():
+            if line.strip():
+                return line.strip()
+    return "(no message)"
+
+
+def impetus_bench(impetus, model, steps, threads, key=None):
+    cmd = [impetus, "bench", model, "--steps", str(steps), "--threads", str(threads)]
+    if key is not None:
+        cmd += ["--key", key]
+    out = run(cmd)
     kv = {}
     for line in out.splitlines():
         if ": " in line:
@@ -59,38 +97,162 @@ def impetus_bench(impetus, model, steps, threads):
     return kv
 
 
-def mujoco_steps_per_second(testspeed, model, steps, out_dir):
+def impetus_loads(impetus, model):
+    """None if `impetus bench` runs the model, else the first line of its error."""
+    p = subprocess.run([impetus, "bench", model, "--steps", "1"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    if p.returncode == 0 and "steps_per_second" in p.stdout:
+        return None
+    return first_line(p.stderr, p.stdout)
+
+
+def mujoco_try(testspeed, model, steps, out_dir):
+    """(steps/s, None) or (None, first line of testspeed's error); testspeed
+    exits 0 even when the model does not load."""
     # in the output folder: testspeed writes MUJOCO_LOG.TXT where it runs
-    out = run([testspeed, os.path.abspath(model), str(steps), "1", "0"], cwd=out_dir)
-    m = re.search(r"Steps per second\s*:\s*([0-9.eE+-]+)", out)
-    if not m:
-        fail("no 'Steps per second' in mujoco-testspeed's output for " + model)
-    return float(m.group(1))
+    p = subprocess.run([testspeed, os.path.abspath(model), str(steps), "1", "0"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=out_dir)
+    m = re.search(r"Steps per second\s*:\s*([0-9.eE+-]+)", p.stdout)
+    if p.returncode != 0 or not m:
+        return None, first_line(p.stdout, p.stderr)
+    return float(m.group(1)), None
 
 
-def speed_table(impetus, testspeed, pairs, threads, out):
-    rows = []
-    for rel, steps in MODELS:
-        model = os.path.join(SAMPLES, rel)
-        imp, muj, ratio, last = [], [], [], None
-        for _ in range(pairs):
-            last = impetus_bench(impetus, model, steps, threads)
-            imp.append(float(last["steps_per_second"]))
-            if testspeed:
-                muj.append(mujoco_steps_per_second(testspeed, model, steps, out))
-                ratio.append(imp[-1] / muj[-1])
-        rows.append((rel, steps, imp, muj, ratio, last))
-        print("  measured %s" % rel, file=sys.stderr)
-    print("| model (steps) | Impetus steps/s | MuJoCo steps/s | ratio (median of %d pairs) "
-          "| not converged | iterations per island: median / p90 / max |" % pairs)
-    print("|---|---|---|---|---|---|")
-    for rel, steps, imp, muj, ratio, last in rows:
+def mujoco_steps_per_second(testspeed, model, steps, out_dir):
+    sps, err = mujoco_try(testspeed, model, steps, out_dir)
+    if err:
+        fail("testspeed on %s: %s" % (model, err))
+    return sps
+
+
+def model_xml_text(model, seen=None):
+    """The model's XML and that of the files it includes (by file name only)."""
+    seen = seen if seen is not None else set()
+    path = os.path.abspath(model)
+    if path in seen or not os.path.isfile(path):
+        return ""
+    seen.add(path)
+    text = open(path, errors="replace").read()
+    for inc in re.findall(r"<include\s+file\s*=\s*\"([^\"]+)\"", text):
+        text += model_xml_text(os.path.join(os.path.dirname(path), inc), seen)
+    return text
+
+
+def keyframe_names(model):
+    """Names of the model's keyframes in order ('' unnamed), from its XML."""
+    names = []
+    for block in re.findall(r"<keyframe\b.*?</keyframe>", model_xml_text(model), re.S):
+        for attrs in re.findall(r"<key\b([^>]*)>", block):
+            m = re.search(r"\bname\s*=\s*\"([^\"]*)\"", attrs)
+            names.append(m.group(1) if m else "")
+    return names
+
+
+def dominant_stage(kv):
+    """The largest of Impetus's *_ns_per_step stages, the rest of the step
+    (kinematics, dynamics, integration) counted as one more, with its share."""
+    total = float(kv["ns_per_step"])
+    stages = {k[:-len("_ns_per_step")]: float(v) for k, v in kv.items()
+              if k.endswith("_ns_per_step") and k != "ns_per_step"}
+    stages["rest"] = max(0.0, total - sum(stages.values()))
+    name = max(stages, key=stages.get)
+    return "%s (%.0f%%)" % (name, 100.0 * stages[name] / total if total > 0 else 0.0)
+
+
+def measure(impetus, testspeed, model, steps, pairs, threads, out, key=None):
+    imp, muj, ratio, last = [], [], [], None
+    for _ in range(pairs):
+        last = impetus_bench(impetus, model, steps, threads, key)
+        imp.append(float(last["steps_per_second"]))
+        if testspeed:
+            muj.append(mujoco_steps_per_second(testspeed, model, steps, out))
+            ratio.append(imp[-1] / muj[-1])
+    return imp, muj, ratio, last
+
+
+def speed_table(impetus, testspeed, mj_version, models, pairs, threads, out, keyframe):
+    rows, skipped = [], []
+    bench_help = subprocess.run([impetus, "help", "bench"], stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True).stdout
+    bench_has_key = "--key" in bench_help
+    mj3 = mj_version.startswith("3")
+    for model, steps in models:
+        err = impetus_loads(impetus, model)
+        if err:
+            skipped.append((model, "Impetus", err))
+            print("  skipped %s: Impetus: %s" % (model, err), file=sys.stderr)
+            continue
+        if testspeed:
+            _, err = mujoco_try(testspeed, model, 1, out)
+            if err:
+                if mj3 and "spacing" in err:
+                    err += " (MuJoCo 3 refuses composite spacing)"
+                skipped.append((model, "MuJoCo " + mj_version, err))
+                print("  skipped %s: MuJoCo %s: %s" % (model, mj_version, err), file=sys.stderr)
+                continue
+        keys = keyframe_names(model)
+        note = ""
+        if mj3 and "test" in keys:
+            # 3.3.7's testspeed starts from the keyframe named "test" when there is one
+            note = " (MuJoCo from key 'test')"
+        imp, muj, ratio, last = measure(impetus, testspeed, model, steps, pairs, threads, out)
+        rows.append((model, steps, "qpos0" + note, imp, muj, ratio, last))
+        if keyframe and keys:
+            why = []
+            if not bench_has_key:
+                why.append("`impetus bench` has no --key")
+            if testspeed and not mj3:
+                why.append("MuJoCo 2.2.2's testspeed starts only from qpos0")
+            elif testspeed and keys[0] != "test":
+                why.append("MuJoCo 3.3.7's testspeed starts only from a key named 'test'")
+            why = ("not run: " + "; ".join(why)) if why else None
+            if why:
+                rows.append((model, steps, "key #0: " + why, None, None, None, None))
+            else:
+                imp, muj, ratio, last = measure(impetus, testspeed, model, steps, pairs,
+                                                threads, out, key="#0")
+                rows.append((model, steps, "key #0", imp, muj, ratio, last))
+        print("  measured %s" % model, file=sys.stderr)
+    print("| model (steps) | start | Impetus steps/s | MuJoCo %s steps/s | ratio (median of "
+          "%d pairs) | not converged | iterations per island: median / p90 / max "
+          "| Impetus's largest stage |" % (mj_version, pairs))
+    print("|---|---|---|---|---|---|---|---|")
+    all_ratios = []
+    for model, steps, start, imp, muj, ratio, last in rows:
+        name = os.path.relpath(model, SAMPLES) if model.startswith(SAMPLES) \
+            else os.path.basename(model)
+        if imp is None:
+            print("| %s (%d) | %s | - | - | - | - | - | - |" % (name, steps, start))
+            continue
         med_muj = "%.0f" % statistics.median(muj) if muj else "-"
-        med_ratio = "%.3f" % statistics.median(ratio) if ratio else "-"
-        print("| %s (%d) | %.0f | %s | %s | %s of %d steps | %s / %s / %s |" % (
-            rel, steps, statistics.median(imp), med_muj, med_ratio,
+        med_ratio = "-"
+        if ratio:
+            all_ratios.append(statistics.median(ratio))
+            med_ratio = "%.3f" % all_ratios[-1]
+        print("| %s (%d) | %s | %.0f | %s | %s | %s of %d steps | %s / %s / %s | %s |" % (
+            name, steps, start, statistics.median(imp), med_muj, med_ratio,
             last["steps_not_converged"], steps, last["island_iterations_median"],
-            last["island_iterations_p90"], last["island_iterations_max"]))
+            last["island_iterations_p90"], last["island_iterations_max"],
+            dominant_stage(last)))
+    print()
+    if all_ratios:
+        gm = math.exp(sum(math.log(r) for r in all_ratios) / len(all_ratios))
+        print("Geometric mean of the %d ratios: %.3f" % (len(all_ratios), gm))
+        print()
+    if mj3:
+        print("Control noise 0: MuJoCo %s's testspeed sets every control-limited actuator's "
+              "control to the middle of its range, where `impetus bench` (and MuJoCo 2.2.2) "
+              "leave it at 0, so the two sides need not simulate the same motion." % mj_version)
+    else:
+        print("Control noise 0: both sides leave every control at 0.")
+    print("Largest stage: the largest of `impetus bench`'s *_ns_per_step (collision, solver) "
+          "and the rest of the step, with its share of ns_per_step, from the last pair.")
+    if skipped:
+        print()
+        print("Skipped (a side could not load the model):")
+        print()
+        for model, side, err in skipped:
+            print("- %s: %s: %s" % (os.path.basename(model), side, err))
 
 
 def strip_names(elem, prefix):
@@ -186,20 +348,43 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--scaling", action="store_true")
     ap.add_argument("--out", default="bench-out")
+    ap.add_argument("--testspeed", metavar="PATH",
+                    help="a native MuJoCo 3.3.7 testspeed (default: Debian's mujoco-testspeed, 2.2.2)")
+    ap.add_argument("--models", nargs="+", metavar="FILE", default=[])
+    ap.add_argument("--corpus", metavar="DIR", help="every *.xml in DIR")
+    ap.add_argument("--steps", type=int,
+                    help="steps a run (default: 5000/500/300 for the samples, 1000 otherwise)")
+    ap.add_argument("--keyframe", action="store_true",
+                    help="also run from keyframe 0 where the model has one and both sides can")
     a = ap.parse_args()
     if a.pairs < 1 or not 1 <= a.threads <= 64:
         fail("--pairs must be at least 1 and --threads in 1..64")
+    if a.steps is not None and a.steps < 1:
+        fail("--steps must be at least 1")
     impetus = os.path.join(a.build, "bin", "impetus")
     if not os.access(impetus, os.X_OK):
         fail("no %s: build first (README)" % impetus)
-    if not os.path.isdir(SAMPLES):
-        fail("MuJoCo's sample models are not installed (apt-get install libmujoco-samples)")
-    testspeed = shutil.which("mujoco-testspeed")
-    if not testspeed:
-        print("bench_mujoco: no mujoco-testspeed (libmujoco-dev): Impetus alone",
-              file=sys.stderr)
+    models = [(m, a.steps or 1000) for m in a.models]
+    if a.corpus:
+        if not os.path.isdir(a.corpus):
+            fail("no folder " + a.corpus)
+        models += [(os.path.join(a.corpus, f), a.steps or 1000)
+                   for f in sorted(os.listdir(a.corpus)) if f.endswith(".xml")]
+    if not models:
+        if not os.path.isdir(SAMPLES):
+            fail("MuJoCo's sample models are not installed (apt-get install libmujoco-samples)")
+        models = [(os.path.join(SAMPLES, rel), a.steps or n) for rel, n in MODELS]
+    if a.testspeed:
+        testspeed, version = a.testspeed, "3.3.7"
+        if not os.access(testspeed, os.X_OK):
+            fail("no testspeed at " + testspeed)
+    else:
+        testspeed, version = shutil.which("mujoco-testspeed"), "2.2.2"
+        if not testspeed:
+            print("bench_mujoco: no mujoco-testspeed (libmujoco-dev): Impetus alone",
+                  file=sys.stderr)
     os.makedirs(a.out, exist_ok=True)
-    speed_table(impetus, testspeed, a.pairs, a.threads, a.out)
+    speed_table(impetus, testspeed, version, models, a.pairs, a.threads, a.out, a.keyframe)
     if a.scaling:
         scaling(impetus, testspeed, a.threads, a.out, os.path.join(a.build, "bin", "bench_plot"))
 
