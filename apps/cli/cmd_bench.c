@@ -126,6 +126,7 @@ int cmd_bench(int argc, char** argv) {
   long long steps = 10000, seed_arg = 1;
   double dt = 0, noise = 0;
   const char* solver = NULL;
+  const char* key_name = NULL;
   long long threads = 1;
   double step_budget = 0;
   for (int i = 1; i < argc; i++) {
@@ -146,6 +147,9 @@ int cmd_bench(int argc, char** argv) {
     } else if ((k = cli_option(argc, argv, &i, "solver", &v)) != 0) {
       if (k < 0 || cli_check_solver("bench", v)) return CLI_EXIT_USAGE;
       solver = v;
+    } else if ((k = cli_option(argc, argv, &i, "key", &v)) != 0) {
+      if (k < 0) return CLI_EXIT_USAGE;
+      key_name = v;
     } else if ((k = cli_option(argc, argv, &i, "threads", &v)) != 0) {
       if (k < 0 || cli_parse_threads("bench", v, &threads)) return CLI_EXIT_USAGE;
     } else if ((k = cli_option(argc, argv, &i, "step-budget", &v)) != 0) {
@@ -164,6 +168,11 @@ int cmd_bench(int argc, char** argv) {
 
   imp_model* m = cli_load(path, load_options);
   if (!m) return CLI_EXIT_ERROR;
+  int key = -1; /* --key: start from a keyframe, as run does (issue 32's benchmark) */
+  if (key_name && (key = cli_find_key(m, path, key_name)) < 0) {
+    imp_free_model(m);
+    return CLI_EXIT_ERROR;
+  }
   if (dt > 0) m->opt.timestep = dt; /* before any data: the model is const from here */
   imp_data* d = imp_make_data(m);
   double* ctrl = noise > 0 && m->nu > 0 ? malloc(sizeof(double) * BLOCK * (size_t)m->nu) : NULL;
@@ -175,6 +184,7 @@ int cmd_bench(int argc, char** argv) {
     return CLI_EXIT_ERROR;
   }
   imp_reset_data(m, d);
+  if (key >= 0) imp_reset_data_keyframe(m, d, key);
   if (solver && imp_set_solver(m, d, solver) != 0) { /* checked above: a registry bug */
     cli_check_solver("bench", solver);
     free(ctrl);
@@ -229,6 +239,11 @@ int cmd_bench(int argc, char** argv) {
   if (wall <= 0) wall = 1e-9; /* a clock too coarse for the run: avoid dividing by 0 */
 
   printf("model: %s\n", cli_model_name(m));
+  if (key >= 0) {
+    const char* kn = imp_id2name(m, IMP_OBJ_KEY, key);
+    if (kn && kn[0]) printf("key: %s\n", kn);
+    else printf("key: #%d\n", key);
+  }
   printf("steps: %lld\n", steps);
   printf("timestep: %g\n", m->opt.timestep);
   printf("ctrlnoise: %g\n", noise);

@@ -174,7 +174,7 @@ static const char* const usage_batch =
 static const char* const usage_bench =
     "usage: impetus bench MODEL.xml [--steps N] [--dt H] [--ctrlnoise S]\n"
     "                     [--seed X] [--solver NAME] [--threads T]\n"
-    "                     [--step-budget W]\n"
+    "                     [--step-budget W] [--key NAME]\n"
     "\n"
     "Reset, then time N steps (default 10000) on the monotonic clock and\n"
     "print model, steps, timestep, ctrlnoise, steps_per_second,\n"
@@ -203,7 +203,9 @@ static const char* const usage_bench =
     "mid + S * halfrange * g for a control-limited actuator (clamped to its\n"
     "range) and to S * g otherwise, g a standard normal from a deterministic\n"
     "generator seeded by --seed (default 1), like mujoco's testspeed. The\n"
-    "noise is drawn outside the timed region.\n";
+    "noise is drawn outside the timed region.\n"
+    "--key NAME starts from keyframe NAME (#I: keyframe number I) instead of\n"
+    "the model's reference configuration, and prints it as key: after model.\n";
 
 int cli_usage(const char* name, int to_stderr) {
   FILE* out = to_stderr ? stderr : stdout;

@@ -122,6 +122,38 @@ START_TEST(bench_prints_speed) {
 }
 END_TEST
 
+/* --key NAME (or #I) starts the benchmark from a keyframe: a ball held 1 m
+   up has no contact at its first step, the same ball from its keyframe
+   resting on the floor has one; an unknown key is an error naming it. */
+START_TEST(bench_from_keyframe) {
+  char model[512];
+  snprintf(model, sizeof model, "%s/bench_key.xml", IMP_TEST_TMPDIR);
+  FILE* f = fopen(model, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("<mujoco><worldbody><geom type='plane' size='1 1 0.1'/>"
+        "<body pos='0 0 1'><freejoint/><geom type='sphere' size='0.1'/></body></worldbody>"
+        "<keyframe><key name='rest' qpos='0 0 0.1 1 0 0 0'/></keyframe></mujoco>\n", f);
+  fclose(f);
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "bench '%s' --steps 1", model);
+  ck_assert_int_eq(impetus(cmd), 0);
+  const char* out = imp_test_text_of(out_path);
+  ck_assert_msg(strstr(out, "contacts_per_step: 0\n") && !strstr(out, "key: "), "%s", out);
+  const char* keys[] = {"rest", "#0"};
+  for (int i = 0; i < 2; i++) {
+    snprintf(cmd, sizeof cmd, "bench '%s' --steps 1 --key '%s'", model, keys[i]);
+    ck_assert_int_eq(impetus(cmd), 0);
+    out = imp_test_text_of(out_path);
+    ck_assert_msg(strstr(out, "model: ") && strstr(out, "\nkey: rest\nsteps: 1\n"), "%s", out);
+    ck_assert_msg(strstr(out, "contacts_per_step: 1\n") != NULL, "%s", out);
+  }
+  snprintf(cmd, sizeof cmd, "bench '%s' --steps 1 --key nosuch", model);
+  ck_assert_int_eq(impetus(cmd), 1);
+  ck_assert_msg(strstr(imp_test_text_of(err_path), "no keyframe named 'nosuch'") != NULL, "%s",
+                imp_test_text_of(err_path));
+}
+END_TEST
+
 /* ---- the run summary: solver, speed and height figures ---- */
 
 /* The text after "key: " up to the end of its line, into buf. */
@@ -333,6 +365,7 @@ static Suite* cli_suite(void) {
   tcase_add_test(tc, run_records_sensors);
   tcase_add_test(tc, run_nonfinite_exits_3);
   tcase_add_test(tc, bench_prints_speed);
+  tcase_add_test(tc, bench_from_keyframe);
   tcase_add_test(tc, run_summary_free_fall);
   tcase_add_test(tc, run_summary_pendulum);
   tcase_add_test(tc, run_summary_resting);
