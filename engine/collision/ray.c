@@ -255,16 +255,25 @@ static void cell_prism(const hf_ray* f, int r, int c, int t, double tri[3][3]) {
   }
 }
 
+/* The range [*lo, *hi] of one coordinate p + t v of the ray over t in
+   [a, b] (p alone when the ray is parallel to that axis); 0 when it is not
+   finite (an unbounded stretch), and the callers then visit everything. */
+static int coord_span(double p, double v, double a, double b, double* lo, double* hi) {
+  double ca = p + a * v, cb = p + b * v;
+  if (fabs(v) < RAY_EPS) ca = cb = p;
+  *lo = fmin(ca, cb), *hi = fmax(ca, cb);
+  return isfinite(ca) && isfinite(cb);
+}
+
 /* The rows r0..r1 whose bands the ray can cross for t in [t0, t1]: those
    within a row of the ray's y range (the band test itself, clip_slab in
    hf_cells, decides; this only spares the rows far from the ray, so the
    rows it visits, and their order, are those of a visit of every row). */
 static void hf_rows(const hf_ray* f, double t0, double t1, int* r0, int* r1) {
   *r0 = 0, *r1 = f->nrow - 2;
-  double ya = f->p[1] + t0 * f->v[1], yb = f->p[1] + t1 * f->v[1];
-  if (fabs(f->v[1]) < RAY_EPS) ya = yb = f->p[1];
-  if (!isfinite(ya) || !isfinite(yb)) return;
-  double lo = (fmin(ya, yb) + f->size[1]) / f->dy - 1, hi = (fmax(ya, yb) + f->size[1]) / f->dy + 1;
+  double ylo, yhi;
+  if (!coord_span(f->p[1], f->v[1], t0, t1, &ylo, &yhi)) return;
+  double lo = (ylo + f->size[1]) / f->dy - 1, hi = (yhi + f->size[1]) / f->dy + 1;
   if (lo > *r0) *r0 = lo > *r1 ? *r1 + 1 : (int)floor(lo);
   if (hi < *r1) *r1 = hi < 0 ? -1 : (int)floor(hi);
 }
@@ -279,14 +288,13 @@ static void hf_rows(const hf_ray* f, double t0, double t1, int* r0, int* r1) {
 static int hf_cell_below_ray(const hf_ray* f, int r, int c, double a, double b) {
   double xc = f->dx * (c + 0.5) - f->size[0];
   if (!clip_slab(f->p[0] - xc, f->v[0], f->dx, &a, &b)) return 1; /* half a cell away, or more */
-  double za = f->p[2] + a * f->v[2], zb = f->p[2] + b * f->v[2];
-  if (fabs(f->v[2]) < RAY_EPS) za = zb = f->p[2];
-  if (!isfinite(za) || !isfinite(zb)) return 0;
+  double zlo, zhi;
+  if (!coord_span(f->p[2], f->v[2], a, b, &zlo, &zhi)) return 0;
   const float* h0 = f->data + r * f->ncol + c;
   const float* h1 = h0 + f->ncol;
   double top = fmax(fmax(h0[0], h0[1]), fmax(h1[0], h1[1])) * f->size[2];
-  double margin = 1e-9 * (f->size[2] + f->size[3] + fabs(za) + fabs(zb));
-  return fmin(za, zb) > top + margin;
+  double margin = 1e-9 * (f->size[2] + f->size[3] + fabs(zlo) + fabs(zhi));
+  return zlo > top + margin;
 }
 
 /* Over the cells the ray crosses for t in [t0, t1]: the nearest entry
