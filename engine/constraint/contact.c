@@ -439,13 +439,17 @@ static void assemble_columns(const double* diaginv, island_scratch* s, int n, in
 }
 
 /* The island's A (contact.h): by columns when they fit in ycols, else row
-   by row (the same bits either way). */
-static void assemble_island(const imp_model* m, const imp_data* d, const half_rows* Y,
-                            const double* diaginv, island_scratch* s, int n) {
-  int nloc = island_columns(m, d, s, n);
+   by row (the same bits either way). By columns, ycols keeps Y and coef
+   the weights 1 / D_k of its columns, A's factor for the solver
+   (imp_cproblem.U): the number of columns then, else 0. */
+static int assemble_island(const imp_model* m, const imp_data* d, const half_rows* Y,
+                           const double* diaginv, island_scratch* s, int n) {
+  int nloc = island_columns(m, d, s, n), by_columns = 0;
   if ((long long)nloc * column_stride(n) <= s->ycap) {
     half_solve_columns(m, d, Y->LD, s, n, nloc);
     assemble_columns(diaginv, s, n, nloc);
+    for (int l = 0; l < nloc; l++) s->coef[l] = diaginv[s->cols[l]];
+    by_columns = 1;
   } else {
     for (int i = 0; i < n; i++) {
       int r = s->rows[i], a = d->efc_J_rowadr[r];
@@ -454,6 +458,7 @@ static void assemble_island(const imp_model* m, const imp_data* d, const half_ro
     assemble_sparse(d, Y, diaginv, s, n);
   }
   for (int l = 0; l < nloc; l++) s->loc[s->cols[l]] = -1;
+  return by_columns ? nloc : 0;
 }
 
 /* Solve island isl with scratch s: its rows' impulses, velocities and
@@ -481,8 +486,13 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
     s->b[i] = si * d->efc_b[ri];
     s->g[i] = d->efc_impulse[ri] / si;
   }
-  assemble_island(m, d, Y, diaginv, s, n);
-  imp_cproblem p = {n, nb, s->adr, s->dim, s->type, s->mu, s->A, s->v0, s->b, m->opt.timestep};
+  int rank = assemble_island(m, d, Y, diaginv, s, n);
+  imp_cproblem p = {n,    nb,   s->adr, s->dim, s->type, s->mu, s->A, s->v0,
+                    s->b, m->opt.timestep, NULL, 0, 0, NULL, NULL};
+  if (rank > 0) {
+    p.U = s->ycols, p.rank = rank, p.U_ld = column_stride(n);
+    p.U_rowscale = s->scale, p.U_colweight = s->coef;
+  }
   imp_guard_cap_correction_energy(m, d, &p, s->rows, s->b, s->first_dof, s->roots);
   imp_guard_disable_immobile_rows(&p, s->b, s->mu);
   double mass = imp_guard_moving_mass(m, d, s->rows, n, s->first_dof, s->roots);

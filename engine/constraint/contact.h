@@ -65,6 +65,16 @@ typedef struct imp_cproblem {
   const double* v0;   /* n: v when f = 0 */
   const double* b;    /* n: stabilization targets (0 on friction rows) */
   double h;           /* time step, for solvers that scale by it */
+  /* Optional (U NULL when absent): A by the island's dofs, A = R U W U' R
+     to rounding, with U n x rank by columns (column l at U + l U_ld),
+     R = diag(U_rowscale) (n) and W = diag(U_colweight) (rank, >= 0): the
+     stage's Y = K L^-1 (contact.c). A solver may use it to work in the
+     rank-dimensional space of the island's dofs when that is much smaller
+     than n (todorov's joint-space Gauss-Newton model); A stays what the
+     problem means. */
+  const double* U;
+  int rank, U_ld;
+  const double *U_rowscale, *U_colweight;
 } imp_cproblem;
 
 /* Why a solver stopped. Ordered from good to bad: the stage reports the

@@ -361,6 +361,7 @@ static void accept_point(tod* s, const double* xp, const double* fp, const doubl
    the factorization fails). Uses s->Hr (n x n) and s->tmp. */
 static double null_component(tod* s, double hscale, double* z) {
   int n = s->n;
+  if (s->lr) return imp_tod_lr_null_component(s, hscale, z);
   double* M = s->Hr;
   memcpy(M, s->H, (size_t)n * n * sizeof(double));
   for (int i = 0; i < n; i++) M[(size_t)i * n + i] += NULL_EPS * hscale;
@@ -422,20 +423,30 @@ static void geodesic_newton_point(tod* s, double* ln) {
    1 when a better point was accepted (*newton set when it was x_N), 0 at a
    local minimum. lambda is updated. */
 static int iterate(tod* s, double* l, double* lambda, int* newton, double* hscale_out) {
-  const imp_cproblem* p = s->p;
   int n = s->n;
   *newton = 0;
   for (int i = 0; i < n; i++) s->w[i] = s->D[i] * s->D[i] * s->r[i];
-  imp_tod_sym_mat_vec(s->y, p->A, s->w, n);
+  imp_tod_a_mul(s, s->y, s->w);
   for (int i = 0; i < n; i++) s->y[i] -= s->w[i];
   imp_tod_choose_jacobians(s);
-  double hscale = fmax(imp_tod_build_gauss_newton(s), 1e-300);
+  double hscale = fmax(s->lr ? imp_tod_lr_build(s) : imp_tod_build_gauss_newton(s), 1e-300);
   *hscale_out = hscale;
-  imp_tod_restrict_gradient(s);
+  if (s->lr) {
+    imp_tod_lr_restrict_gradient(s);
+    imp_tod_lr_prepare(s, 0);
+  } else {
+    imp_tod_restrict_gradient(s);
+  }
   int m = s->m;
   double gg = imp_dot(s->gr, s->gr, m), gHg = 0;
   int ok = 0;
   for (int attempt = 0; attempt < 30 && !ok; attempt++) {
+    if (s->lr) { /* the same model through A's factor (todorov_lowrank.c) */
+      gHg = imp_tod_lr_quad(s, s->gr, *lambda * hscale);
+      ok = imp_tod_lr_factor(s, *lambda * hscale);
+      if (!ok) *lambda = fmin(*lambda * LAMBDA_UP, LAMBDA_MAX);
+      continue;
+    }
     imp_tod_restricted_hessian(s, *lambda * hscale);
     /* with no active edge Hr = 0 + H + lambda I is symmetric to the bit (H is) */
     if (m == n) imp_tod_sym_mat_vec(s->tmp, s->Hr, s->gr, m);
@@ -446,8 +457,12 @@ static int iterate(tod* s, double* l, double* lambda, int* newton, double* hscal
   }
   if (!ok || !(gg > 0)) return 0;
   /* Newton point (eqs. 22, 28) and the model's predicted decrease (23) */
-  for (int c = 0; c < m; c++) s->xi[c] = -s->gr[c];
-  imp_tod_cholesky_solve(s->Hr, m, s->xi, s->csum);
+  if (s->lr) {
+    imp_tod_lr_solve(s, s->w, s->xi, -1);
+  } else {
+    for (int c = 0; c < m; c++) s->xi[c] = -s->gr[c];
+    imp_tod_cholesky_solve(s->Hr, m, s->xi, s->csum);
+  }
   double predicted = -0.5 * imp_dot(s->xi, s->gr, m);
   imp_tod_expand_step(s, s->xi, s->xn);
   imp_tod_project_active_cones(s, s->xn);
@@ -506,6 +521,7 @@ static void prox_set_rho(tod* s, const imp_cproblem* orig, double rho, int scale
   memcpy(s->Ap, orig->A, (size_t)n * n * sizeof(double));
   for (int i = 0; i < n; i++) s->Ap[(size_t)i * n + i] += rho;
   s->p = &s->reg_p;
+  s->rho = rho;
   if (scaled) rescale_rows(s);
   s->S_ok = 0; /* J's sticking columns contain A */
 }
@@ -666,6 +682,7 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
   tod s = {.p = p, .n = p->n, .nb = p->nblock, .evals = &evals,
            .eval_max = eval_budget(o->maxiter, p->nblock)};
   carve(&s, p->n, p->nblock, work);
+  imp_tod_lr_setup(&s);
   for (int k = 0; k < s.nb; k++)
     for (int j = 0; j < p->blk_dim[k]; j++) s.colblk[p->blk_adr[k] + j] = k;
   double vscale = fmax(imp_tod_max_abs(p->v0, p->n), imp_tod_max_abs(p->b, p->n));

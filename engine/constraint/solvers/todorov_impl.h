@@ -129,6 +129,11 @@ typedef struct tod {
   double *Ap, *v0p;          /* n x n, n: its arrays */
   double *fprox, *r0;        /* n: the proximal center f_k; the original problem's r */
   double* xprox;             /* n: x where the inner solve started */
+  double rho;                /* the proximal loop's rho while s->p is reg_p */
+  /* the joint-space model (todorov_lowrank.c): lr set when the solve uses
+     it, r the rank of the factor (p->U), lr_full 1 when the prepared
+     columns are all of x's (B = I), 0 when they are B's */
+  int lr, rank, lr_full;
 } tod;
 
 /* Each function is described at its definition. */
@@ -160,6 +165,28 @@ void imp_tod_project_active_cones(const tod* s, double* xp);
 double imp_tod_geodesic_correction(tod* s, const double* xi, double* half_a);
 void imp_tod_block_f_second(const imp_cproblem* p, int k, const double* xk, const double* dk,
                             double* out);
+
+void imp_tod_gradient_ft(const tod* s, const double* y, const double* w, double* g);
+
+/* ---- todorov_lowrank.c: the Gauss-Newton model through A's factor ---- */
+
+/* islands with at least this many rows, and at least LOWRANK_RATIO rows
+   per column of A's factor, use the joint-space model (todorov_lowrank.c) */
+#define LOWRANK_MIN_ROWS 32
+#define LOWRANK_RATIO 6
+/* 1 when a solve of p uses the joint-space model */
+int imp_tod_lr_applies(const imp_cproblem* p);
+void imp_tod_lr_setup(tod* s);
+/* res = A v for the problem iterated on: by A's factor in the joint-space
+   model (2 n r), else imp_tod_sym_mat_vec (n^2) */
+void imp_tod_a_mul(const tod* s, double* res, const double* v);
+double imp_tod_lr_build(tod* s);
+void imp_tod_lr_restrict_gradient(tod* s);
+void imp_tod_lr_prepare(tod* s, int full);
+double imp_tod_lr_quad(const tod* s, const double* v, double lambda);
+int imp_tod_lr_factor(tod* s, double lambda);
+void imp_tod_lr_solve(tod* s, const double* w, double* out, double scale);
+double imp_tod_lr_null_component(tod* s, double hscale, double* z);
 
 /* ---- todorov_search.c ---- */
 

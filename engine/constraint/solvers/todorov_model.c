@@ -397,7 +397,7 @@ static void eval_f(const tod* s, const double* x, double* f) {
 static double eval_r(const tod* s, const double* x, const double* f, double* r) {
   const imp_cproblem* p = s->p;
   double l = 0;
-  imp_tod_sym_mat_vec(r, p->A, f, s->n);
+  imp_tod_a_mul(s, r, f);
   for (int i = 0; i < s->n; i++) {
     r[i] = r[i] - f[i] - x[i] + p->v0[i];
     double e = s->D[i] * r[i];
@@ -720,7 +720,7 @@ static inline double moving_entry(const double* Fi, const double* Ci, const doub
 
 /* g = F'y - w (n), block by block: block_ft's sums with F's constant
    entries where F is -I (-y_j) or 0 */
-static void gradient_ft(const tod* s, const double* y, const double* w, double* g) {
+void imp_tod_gradient_ft(const tod* s, const double* y, const double* w, double* g) {
   const imp_cproblem* p = s->p;
   for (int j = 0; j < s->n; j++) {
     int k = s->colblk[j];
@@ -748,7 +748,7 @@ double imp_tod_build_gauss_newton(tod* s) {
   const imp_cproblem* p = s->p;
   int n = s->n;
   if (!s->S_ok) stick_products(s);
-  gradient_ft(s, s->y, s->w, s->g);
+  imp_tod_gradient_ft(s, s->y, s->w, s->g);
   double *H = s->H, *Ct = s->J, *Tt = s->Jd;
   const int *adr = p->blk_adr, *dim = p->blk_dim;
   /* the blocks that do not stick (mv) and the runs [run[2q], run[2q+1]) of
@@ -968,11 +968,12 @@ double imp_tod_geodesic_correction(tod* s, const double* xi, double* half_a) {
     if (fvv[j] != 0) imp_add_scl(rvv, p->A + (size_t)j * n, fvv[j], n);
   /* the right-hand side B'J'D^2 r_vv, as g is built from w = D^2 r */
   for (int i = 0; i < n; i++) w[i] = s->D[i] * s->D[i] * rvv[i];
-  imp_tod_sym_mat_vec(y, p->A, w, n);
+  if (s->lr) imp_tod_lr_solve(s, w, half_a, -0.5); /* the same through A's factor */
+  imp_tod_a_mul(s, y, w);
   for (int i = 0; i < n; i++) y[i] -= w[i];
   double* g = fvv;
-  gradient_ft(s, y, w, g);
-  for (int k = 0; k < s->nb; k++) {
+  imp_tod_gradient_ft(s, y, w, g);
+  for (int k = 0; k < s->nb && !s->lr; k++) {
     int dim = p->blk_dim[k], adr = p->blk_adr[k], ca = s->coladr[k];
     const double* B = s->B + 36 * k;
     if (s->active[k] == EDGE_NONE) { /* B'g with B = I's constant entries */
@@ -989,7 +990,7 @@ double imp_tod_geodesic_correction(tod* s, const double* xi, double* half_a) {
       half_a[ca + c] = -0.5 * sum;
     }
   }
-  imp_tod_cholesky_solve(s->Hr, m, half_a, s->csum);
+  if (!s->lr) imp_tod_cholesky_solve(s->Hr, m, half_a, s->csum);
   double na = 2 * sqrt(imp_dot(half_a, half_a, m)), nv = sqrt(imp_dot(xi, xi, m));
   return nv > 0 && isfinite(na) ? na / nv : INFINITY;
 }

@@ -99,7 +99,7 @@ static double directional_derivative(tod* s, const double* xp, const double* rp,
     imp_tod_block_jacobian_apply(p, k, s->reg[k], xp + adr, u + adr, Fu + adr);
   }
   double dl = 0, *AFu = s->gr; /* gr is free during the linesearch */
-  imp_tod_sym_mat_vec(AFu, p->A, Fu, n);
+  imp_tod_a_mul(s, AFu, Fu);
   for (int i = 0; i < n; i++) {
     double Ju = AFu[i] - Fu[i] - u[i];
     dl += s->D[i] * s->D[i] * rp[i] * Ju;
@@ -349,7 +349,7 @@ static double dry_friction_warm_x(double bound, double f0, double v) {
 void imp_tod_warm_start_point(tod* s, const double* f0, double* x) {
   const imp_cproblem* p = s->p;
   double* v = s->y;
-  imp_tod_sym_mat_vec(v, p->A, f0, s->n);
+  imp_tod_a_mul(s, v, f0);
   for (int i = 0; i < s->n; i++) v[i] += p->v0[i];
   for (int k = 0; k < s->nb; k++) {
     int dim = p->blk_dim[k], adr = p->blk_adr[k];
