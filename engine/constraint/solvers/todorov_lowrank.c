@@ -34,8 +34,9 @@
  *
  * Scratch (the dense model's arrays, unused in this mode): U row-major in
  * Jd, S in S (S_ok as for P: it depends on D alone), Z and Y in HB, Q's
- * columns and Delta's factors in Hr, Delta^-1 W and K in H, K's pivots in
- * perm. LOWRANK_RATIO >= 6 rows a column keeps them within n x n each. */
+ * columns and Delta's factors in Hr, Delta^-1 W and K in H, W's padded
+ * copy in J, K's pivots in perm. LOWRANK_RATIO >= 6 rows a column keeps
+ * them within n x n each. */
 #include <math.h>
 #include <string.h>
 
@@ -60,8 +61,10 @@ static double* Zmat(const tod* s) { return s->HB; }
 static double* Ymat(const tod* s) { return s->HB + (size_t)s->n * s->rank; }
 static double* Qcol(const tod* s) { return s->Hr; }             /* 6 per column */
 static double* Dfac(const tod* s) { return s->Hr + 6 * (size_t)s->n; } /* 36 per block */
-static double* DWmat(const tod* s) { return s->H; }            /* m x 2r */
-static double* Kmat(const tod* s) { return s->H + 2 * (size_t)s->n * s->rank; }
+/* the stride of Delta^-1 W's rows and of W's padded copy: 2r to whole v4d's */
+static int wstride(const tod* s) { return (2 * s->rank + 3) & ~3; }
+static double* DWmat(const tod* s) { return s->H; } /* m x wstride */
+static double* Kmat(const tod* s) { return s->H + (size_t)s->n * wstride(s); }
 
 /* 1 when a solve of p uses the joint-space model: p carries A's factor and
    has LOWRANK_RATIO rows per column of it */
@@ -296,11 +299,45 @@ static void lu_solve(const double* K, int q, const int* piv, double* x) {
     x[i] = (x[i] - imp_dot(K + (size_t)i * q + i + 1, x + i + 1, q - 1 - i)) / K[(size_t)i * q + i];
 }
 
+/* K = C^-1 + W'(Delta^-1 W) (q2 x q2), C^-1 = [[0, -I], [-I, -S]]: the
+   product's upper triangle by 4 x 4 tiles over the columns (W's rows
+   copied padded into J, beside Delta^-1 W's), then mirrored */
+static void capacitance(tod* s, int q2, double* K) {
+  int r = s->rank, mc = mcols(s), ws = wstride(s);
+  double* W = s->J;
+  const double* DW = DWmat(s);
+  for (int c = 0; c < mc; c++) {
+    double* w = W + (size_t)c * ws;
+    memcpy(w, Zmat(s) + (size_t)c * r, (size_t)r * sizeof(double));
+    memcpy(w + r, Ymat(s) + (size_t)c * r, (size_t)r * sizeof(double));
+    imp_zero(w + q2, ws - q2);
+  }
+  for (int a0 = 0; a0 < q2; a0 += 4)
+    for (int b0 = a0; b0 < q2; b0 += 4) {
+      v4d acc[4] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};
+      for (int c = 0; c < mc; c++) {
+        const double* w = W + (size_t)c * ws + a0;
+        v4d d;
+        memcpy(&d, DW + (size_t)c * ws + b0, sizeof d);
+        for (int i = 0; i < 4; i++) acc[i] += (v4d){w[i], w[i], w[i], w[i]} * d;
+      }
+      for (int i = 0; i < 4 && a0 + i < q2; i++)
+        for (int j = 0; j < 4 && b0 + j < q2; j++)
+          if (a0 + i <= b0 + j) K[(size_t)(a0 + i) * q2 + b0 + j] = acc[i][j];
+    }
+  for (int a = 0; a < r; a++) {
+    K[(size_t)a * q2 + r + a] -= 1;
+    for (int b = a; b < r; b++) K[(size_t)(r + a) * q2 + r + b] -= s->S[(size_t)a * r + b];
+  }
+  for (int a = 0; a < q2; a++)
+    for (int b = 0; b < a; b++) K[(size_t)a * q2 + b] = K[(size_t)b * q2 + a];
+}
+
 /* Factor B'HB + lambda I on the prepared columns: Delta's blocks, Delta^-1 W
    and K (header); 0 when a factor fails */
 int imp_tod_lr_factor(tod* s, double lambda) {
   const imp_cproblem* p = s->p;
-  int r = s->rank, q2 = 2 * r;
+  int r = s->rank, q2 = 2 * r, ws = wstride(s);
   double *DW = DWmat(s), *K = Kmat(s);
   for (int k = 0; k < s->nb; k++) {
     int dim = p->blk_dim[k], adr = p->blk_adr[k], c0 = col0(s, k), nc = ncols(s, k);
@@ -315,31 +352,15 @@ int imp_tod_lr_factor(tod* s, double lambda) {
       }
     if (!small_cholesky(L, nc)) return 0;
     for (int c = 0; c < nc; c++) {
-      double* dw = DW + (size_t)(c0 + c) * q2;
+      double* dw = DW + (size_t)(c0 + c) * ws;
       memcpy(dw, Zmat(s) + (size_t)(c0 + c) * r, (size_t)r * sizeof(double));
       memcpy(dw + r, Ymat(s) + (size_t)(c0 + c) * r, (size_t)r * sizeof(double));
+      imp_zero(dw + q2, ws - q2);
     }
-    for (int j = 0; j < q2; j++) small_solve(L, nc, DW + (size_t)c0 * q2 + j, q2);
+    for (int j = 0; j < q2; j++) small_solve(L, nc, DW + (size_t)c0 * ws + j, ws);
   }
-  /* K = C^-1 + sum over columns of w_c (Delta^-1 W)_c' */
-  imp_zero(K, (size_t)q2 * q2);
-  for (int a = 0; a < r; a++) {
-    K[(size_t)a * q2 + r + a] = -1;
-    K[(size_t)(r + a) * q2 + a] = -1;
-    for (int b = 0; b < r; b++) K[(size_t)(r + a) * q2 + r + b] = -s->S[(size_t)a * r + b];
-  }
-  /* W'Delta^-1 W is symmetric: its upper triangle, then mirrored */
-  int mc = mcols(s);
-  for (int c = 0; c < mc; c++) {
-    const double *z = Zmat(s) + (size_t)c * r, *y = Ymat(s) + (size_t)c * r;
-    const double* dw = DW + (size_t)c * q2;
-    for (int a = 0; a < r; a++) {
-      if (z[a] != 0) imp_add_scl(K + (size_t)a * q2 + a, dw + a, z[a], q2 - a);
-      if (y[a] != 0) imp_add_scl(K + (size_t)(r + a) * q2 + r + a, dw + r + a, y[a], r - a);
-    }
-  }
-  for (int a = 0; a < q2; a++)
-    for (int b = 0; b < a; b++) K[(size_t)a * q2 + b] = K[(size_t)b * q2 + a]; /* C^-1 is symmetric */
+  /* K = C^-1 + W'(Delta^-1 W) */
+  capacitance(s, q2, K);
   return lu_factor(K, q2, s->perm);
 }
 
@@ -347,7 +368,7 @@ int imp_tod_lr_factor(tod* s, double lambda) {
    factored columns, without cancellation (header) */
 void imp_tod_lr_solve(tod* s, const double* w, double* out, double scale) {
   const imp_cproblem* p = s->p;
-  int n = s->n, r = s->rank, q2 = 2 * r, mc = mcols(s);
+  int n = s->n, r = s->rank, q2 = 2 * r, mc = mcols(s), ws = wstride(s);
   const double* DW = DWmat(s);
   double *t = s->csum, *qv = s->u;
   imp_zero(t, q2);
@@ -363,14 +384,14 @@ void imp_tod_lr_solve(tod* s, const double* w, double* out, double scale) {
     }
   }
   for (int c = 0; c < mc; c++) /* t -= (Delta^-1 W)'q */
-    if (qv[c] != 0) imp_add_scl(t, DW + (size_t)c * q2, -qv[c], q2);
+    if (qv[c] != 0) imp_add_scl(t, DW + (size_t)c * ws, -qv[c], q2);
   lu_solve(Kmat(s), q2, s->perm, t);
   for (int k = 0; k < s->nb; k++) { /* out = Delta^-1 q + Delta^-1 W t */
     int c0 = col0(s, k), nc = ncols(s, k);
     if (nc == 0) continue;
     small_solve(Dfac(s) + 36 * (size_t)k, nc, qv + c0, 1);
     for (int c = 0; c < nc; c++)
-      out[c0 + c] = scale * (qv[c0 + c] + imp_dot(DW + (size_t)(c0 + c) * q2, t, q2));
+      out[c0 + c] = scale * (qv[c0 + c] + imp_dot(DW + (size_t)(c0 + c) * ws, t, q2));
   }
 }
 
