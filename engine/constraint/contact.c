@@ -51,6 +51,10 @@ int imp_solver_find(const char* name) {
 
 static size_t solver_work_bytes(const imp_csolver* solver, int n, int nb);
 
+/* ints of an island's pattern of A (imp_guard_pattern): a quarter of A's
+   entries, past which the guards keep dense products */
+static size_t pattern_cap(int nmax) { return (size_t)nmax * (size_t)nmax / 4; }
+
 /* Scratch doubles the stage asks besides A and the solver's work. */
 static size_t stage_doubles(const imp_model* m) {
   size_t n = (size_t)m->njmax;
@@ -64,7 +68,8 @@ size_t imp_contact_arena_bytes(const imp_model* m, int solver) {
   size_t doubles = na * na /* A */ + stage_doubles(m) + (size_t)m->nJnnz /* ycols */ +
                    3 * na + 4 /* scale, acc, vel */ + (size_t)m->nv /* coef */;
   size_t ints = (size_t)m->nJnnz /* Y's pattern */ + 8 * n + 7 * (size_t)m->nv +
-                2 * (size_t)m->nbody + 64 + 3 * n /* the pool's island order */;
+                2 * (size_t)m->nbody + 64 + 3 * n /* the pool's island order */ +
+                pattern_cap(m->nislandmax) + na + 1 /* A's pattern */;
   /* every allocation may lose up to 64 bytes to alignment */
   return doubles * sizeof(double) + ints * sizeof(int) + work + 64 * 64;
 }
@@ -238,6 +243,7 @@ typedef struct island_scratch {
   char* mark;                      /* nv, 0 between uses: half_solve_row's */
   int *rows, *adr, *dim, *type;
   int *first_dof, *roots; /* nbody each: imp_guard_moving_mass */
+  imp_guard_pattern pat;  /* A's nonzeros for the guards, found once an island */
   void* work;
   double* res_work;
 } island_scratch;
@@ -304,6 +310,9 @@ static size_t carve_island_scratch(const imp_model* m, int nmax, int bmax, size_
   PIECE(s->type, bmax);
   PIECE(s->first_dof, m->nbody);
   PIECE(s->roots, m->nbody);
+  PIECE(s->pat.adr, (size_t)nmax + 1);
+  s->pat.cap = (long long)pattern_cap(nmax);
+  PIECE(s->pat.col, pattern_cap(nmax));
 #undef PIECE
   s->work = base ? base + off : NULL;
   off += piece(work_bytes, 1);
@@ -483,12 +492,13 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   }
   assemble_island(m, d, Y, diaginv, s, n);
   imp_cproblem p = {n, nb, s->adr, s->dim, s->type, s->mu, s->A, s->v0, s->b, m->opt.timestep};
+  imp_guard_pattern_reset(&s->pat);
   imp_guard_cap_correction_energy(m, d, &p, s->rows, s->b, s->first_dof, s->roots);
   imp_guard_disable_immobile_rows(&p, s->b, s->mu);
   double mass = imp_guard_moving_mass(m, d, s->rows, n, s->first_dof, s->roots);
   /* corrections that conflict lowered to the part the island can meet
      (contact_guard.h), so the solver is given a problem with a solution */
-  imp_guard_consistent_corrections(&p, s->b, mass, s->res_work);
+  imp_guard_consistent_corrections(&p, s->b, mass, &s->pat, s->res_work);
   if (d->problem_hook) d->problem_hook(d->problem_hook_ctx, &p, warm ? s->g : NULL);
   budget_account account = {d->island_budget[isl], 0, 0};
   int bounded = bounded_iterations(solver, n, m->opt.iterations) < m->opt.iterations;
@@ -500,7 +510,7 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   budget_charge(&account, solver, n, st.iterations);
   iter += st.iterations;
   newton += st.newton;
-  int too_much = imp_guard_injects_too_much(&p, s->g, mass, s->res_work);
+  int too_much = imp_guard_injects_too_much(&p, s->g, mass, &s->pat, s->res_work);
   int unfinished = !too_much && imp_guard_unfinished_and_suspect(&p, st, s->g, mass, s->res_work);
   int held_solve = (too_much || unfinished) && imp_guard_hold_corrections(&p, s->b_held);
   if (held_solve) {
@@ -535,7 +545,7 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   /* the check again only where the held solve changed g or b: it is a
      function of the problem and g alone */
   if (solver != &imp_solver_pgs &&
-      (held_solve ? imp_guard_injects_too_much(&p, s->g, mass, s->res_work) : too_much)) {
+      (held_solve ? imp_guard_injects_too_much(&p, s->g, mass, &s->pat, s->res_work) : too_much)) {
     /* Still more energy than the corrections justify: this is no solution
        of the step (apollo's first step: todorov's best iterate added 1.6e4
        J to a problem whose solutions dissipate, relative residual 0.03).
