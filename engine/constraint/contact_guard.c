@@ -115,6 +115,69 @@ double imp_cproblem_energy_change(const imp_cproblem* p, const double* g, double
   return dE;
 }
 
+/* ---- A's nonzeros, for the conjugate gradients below ----
+   Why: MuJoCo's hammock is an 11 x 9 grid of particles tied by 178 tendon
+   equalities, one island of about 183 rows whose A has some 7 nonzeros a
+   row (a tendon shares particles with six others), and the sum of the
+   corrections' lone costs never covers what they cost together, so every
+   step runs coupled_correction_energy's CG (about 110 iterations of 180
+   dense row products) and, where a limit is past its range,
+   imp_guard_consistent_corrections's: 35% of its instructions (callgrind,
+   impetus bench hammock.xml --steps 100). A product over the pattern sums
+   the same terms in the same order as imp_dot, leaving out A_ij = 0: for a
+   finite v_j the term is +-0, and adding +-0 leaves a sequential sum
+   started at +0 as it was (it is never -0: x + y is -0 in round-to-nearest
+   only when both are), so every result is the same bits. A non-finite v_j
+   would make 0 v_j a NaN: such products stay dense. */
+
+/* pat from A: its state SPARSE with the pattern, or DENSE when more than a
+   quarter of A (or more than pat->cap) is nonzero */
+static void pattern_build(const imp_cproblem* p, imp_guard_pattern* pat) {
+  int n = p->n;
+  long long nnz = 0, limit = (long long)n * n / 4;
+  if (limit > pat->cap) limit = pat->cap;
+  pat->state = IMP_PATTERN_DENSE;
+  for (int i = 0; i < n; i++) {
+    const double* Ai = p->A + (size_t)i * n;
+    pat->adr[i] = (int)nnz;
+    if (limit - nnz >= n) { /* room for the whole row: no branch to mispredict */
+      for (int j = 0; j < n; j++) {
+        pat->col[nnz] = j;
+        nnz += Ai[j] != 0; /* a NaN is kept */
+      }
+    } else {
+      for (int j = 0; j < n; j++) {
+        if (Ai[j] == 0) continue;
+        if (nnz == limit) return;
+        pat->col[nnz++] = j;
+      }
+    }
+  }
+  pat->adr[n] = (int)nnz;
+  pat->state = IMP_PATTERN_SPARSE;
+}
+
+/* 1 when row_times may use pat for v: A sparse (pat built on first use)
+   and v finite */
+static int pattern_for(const imp_cproblem* p, imp_guard_pattern* pat, const double* v) {
+  if (!pat) return 0;
+  if (pat->state == IMP_PATTERN_UNKNOWN) pattern_build(p, pat);
+  if (pat->state != IMP_PATTERN_SPARSE) return 0;
+  for (int j = 0; j < p->n; j++)
+    if (!isfinite(v[j])) return 0;
+  return 1;
+}
+
+/* (A v)_i, imp_dot's sum; over the pattern when sparse (pattern_for) */
+static double row_times(const imp_cproblem* p, const imp_guard_pattern* pat, int sparse, int i,
+                        const double* v) {
+  const double* Ai = p->A + (size_t)i * p->n;
+  if (!sparse) return imp_dot(Ai, v, p->n);
+  double sum = 0;
+  for (int t = pat->adr[i]; t < pat->adr[i + 1]; t++) sum += Ai[pat->col[t]] * v[pat->col[t]];
+  return sum;
+}
+
 /* The least kinetic energy that moves every corrected row (is_correction)
    at its target together, b_c' A_cc^-1 b_c / 2 (the minimum of
    |du|^2_M~ / 2 subject to K_c du = b_c), by conjugate gradients on A_cc
@@ -125,10 +188,12 @@ double imp_cproblem_energy_change(const imp_cproblem* p, const double* g, double
    positive definite, or when CG does not reach relative residual
    NEED_TOL in 2 n_c iterations (corrections that fight each other put b_c
    along directions A_cc barely moves: the energy is without bound, or
-   nearly). work: 5 n doubles. */
+   nearly). pat: A's nonzeros (the products' cost, not their bits). work:
+   5 n doubles. */
 #define NEED_TOL 1e-8
 
-static double coupled_correction_energy(const imp_cproblem* p, double cap, double* work) {
+static double coupled_correction_energy(const imp_cproblem* p, double cap, imp_guard_pattern* pat,
+                                        double* work) {
   int n = p->n, nc = 0;
   double *bc = work, *x = work + n, *r = work + 2 * n, *dir = work + 3 * n, *q = work + 4 * n;
   imp_zero(bc, n);
@@ -144,7 +209,8 @@ static double coupled_correction_energy(const imp_cproblem* p, double cap, doubl
     rz += r[i] * dir[i];
   }
   for (int it = 0; it < 2 * nc; it++) {
-    for (int i = 0; i < n; i++) q[i] = bc[i] != 0 ? imp_dot(p->A + (size_t)i * n, dir, n) : 0;
+    int sparse = pattern_for(p, pat, dir);
+    for (int i = 0; i < n; i++) q[i] = bc[i] != 0 ? row_times(p, pat, sparse, i, dir) : 0;
     double dq = imp_dot(dir, q, n);
     if (!(dq > 0)) return INFINITY;
     double alpha = rz / dq, rz_next = 0;
@@ -215,9 +281,9 @@ enum { OUT = 0, HARD = 1, SOFT = 2 };
    stops as soon as that energy passes cap: it rises monotonically, as in
    coupled_correction_energy. Returns rhs'x / 2, or INFINITY when it
    passed cap, when the matrix is not positive definite, or when CG did
-   not converge. work: 3 n doubles. */
+   not converge. pat: A's nonzeros. work: 3 n doubles. */
 static double set_solve(const imp_cproblem* p, const double* in, const double* rhs, double eps,
-                        double cap, double* x, double* work) {
+                        double cap, imp_guard_pattern* pat, double* x, double* work) {
   int n = p->n, ns = 0;
   double *r = work, *dir = work + n, *q = work + 2 * n, rz = 0;
   for (int i = 0; i < n; i++) ns += in[i] != 0;
@@ -232,8 +298,9 @@ static double set_solve(const imp_cproblem* p, const double* in, const double* r
     rz += r[i] * dir[i];
   }
   for (int it = 0; it < 2 * ns; it++) {
+    int sparse = pattern_for(p, pat, dir);
     for (int i = 0; i < n; i++)
-      q[i] = in[i] != 0 ? imp_dot(p->A + (size_t)i * n, dir, n) + REG(i) * dir[i] : 0;
+      q[i] = in[i] != 0 ? row_times(p, pat, sparse, i, dir) + REG(i) * dir[i] : 0;
     double dq = imp_dot(dir, q, n);
     if (!(dq > 0)) return INFINITY;
     double alpha = rz / dq, rz_next = 0;
@@ -253,9 +320,10 @@ static double set_solve(const imp_cproblem* p, const double* in, const double* r
 }
 
 /* The corrections of b lowered as above when they conflict; 1 when they
-   did (b changed). mass: the island's moving mass. work: 6 n doubles. */
+   did (b changed). mass: the island's moving mass. pat: A's nonzeros.
+   work: 6 n doubles. */
 int imp_guard_consistent_corrections(const imp_cproblem* p, double* b, double mass,
-                                     double* work) {
+                                     imp_guard_pattern* pat, double* work) {
   int n = p->n, any = 0;
   double cap = 0.5 * mass * IMP_STAB_VMAX * IMP_STAB_VMAX;
   double *in = work, *rhs = work + n, *x = work + 2 * n, *cg = work + 3 * n;
@@ -281,17 +349,18 @@ int imp_guard_consistent_corrections(const imp_cproblem* p, double* b, double ma
      post-solve guard's (imp_guard_injects_too_much with the coupled cost),
      and lowering them here let softbox's equalities open 10x wider (0.012
      -> 0.12 m after 150 steps) */
-  if (!any || set_solve(p, in, rhs, 0, cap, x, cg) <= cap) return 0;
+  if (!any || set_solve(p, in, rhs, 0, cap, pat, x, cg) <= cap) return 0;
   /* active set: a soft row whose b_c* would exceed its target becomes hard
      at it; one whose b_c* turns against its violation is held (a limit
      leaves S: v >= 0 is all it asks; an equality stays, hard at 0) */
   int consistent = 0;
   for (int pass = 0; pass < CONSISTENT_PASSES && !consistent; pass++) {
-    consistent = set_solve(p, in, rhs, CONSISTENT_EPS, -1, x, cg) < INFINITY;
+    consistent = set_solve(p, in, rhs, CONSISTENT_EPS, -1, pat, x, cg) < INFINITY;
+    int sparse = pattern_for(p, pat, x);
     for (int k = 0; k < p->nblock; k++)
       for (int t = 0, i = p->blk_adr[k]; t < target_rows(p, k); t++, i++) {
         if (in[i] != SOFT) continue;
-        double bi = imp_dot(p->A + (size_t)i * n, x, n) / rhs[i]; /* b_c* / b_c */
+        double bi = row_times(p, pat, sparse, i, x) / rhs[i]; /* b_c* / b_c */
         if (bi > 1) {
           in[i] = HARD, consistent = 0;
         } else if (!(bi > 0)) {
@@ -300,12 +369,13 @@ int imp_guard_consistent_corrections(const imp_cproblem* p, double* b, double ma
         }
       }
   }
+  int sparse = consistent && pattern_for(p, pat, x);
   for (int k = 0; k < p->nblock; k++)
     for (int t = 0, i = p->blk_adr[k]; t < target_rows(p, k); t++, i++) {
       if (p->blk_type[k] == IMP_CNSTR_CONTACT || !is_correction(p, k, b[i])) continue;
       /* b_c* = (A_SS x)_i between held (0) and b_i; everything held when
          no consistent set was found */
-      double bi = !consistent ? 0 : in[i] == SOFT ? imp_dot(p->A + (size_t)i * n, x, n) : rhs[i];
+      double bi = !consistent ? 0 : in[i] == SOFT ? row_times(p, pat, sparse, i, x) : rhs[i];
       b[i] = b[i] > 0 ? fmin(fmax(bi, 0), b[i]) : fmax(fmin(bi, 0), b[i]);
     }
   return 1;
@@ -343,8 +413,9 @@ int imp_guard_consistent_corrections(const imp_cproblem* p, double* b, double ma
    within IMP_HOLD_FACTOR times that exact need and the need is within the
    moving mass's energy at IMP_STAB_VMAX (coupled_correction_energy), which
    corrections that fight each other exceed (their need is without bound).
-   work: 6 n doubles. */
-int imp_guard_injects_too_much(const imp_cproblem* p, const double* g, double mass, double* work) {
+   pat: A's nonzeros. work: 6 n doubles. */
+int imp_guard_injects_too_much(const imp_cproblem* p, const double* g, double mass,
+                               imp_guard_pattern* pat, double* work) {
   int n = p->n;
   double allowed = 0, scale;
   for (int k = 0; k < p->nblock; k++)
@@ -357,7 +428,7 @@ int imp_guard_injects_too_much(const imp_cproblem* p, const double* g, double ma
   double dE = imp_cproblem_energy_change(p, g, work, &scale);
   double tol = IMP_COMMON_TOL * scale;
   if (dE <= IMP_HOLD_FACTOR * allowed + tol) return 0;
-  double need = coupled_correction_energy(p, cap, work + p->n);
+  double need = coupled_correction_energy(p, cap, pat, work + p->n);
   return !(need <= cap && dE <= IMP_HOLD_FACTOR * need + tol);
 }
 

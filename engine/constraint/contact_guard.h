@@ -19,17 +19,34 @@
 #include "constraint/contact.h"
 #include "types.h"
 
+/* The nonzeros of an island's A by rows, for the conjugate gradients of
+   imp_guard_injects_too_much and imp_guard_consistent_corrections: row i's
+   columns at col[adr[i] .. adr[i + 1]), ascending. Found once per island
+   (imp_guard_pattern_reset after assembling A), the first time a guard's
+   CG runs; an island with more than a quarter of A nonzero keeps the dense
+   products (state IMP_PATTERN_DENSE). The caller's scratch: adr n + 1
+   ints, col cap ints (n^2 / 4 for an island of n rows suffices). */
+enum { IMP_PATTERN_UNKNOWN = 0, IMP_PATTERN_SPARSE = 1, IMP_PATTERN_DENSE = 2 };
+typedef struct imp_guard_pattern {
+  int *adr, *col;
+  long long cap; /* ints of col */
+  int state;     /* IMP_PATTERN_* */
+} imp_guard_pattern;
+static inline void imp_guard_pattern_reset(imp_guard_pattern* pat) {
+  pat->state = IMP_PATTERN_UNKNOWN;
+}
+
 double imp_guard_moving_mass(const imp_model* m, const imp_data* d, const int* rows, int n,
                           int* first_dof, int* roots);
 void imp_guard_cap_correction_energy(const imp_model* m, const imp_data* d, const imp_cproblem* p,
                                   const int* rows, double* b, int* first_dof, int* roots);
 void imp_guard_disable_immobile_rows(const imp_cproblem* p, double* b, double* mu);
 int imp_guard_injects_too_much(const imp_cproblem* p, const double* g, double mass,
-                            double* work);
+                               imp_guard_pattern* pat, double* work);
 int imp_guard_unfinished_and_suspect(const imp_cproblem* p, imp_csolver_stat st, const double* g,
                                   double mass, double* work);
 int imp_guard_consistent_corrections(const imp_cproblem* p, double* b, double mass,
-                                     double* work);
+                                     imp_guard_pattern* pat, double* work);
 int imp_guard_hold_corrections(const imp_cproblem* p, double* held);
 imp_csolver_stat imp_guard_solve_checked(const imp_csolver* solver, const imp_cproblem* p,
                                       const imp_csolver_opt* o, double* g, void* work,
