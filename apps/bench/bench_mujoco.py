@@ -32,9 +32,12 @@ the table with the first line of the error; MuJoCo 3 refuses composite
 Keyframes (--keyframe): every run starts from qpos0; with --keyframe, a
 model with a keyframe (read from its XML and its includes) gets a second
 row from keyframe 0 (`impetus bench --key '#0'`) where both sides can start
-there, else a row saying why not: `impetus bench` has no --key today,
-2.2.2's testspeed starts only from qpos0, 3.3.7's only from a key named
-"test".
+there, else a row saying why not. 2.2.2's testspeed starts only from
+qpos0; 3.3.7's only from a key named "test", so for it the script writes a
+file beside the model (`.bench_key0_NAME.xml`: the model included, and its
+keyframe 0 added again as key "test", so meshdir and includes resolve as
+the model's own) and removes it after the row; where that directory is not
+writable (Debian's samples) the row says so.
 
 Scaling (--scaling): ms per step against the number of humanoids, 1, 2, 5,
 10, 22 and 100, each humanoid its own island (3 m apart on a grid), built
@@ -148,6 +151,36 @@ def keyframe_names(model):
     return names
 
 
+def key0_attributes(model):
+    """The attributes of the model's keyframe 0 as written (without its
+    name), from its XML and its includes, or None."""
+    for block in re.findall(r"<keyframe\b.*?</keyframe>", model_xml_text(model), re.S):
+        for attrs in re.findall(r"<key\b([^>]*?)/?>", block):
+            return re.sub(r"\bname\s*=\s*\"[^\"]*\"", "", attrs).strip()
+    return None
+
+
+def key0_model_for_testspeed(model):
+    """(path, None): a model file written beside MODEL (so that its meshdir
+    and includes resolve as MODEL's do) that includes MODEL and adds keyframe
+    0 again as a key named "test", where MuJoCo 3.3.7's testspeed starts; the
+    caller removes it. (None, why) when it cannot be written."""
+    attrs = key0_attributes(model)
+    if attrs is None:
+        return None, "its keyframe 0 could not be read from the XML"
+    path = os.path.join(os.path.dirname(os.path.abspath(model)),
+                        ".bench_key0_" + os.path.basename(model))
+    text = ('<mujoco model="keyframe 0 of %s as key test">\n  <include file="%s"/>\n'
+            '  <keyframe><key name="test" %s/></keyframe>\n</mujoco>\n'
+            % (os.path.basename(model), os.path.basename(model), attrs))
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+    except OSError as e:
+        return None, "cannot write %s beside it (%s)" % (os.path.basename(path), e.strerror)
+    return path, None
+
+
 def dominant_stage(kv):
     """The largest of Impetus's *_ns_per_step stages, the rest of the step
     (kinematics, dynamics, integration) counted as one more, with its share."""
@@ -159,13 +192,14 @@ def dominant_stage(kv):
     return "%s (%.0f%%)" % (name, 100.0 * stages[name] / total if total > 0 else 0.0)
 
 
-def measure(impetus, testspeed, model, steps, pairs, threads, out, key=None):
+def measure(impetus, testspeed, model, steps, pairs, threads, out, key=None, mj_model=None):
+    """mj_model: the file testspeed runs, when not MODEL itself"""
     imp, muj, ratio, last = [], [], [], None
     for _ in range(pairs):
         last = impetus_bench(impetus, model, steps, threads, key)
         imp.append(float(last["steps_per_second"]))
         if testspeed:
-            muj.append(mujoco_steps_per_second(testspeed, model, steps, out))
+            muj.append(mujoco_steps_per_second(testspeed, mj_model or model, steps, out))
             ratio.append(imp[-1] / muj[-1])
     return imp, muj, ratio, last
 
@@ -198,19 +232,28 @@ def speed_table(impetus, testspeed, mj_version, models, pairs, threads, out, key
         imp, muj, ratio, last = measure(impetus, testspeed, model, steps, pairs, threads, out)
         rows.append((model, steps, "qpos0" + note, imp, muj, ratio, last))
         if keyframe and keys:
-            why = []
+            why, mj_model = [], None
             if not bench_has_key:
                 why.append("`impetus bench` has no --key")
             if testspeed and not mj3:
                 why.append("MuJoCo 2.2.2's testspeed starts only from qpos0")
             elif testspeed and keys[0] != "test":
-                why.append("MuJoCo 3.3.7's testspeed starts only from a key named 'test'")
+                # 3.3.7's testspeed starts only from a key named "test": it
+                # runs a file beside the model that adds keyframe 0 as one
+                mj_model, err = key0_model_for_testspeed(model)
+                if err:
+                    why.append("MuJoCo 3.3.7's testspeed starts only from a key named "
+                               "'test', and " + err)
             why = ("not run: " + "; ".join(why)) if why else None
             if why:
                 rows.append((model, steps, "key #0: " + why, None, None, None, None))
             else:
-                imp, muj, ratio, last = measure(impetus, testspeed, model, steps, pairs,
-                                                threads, out, key="#0")
+                try:
+                    imp, muj, ratio, last = measure(impetus, testspeed, model, steps, pairs,
+                                                    threads, out, key="#0", mj_model=mj_model)
+                finally:
+                    if mj_model:
+                        os.remove(mj_model)
                 rows.append((model, steps, "key #0", imp, muj, ratio, last))
         print("  measured %s" % model, file=sys.stderr)
     print("| model (steps) | start | Impetus steps/s | MuJoCo %s steps/s | ratio (median of "
