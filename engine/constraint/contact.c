@@ -568,7 +568,9 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   imp_csolver_opt o = {maxiter, m->opt.tolerance, warm, NULL, NULL};
   /* rows new to the island start at their own law's impulse (contact_guard.h) */
   if (warm && !bounded) imp_guard_start_new_rows(solver, &p, s->g);
+  if (warm) imp_copy(s->g_first, s->g, n); /* the start, for imp_guard_no_worse_than_start */
   imp_csolver_stat st = imp_guard_solve_checked(solver, &p, &o, s->g, s->work, s->res_work);
+  if (warm) imp_guard_no_worse_than_start(solver, &p, st, s->g, s->g_first, s->res_work);
   budget_charge(&account, solver, n, st.iterations);
   iter += st.iterations;
   newton += st.newton;

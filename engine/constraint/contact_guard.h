@@ -9,7 +9,9 @@
  * recognized so the stage can hold the corrections instead; "converged"
  * from a cone solver only when the common residual agrees; unfinished
  * answers of Newton-type cone solvers get Gauss-Seidel sweeps, kept only
- * when they put less energy in against the blocks' laws; the unilateral
+ * when they put less energy in against the blocks' laws; an unfinished
+ * answer of a cone solver is never farther from a solution, by the common
+ * residual, than the warm start it began from; the unilateral
  * rows a warm start has no impulse for (contacts new this step) get, before
  * such a solver starts, the impulse that meets their own law. Nothing here
  * allocates; work buffers are the caller's, of the sizes each comment says. */
@@ -52,6 +54,9 @@ imp_csolver_stat imp_guard_solve_checked(const imp_csolver* solver, const imp_cp
                                       const imp_csolver_opt* o, double* g, void* work,
                                       double* res_work);
 void imp_guard_start_new_rows(const imp_csolver* solver, const imp_cproblem* p, double* g);
+int imp_guard_no_worse_than_start(const imp_csolver* solver, const imp_cproblem* p,
+                                  imp_csolver_stat st, double* g, const double* start,
+                                  double* work);
 int imp_guard_polish_unfinished(const imp_csolver* solver, const imp_cproblem* p,
                              const imp_csolver_opt* o, const imp_csolver_stat* st, double* g,
                              double* g_kept, void* work, double* res_work);
