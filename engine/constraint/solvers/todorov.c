@@ -723,7 +723,8 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
   int crawls = 0, total_crawls = 0, sweeps = 0;
   stall_watch watch = {0, rbest2};
   st->exit = IMP_EXIT_MAXITER;
-  for (int it = 0; it < o->maxiter && isfinite(l) && budget_left(&s); it++) {
+  /* st->iterations, not a count of passes: the sweeps count as iterations */
+  while (st->iterations < o->maxiter && isfinite(l) && budget_left(&s)) {
     if (converged(&s, s.x, s.fx, s.r, o->tol)) {
       done = 1;
       break;
