@@ -182,9 +182,12 @@
  * 5,938 -> 4,446 (10 sweeps: 251, n / 2: 260; 5 restarts as 3; at local
  * minima only, not crawls: 237; these variants measured with the restart
  * not counted as an iteration, which gave 267). bench_table1 --runs 1, steps not
- * converged over the 12 cells: cold 280 -> 91, warm 81 -> 27; 8 seeds of
- * balls_cube's scene (10 balls, mu 0.5, stabilized, warm, 2000 steps) 3,008
- * -> 1,370. Tried on the 288 and no better: weighting D by the rows'
+ * converged over the 12 cells: cold 280 -> 90, warm 81 -> 32 (--runs 3:
+ * 604 -> 157, 273 -> 78). Not better on the resting piles of balls_cube's
+ * scene (10 balls, mu 0.5, stabilized, warm, 8 seeds x 2000 steps: 1,242
+ * -> 1,327; balls_cube.xml itself 2 -> 485, its trajectory now settling
+ * into a pile whose micro-slips at lightly loaded contacts neither version
+ * finds in 100 iterations). Tried on the 288 and no better: weighting D by the rows'
  * residual at a local minimum (233), a floor on lambda proportional to the
  * residual (Fan & Yuan 2005; 50-235), snapping blocks within 1e-4..1e-1 of
  * their cone onto it (228-241), stopping each block of x_N at its first
