@@ -17,20 +17,91 @@
  * The paper does not state its stopping tolerance, so --tol sets ours (the
  * model's default, 1e-8, otherwise) to show how the counts depend on it.
  *
+ * --record DIR writes the problem of every step that did not converge to
+ * DIR/{cold,warm}_nbN_muM_runR_stepS.cproblem, in the text format that
+ * test/cproblem_file.h reads (cfile_read), so a failure can be replayed
+ * and studied outside the simulation (issue 32: 280 such steps cold at
+ * --runs 1; replayed alone with the same iteration limit, all 280 fail
+ * again, since a cold problem is the same bits as in the simulation). The
+ * warm start written is the one the stage handed the hook, before the
+ * stage's start of new contact rows.
+ *
  * usage: bench_table1 [--runs N] [--solver NAME] [--cube L] [--steps N]
- *                     [--tol T] [--csv FILE] */
+ *                     [--tol T] [--csv FILE] [--record DIR] */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "constraint/contact.h" /* the problem hook */
 #include "impetus.h"
 #include "scenes.h"
 
 static uint64_t rng_state;
 static double g_tol = 0; /* --tol; 0: the model's tolerance */
 static char tol_text[32];
+
+static const char *g_record; /* --record DIR; NULL: none */
+
+/* the last problem the stage handed the hook (one island: IMP_DSBL_ISLAND) */
+typedef struct captured {
+  imp_cproblem p;
+  int *adr, *dim, *type, warm;
+  double *mu, *A, *v0, *b, *f0;
+} captured;
+
+/* a copy of the arrays of length len (elements of size sz) in *dst */
+static void *copy_array(void *dst, const void *src, size_t len, size_t sz) {
+  free(dst);
+  dst = malloc(len * sz ? len * sz : 1);
+  if (dst && len)
+    memcpy(dst, src, len * sz);
+  return dst;
+}
+
+static void capture_hook(void *ctx, const imp_cproblem *p, const double *warm) {
+  captured *c = ctx;
+  size_t n = (size_t)p->n, nb = (size_t)p->nblock;
+  c->p = *p;
+  c->adr = copy_array(c->adr, p->blk_adr, nb, sizeof(int));
+  c->dim = copy_array(c->dim, p->blk_dim, nb, sizeof(int));
+  c->type = copy_array(c->type, p->blk_type, nb, sizeof(int));
+  c->mu = copy_array(c->mu, p->mu, nb, sizeof(double));
+  c->A = copy_array(c->A, p->A, n * n, sizeof(double));
+  c->v0 = copy_array(c->v0, p->v0, n, sizeof(double));
+  c->b = copy_array(c->b, p->b, n, sizeof(double));
+  c->warm = warm != NULL;
+  if (warm)
+    c->f0 = copy_array(c->f0, warm, n, sizeof(double));
+}
+
+static void capture_free(captured *c) {
+  free(c->adr), free(c->dim), free(c->type), free(c->mu);
+  free(c->A), free(c->v0), free(c->b), free(c->f0);
+}
+
+/* write the captured problem as test/cproblem_file.h's format (%.17g: it
+   reads back bit for bit); 0 on success */
+static int capture_write(const captured *c, const char *path) {
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return -1;
+  int n = c->p.n, nb = c->p.nblock;
+  fprintf(f, "impetus-cproblem 1\nn %d nblock %d h %.17g\n", n, nb, c->p.h);
+  for (int k = 0; k < nb; k++)
+    fprintf(f, "%d %d %d %.17g\n", c->adr[k], c->dim[k], c->type[k], c->mu[k]);
+  for (size_t i = 0; i < (size_t)n * n; i++)
+    fprintf(f, "%.17g\n", c->A[i]);
+  for (int i = 0; i < n; i++)
+    fprintf(f, "%.17g\n", c->v0[i]);
+  for (int i = 0; i < n; i++)
+    fprintf(f, "%.17g\n", c->b[i]);
+  fprintf(f, "warm %d\n", c->warm);
+  for (int i = 0; c->warm && i < n; i++)
+    fprintf(f, "%.17g\n", c->f0[i]);
+  return fclose(f) == 0 ? 0 : -1;
+}
 
 static int cmp_int(const void *a, const void *b) {
   return *(const int *)a - *(const int *)b;
@@ -45,7 +116,7 @@ typedef struct run_result {
 } run_result;
 
 static int run_one(int nb, double mu, double L, int warm, int steps,
-                   const char *solver, run_result *r) {
+                   const char *solver, int run, run_result *r) {
   static char xml[1 << 16];
   scene_balls_xml(xml, sizeof xml, nb, mu, L, &rng_state);
   char err[1000];
@@ -63,6 +134,9 @@ static int run_one(int nb, double mu, double L, int warm, int steps,
     fprintf(stderr, "bench_table1: unknown solver '%s'\n", solver);
     return -1;
   }
+  captured cap = {0};
+  if (g_record)
+    imp_set_problem_hook(d, capture_hook, &cap);
   int *iters = malloc(sizeof(int) * (size_t)steps);
   int nsolved = 0;
   long long sum_iter = 0, sum_newton = 0, sum_con = 0;
@@ -75,8 +149,14 @@ static int run_one(int nb, double mu, double L, int warm, int steps,
       iters[nsolved++] = d->solver_iter;
       sum_iter += d->solver_iter;
       sum_newton += d->solver_newton;
-      if (d->solver_exit != 0)
+      if (d->solver_exit != 0) {
         r->nonconverged++;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s_nb%d_mu%g_run%d_step%d.cproblem",
+                 g_record ? g_record : "", warm ? "warm" : "cold", nb, mu, run, s);
+        if (g_record && cap.A && capture_write(&cap, path))
+          fprintf(stderr, "bench_table1: cannot write %s\n", path);
+      }
       if (d->solver_residual > r->max_residual)
         r->max_residual = d->solver_residual;
     }
@@ -89,6 +169,7 @@ static int run_one(int nb, double mu, double L, int warm, int steps,
   r->newton_share = sum_iter ? (double)sum_newton / (double)sum_iter : 0;
   r->mean_ncon = (double)sum_con / steps;
   free(iters);
+  capture_free(&cap);
   imp_free_data(d);
   imp_free_model(m);
   return 0;
@@ -110,6 +191,8 @@ int main(int argc, char **argv) {
       solver = argv[++i];
     else if (!strcmp(argv[i], "--csv") && i + 1 < argc)
       csv = argv[++i];
+    else if (!strcmp(argv[i], "--record") && i + 1 < argc)
+      g_record = argv[++i];
     else if (!strcmp(argv[i], "--tol") && i + 1 < argc &&
              atof(argv[i + 1]) > 0) {
       g_tol = atof(argv[++i]);
@@ -117,7 +200,7 @@ int main(int argc, char **argv) {
     } else {
       fprintf(stderr, "usage: bench_table1 [--runs N] [--steps N] [--cube L] "
                       "[--solver NAME] [--tol T] "
-                      "[--csv FILE]\n");
+                      "[--csv FILE] [--record DIR]\n");
       return 2;
     }
   }
@@ -142,7 +225,7 @@ int main(int argc, char **argv) {
         for (int run = 0; run < runs; run++) {
           rng_state = 0x9e3779b97f4a7c15ull * (uint64_t)(1 + run + 100 * c);
           run_result r;
-          if (run_one(nballs[c], mus[a], L, warm, steps, solver, &r))
+          if (run_one(nballs[c], mus[a], L, warm, steps, solver, run, &r))
             return 1;
           cell_iter[a][c] += r.median_iter / runs;
           cell_newton[a][c] += 100 * r.newton_share / runs;

@@ -161,6 +161,38 @@
  * points at n_b >= 10. Tried and no better: the proximal loop from the start (42,
  * 107, 53, 68, 178), after a fixed 20 iterations, PROX_ETA 0.01, rho from
  * 0.1 or 1 mean diag(A), reverting to the center after an inner failure.
+ * Gauss-Seidel restarts (Section V.A: "restart the minimization at a
+ * different point"): at a local minimum or a crawl, before the proximal
+ * loop, up to GS_RESTARTS = 3 times per solve, n sweeps of projected
+ * Gauss-Seidel (pgs.c, no scratch) from f(x), then x from those impulses
+ * made complementary (imp_tod_warm_start_point), counted as one iteration
+ * (n sweeps of n^2 cost what one iteration's n^3 does). Why: in Table 1's
+ * piles (n_b = 15: 40-130 rows, A of rank 88 in 99) the iteration from the
+ * sticking point reaches, after 7-43 iterations, points with blocks on or
+ * next to cone edges where l crawls at relative residuals of 3e-4 to 0.24;
+ * 243 of the 280 unconverged cold steps of bench_table1 --runs 1 went on
+ * into the proximal loop, whose outer steps crawl at rho / (rho + sigma)
+ * (given 1000 iterations, 251 of the 280 converged, after a median 133).
+ * The stuck points push on contacts that separate in the solution (one
+ * n_b = 10 problem: 8 contacts held with f_N up to 0.36 that the solution
+ * breaks); a sweep gives every block its own law's impulse given the
+ * others, which leaves that basin. Measured on 288 problems recorded every
+ * 5th step of the cold n_b = 10 and 15 cells (all steps, not only
+ * failures), the stage's iteration limit: converged 239 -> 270, iterations
+ * 5,938 -> 4,446 (10 sweeps: 251, n / 2: 260; 5 restarts as 3; at local
+ * minima only, not crawls: 237; these variants measured with the restart
+ * not counted as an iteration, which gave 267). bench_table1 --runs 1, steps not
+ * converged over the 12 cells: cold 280 -> 90, warm 81 -> 32 (--runs 3:
+ * 604 -> 157, 273 -> 78). Not better on the resting piles of balls_cube's
+ * scene (10 balls, mu 0.5, stabilized, warm, 8 seeds x 2000 steps: 1,242
+ * -> 1,327; balls_cube.xml itself 2 -> 485, its trajectory now settling
+ * into a pile whose micro-slips at lightly loaded contacts neither version
+ * finds in 100 iterations). Tried on the 288 and no better: weighting D by the rows'
+ * residual at a local minimum (233), a floor on lambda proportional to the
+ * residual (Fan & Yuan 2005; 50-235), snapping blocks within 1e-4..1e-1 of
+ * their cone onto it (228-241), stopping each block of x_N at its first
+ * crossing (231-234); the zero-force point as a third start (simulated:
+ * cold 278 -> 481 of 2,400 steps).
  * Stopping: ||r||_inf <= tol * max(||v0||_inf, ||b||_inf, ||A f||_inf),
  * on the unscaled residual: the velocity error relative to the problem's
  * velocities. A solve also stops, "stalled", with its best iterate when
@@ -336,6 +368,20 @@ static double initialize(tod* s, const imp_csolver_opt* o, const double* f0, int
    that began at the warm start and stalled next to the tolerance) */
 static double restart_sticking(tod* s) {
   imp_tod_sticking_point(s, s->x);
+  return imp_tod_eval_point(s, s->x, s->fx, s->r);
+}
+
+/* Restart at a different point (Section V.A) from a local minimum of l
+   or a crawl: n sweeps of projected Gauss-Seidel (pgs.c: each block takes
+   its own law's impulse given the others; no scratch) from f(x), then x
+   from those impulses made complementary (imp_tod_warm_start_point).
+   x, f(x), r(x) and its l; the sweeps' impulses pass through s->fn. */
+static double sweep_restart(tod* s) {
+  imp_csolver_opt o = {s->n, 0, 1, NULL, NULL};
+  imp_csolver_stat st = {0, 0, 0, IMP_EXIT_CONVERGED};
+  imp_copy(s->fn, s->fx, s->n);
+  imp_solver_pgs.solve(s->p, &o, s->fn, &st, NULL);
+  imp_tod_warm_start_point(s, s->fn, s->x);
   return imp_tod_eval_point(s, s->x, s->fx, s->r);
 }
 
@@ -694,10 +740,11 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
   double lambda = LAMBDA_INIT;
   keep_best(&s, s.r, &rbest2);
   int scaled = rescale == RESCALE_ALWAYS, done = 0, proxed = 0, valleys = 0;
-  int crawls = 0, total_crawls = 0;
+  int crawls = 0, total_crawls = 0, sweeps = 0;
   stall_watch watch = {0, rbest2};
   st->exit = IMP_EXIT_MAXITER;
-  for (int it = 0; it < o->maxiter && isfinite(l) && budget_left(&s); it++) {
+  /* st->iterations, not a count of passes: the sweeps count as iterations */
+  while (st->iterations < o->maxiter && isfinite(l) && budget_left(&s)) {
     if (converged(&s, s.x, s.fx, s.r, o->tol)) {
       done = 1;
       break;
@@ -727,6 +774,14 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
     if (!progress && !crawled && valleys < MAX_VALLEYS && valley_move(&s, hscale, &l)) {
       valleys++;
       lambda = LAMBDA_INIT;
+    } else if (!progress && sweeps < GS_RESTARTS && st->iterations < o->maxiter) {
+      if (o->monitor) o->monitor(o->monitor_ctx, st->iterations, s.fx);
+      l = sweep_restart(&s); /* Section V.A: restart at a different point (header) */
+      sweeps++;
+      st->iterations++; /* its n sweeps cost what one iteration does, n^3; the
+                           monitor sees it below, as every iteration */
+      lambda = LAMBDA_INIT;
+      crawls = total_crawls = 0;
     } else if (!progress && rescale == RESCALE_ON_LOCAL_MIN && !scaled) {
       rescale_rows(&s); /* Section V.A: D r(x) = 0 */
       scaled = 1;

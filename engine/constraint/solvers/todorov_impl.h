@@ -46,6 +46,7 @@
 #define VALLEY_NULL_MIN 1e-6 /* ||z|| / ||w|| below this: J is not singular along w */
 #define VALLEY_REACH 1e3    /* the valley ray's length relative to ||x||_inf */
 #define VALLEY_SLACK 1e-6   /* relative increase of l tolerated at the valley's edge */
+#define GS_RESTARTS 3       /* Gauss-Seidel restarts per solve before the proximal loop (todorov.c) */
 
 /* when the residual rescaling of Section V.A is applied */
 enum { RESCALE_NEVER = 0, RESCALE_ON_LOCAL_MIN = 1, RESCALE_ALWAYS = 2 };
