@@ -34,9 +34,9 @@
  *
  * Scratch (the dense model's arrays, unused in this mode): U row-major in
  * Jd, S in S (S_ok as for P: it depends on D alone), Z and Y in HB, Q's
- * columns and Delta's factors in Hr, Delta^-1 W and K in H, W's padded
- * copy in J, K's pivots in perm. LOWRANK_RATIO >= 6 rows a column keeps
- * them within n x n each. */
+ * columns (6 n) and Delta's factors (at most 6 n) in Hr, Delta^-1 W and K
+ * in H, W's padded copy in J, K's pivots in perm. LOWRANK_RATIO >= 6 rows
+ * a column and LOWRANK_MIN_ROWS >= 12 keep each within its n x n. */
 #include <math.h>
 #include <string.h>
 
@@ -60,7 +60,8 @@ static double* Umat(const tod* s) { return s->Jd; }
 static double* Zmat(const tod* s) { return s->HB; }
 static double* Ymat(const tod* s) { return s->HB + (size_t)s->n * s->rank; }
 static double* Qcol(const tod* s) { return s->Hr; }             /* 6 per column */
-static double* Dfac(const tod* s) { return s->Hr + 6 * (size_t)s->n; } /* 36 per block */
+/* Delta's blocks' factors, block after block, ncol^2 each (<= 6 n in all) */
+static double* Dfac(const tod* s) { return s->Hr + 6 * (size_t)s->n; }
 /* the stride of Delta^-1 W's rows and of W's padded copy: 2r to whole v4d's */
 static int wstride(const tod* s) { return (2 * s->rank + 3) & ~3; }
 static double* DWmat(const tod* s) { return s->H; } /* m x wstride */
@@ -338,11 +339,10 @@ static void capacitance(tod* s, int q2, double* K) {
 int imp_tod_lr_factor(tod* s, double lambda) {
   const imp_cproblem* p = s->p;
   int r = s->rank, q2 = 2 * r, ws = wstride(s);
-  double *DW = DWmat(s), *K = Kmat(s);
-  for (int k = 0; k < s->nb; k++) {
+  double *DW = DWmat(s), *K = Kmat(s), *L = Dfac(s);
+  for (int k = 0; k < s->nb; L += ncols(s, k) * ncols(s, k), k++) {
     int dim = p->blk_dim[k], adr = p->blk_adr[k], c0 = col0(s, k), nc = ncols(s, k);
     if (nc == 0) continue;
-    double* L = Dfac(s) + 36 * (size_t)k;
     for (int c = 0; c < nc; c++)
       for (int e = 0; e <= c; e++) {
         const double *qc = Qcol(s) + 6 * (size_t)(c0 + c), *qe = Qcol(s) + 6 * (size_t)(c0 + e);
@@ -386,10 +386,11 @@ void imp_tod_lr_solve(tod* s, const double* w, double* out, double scale) {
   for (int c = 0; c < mc; c++) /* t -= (Delta^-1 W)'q */
     if (qv[c] != 0) imp_add_scl(t, DW + (size_t)c * ws, -qv[c], q2);
   lu_solve(Kmat(s), q2, s->perm, t);
-  for (int k = 0; k < s->nb; k++) { /* out = Delta^-1 q + Delta^-1 W t */
-    int c0 = col0(s, k), nc = ncols(s, k);
+  const double* L = Dfac(s);
+  for (int k = 0; k < s->nb; L += ncols(s, k) * ncols(s, k), k++) {
+    int c0 = col0(s, k), nc = ncols(s, k); /* out = Delta^-1 q + Delta^-1 W t */
     if (nc == 0) continue;
-    small_solve(Dfac(s) + 36 * (size_t)k, nc, qv + c0, 1);
+    small_solve(L, nc, qv + c0, 1);
     for (int c = 0; c < nc; c++)
       out[c0 + c] = scale * (qv[c0 + c] + imp_dot(DW + (size_t)(c0 + c) * ws, t, q2));
   }

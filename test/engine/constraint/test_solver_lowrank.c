@@ -24,17 +24,18 @@ static void cross(const double a[3], const double b[3], double c[3]) {
   c[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-static void make_scene(body_scene* s, int npt, double mu, const double u[6], unsigned seed) {
+static void make_scene_dim(body_scene* s, int npt, int dim, double mu, const double u[6],
+                           unsigned seed) {
   memset(s, 0, sizeof *s);
   const double minv_sqrt[6] = {1 / sqrt(2.0), 1 / sqrt(2.0), 1 / sqrt(2.0),
                                1 / sqrt(0.1), 1 / sqrt(0.2), 1 / sqrt(0.3)};
   const double axes[3][3] = {{0, 0, 1}, {1, 0, 0}, {0, 1, 0}};
   srand(seed);
   for (int i = 0; i < npt; i++) {
-    add_block(&s->t, IMP_CNSTR_CONTACT, 3, mu);
+    add_block(&s->t, IMP_CNSTR_CONTACT, dim, mu);
     double p[3] = {-0.5 + (double)rand() / RAND_MAX, -0.5 + (double)rand() / RAND_MAX, -0.2};
-    for (int a = 0; a < 3; a++) {
-      int row = 3 * i + a;
+    for (int a = 0; a < dim; a++) {
+      int row = dim * i + a;
       double K[6], pxe[3];
       cross(p, axes[a], pxe);
       for (int c = 0; c < 3; c++) K[c] = axes[a][c], K[3 + c] = pxe[c];
@@ -55,6 +56,10 @@ static void make_scene(body_scene* s, int npt, double mu, const double u[6], uns
       s->t.A[i * n + j] = sum;
     }
   }
+}
+
+static void make_scene(body_scene* s, int npt, double mu, const double u[6], unsigned seed) {
+  make_scene_dim(s, npt, 3, mu, u, seed);
 }
 
 /* solve with or without the factor; the relative common residual */
@@ -86,9 +91,10 @@ static void velocities(const tprob* t, const double* f, double* v) {
   }
 }
 
-static void check_same_answer(int npt, double mu, const double u[6], unsigned seed) {
+static void check_same_answer_dim(int npt, int dim, double mu, const double u[6],
+                                  unsigned seed) {
   static body_scene s;
-  make_scene(&s, npt, mu, u, seed);
+  make_scene_dim(&s, npt, dim, mu, u, seed);
   imp_cproblem p = view(&s.t);
   p.U = s.U, p.rank = 6, p.U_ld = MAXN, p.U_rowscale = s.ones, p.U_colweight = s.ones;
   ck_assert(imp_tod_lr_applies(&p)); /* the factor is used */
@@ -109,6 +115,18 @@ static void check_same_answer(int npt, double mu, const double u[6], unsigned se
      impulses of redundant contacts are not */
   ck_assert_msg(diff <= 1e-6 * fmax(vmax, 1), "velocities differ by %g (max %g)", diff, vmax);
 }
+
+static void check_same_answer(int npt, double mu, const double u[6], unsigned seed) {
+  check_same_answer_dim(npt, 3, mu, u, seed);
+}
+
+START_TEST(frictionless_points) {
+  /* one row a block, as many blocks as rows: the most blocks a problem of
+     n rows can have (their factors' scratch), at the smallest n used */
+  const double u[6] = {0.2, -0.1, -0.3, 1.5, -0.8, 0.4};
+  for (int npt = 36; npt <= 44; npt += 4) check_same_answer_dim(npt, 1, 0, u, (unsigned)npt);
+}
+END_TEST
 
 START_TEST(pressed_body_sticks) {
   /* pressed down and pushed slowly sideways: sticks on every point */
@@ -156,6 +174,7 @@ int main(void) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, pressed_body_sticks);
   tcase_add_test(tc, rocking_body_mixes);
+  tcase_add_test(tc, frictionless_points);
   tcase_add_test(tc, pressed_body_slides);
   tcase_add_test(tc, lifting_body_breaks);
   tcase_add_test(tc, small_problems_stay_dense);
