@@ -262,8 +262,10 @@ def speed_table(impetus, testspeed, mj_version, models, pairs, threads, out, key
     print("|---|---|---|---|---|---|---|---|")
     all_ratios = []
     for model, steps, start, imp, muj, ratio, last in rows:
+        # a corpus's files are often all scene.xml: the folder says which
         name = os.path.relpath(model, SAMPLES) if model.startswith(SAMPLES) \
-            else os.path.basename(model)
+            else os.path.join(os.path.basename(os.path.dirname(os.path.abspath(model))),
+                              os.path.basename(model))
         if imp is None:
             print("| %s (%d) | %s | - | - | - | - | - | - |" % (name, steps, start))
             continue
