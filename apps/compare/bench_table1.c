@@ -53,10 +53,11 @@ typedef struct captured {
 
 /* a copy of the arrays of length len (elements of size sz) in *dst */
 static void *copy_array(void *dst, const void *src, size_t len, size_t sz) {
+  size_t bytes = len * sz;
   free(dst);
-  dst = malloc(len * sz ? len * sz : 1);
-  if (dst && len)
-    memcpy(dst, src, len * sz);
+  dst = malloc(bytes > 0 ? bytes : 1);
+  if (dst && bytes > 0)
+    memcpy(dst, src, bytes);
   return dst;
 }
 
