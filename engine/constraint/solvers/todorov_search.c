@@ -200,6 +200,38 @@ static void swap_lower(double* W, int n, int k, int q) {
 #undef SWAP
 }
 
+/* perm = identity; returns the largest diagonal of W */
+static inline double pivot_start(const double* W, int n, int* perm) {
+  double dmax = 0;
+  for (int i = 0; i < n; i++) {
+    perm[i] = i;
+    dmax = fmax(dmax, W[(size_t)i * n + i]);
+  }
+  return dmax;
+}
+
+/* Step k's pivot: the largest remaining diagonal (first of equals) swapped
+   to k, its root L(k, k) written; returns the root, or 0 when that
+   diagonal is below RANK_TOL of dmax or not finite (the rank is k). */
+static inline double pivot_take(double* W, int n, int k, int* perm, double dmax) {
+  int piv = k;
+  double dk = W[(size_t)k * n + k];
+  for (int i = k + 1; i < n; i++) {
+    double wi = W[(size_t)i * n + i];
+    if (wi > dk) piv = i, dk = wi;
+  }
+  if (!(dk > RANK_TOL * dmax) || !isfinite(dk)) return 0;
+  if (piv != k) {
+    swap_lower(W, n, k, piv);
+    int t = perm[k];
+    perm[k] = perm[piv];
+    perm[piv] = t;
+  }
+  double l = sqrt(W[(size_t)k * n + k]);
+  W[(size_t)k * n + k] = l;
+  return l;
+}
+
 /* Pivoted Cholesky A = P L L' P' of W = A, in its lower triangle (L(i, k)
    = W(i, k) for i >= k, k < rank): diagonal pivoting, stopped at the first
    pivot below RANK_TOL of the largest diagonal (rank-revealing). The
@@ -207,28 +239,11 @@ static void swap_lower(double* W, int n, int k, int q) {
    sees the same operations in the same order as the textbook column
    form. Returns the rank. */
 static int pivoted_cholesky(double* W, int n, int* perm, double* col) {
-  double dmax = 0;
-  for (int i = 0; i < n; i++) {
-    perm[i] = i;
-    dmax = fmax(dmax, W[(size_t)i * n + i]);
-  }
+  double dmax = pivot_start(W, n, perm);
   int rank = 0;
   for (int k = 0; k < n; k++) {
-    int piv = k;
-    double dk = W[(size_t)k * n + k]; /* the largest diagonal, first of equals */
-    for (int i = k + 1; i < n; i++) {
-      double wi = W[(size_t)i * n + i];
-      if (wi > dk) piv = i, dk = wi;
-    }
-    if (!(dk > RANK_TOL * dmax) || !isfinite(dk)) break;
-    if (piv != k) {
-      swap_lower(W, n, k, piv);
-      int t = perm[k];
-      perm[k] = perm[piv];
-      perm[piv] = t;
-    }
-    double l = sqrt(W[(size_t)k * n + k]);
-    W[(size_t)k * n + k] = l;
+    double l = pivot_take(W, n, k, perm, dmax);
+    if (l == 0) break;
     for (int i = k + 1; i < n; i++) col[i] = W[(size_t)i * n + k] /= l;
     for (int i = k + 1; i < n; i++) imp_sub_scaled(W + (size_t)i * n + k + 1, col + k + 1, col[i], i - k);
     rank = k + 1;
@@ -250,29 +265,12 @@ static int pivoted_cholesky(double* W, int n, int* perm, double* col) {
    cost that dense path 3% (callgrind, cloth.xml 100 steps) in the code
    the compiler then made of it. */
 __attribute__((noinline)) static int pivoted_cholesky_sparse(double* W, int n, int* perm, double* col, int* finite) {
-  double dmax = 0;
-  for (int i = 0; i < n; i++) {
-    perm[i] = i;
-    dmax = fmax(dmax, W[(size_t)i * n + i]);
-  }
+  double dmax = pivot_start(W, n, perm);
   int rank = 0;
   *finite = 1;
   for (int k = 0; k < n; k++) {
-    int piv = k;
-    double dk = W[(size_t)k * n + k]; /* the largest diagonal, first of equals */
-    for (int i = k + 1; i < n; i++) {
-      double wi = W[(size_t)i * n + i];
-      if (wi > dk) piv = i, dk = wi;
-    }
-    if (!(dk > RANK_TOL * dmax) || !isfinite(dk)) break;
-    if (piv != k) {
-      swap_lower(W, n, k, piv);
-      int t = perm[k];
-      perm[k] = perm[piv];
-      perm[piv] = t;
-    }
-    double l = sqrt(W[(size_t)k * n + k]);
-    W[(size_t)k * n + k] = l;
+    double l = pivot_take(W, n, k, perm, dmax);
+    if (l == 0) break;
     int colfinite = 1;
     for (int i = k + 1; i < n; i++) {
       col[i] = W[(size_t)i * n + k] /= l;
