@@ -18,9 +18,7 @@
  * e = f - clamp(f - w), zero exactly when |f| <= mu and w = 0 inside, w
  * opposite to f on the bound (maximal dissipation in one dimension).
  *
- * The relative residual divides ||e|| by max(||v0||, ||f||, ||w||, ||mu_F||)
- * (mu_F: the bounds of the dry friction rows, data of the same units as f),
- * with w =
+ * The relative residual divides ||e|| by max(||v0||, ||f||, ||w||), with w =
  * A f + v0 - b as the issue writes v (contact.h says A f + v0: we follow the
  * issue, because w is the quantity whose complementarity e measures, and at
  * a resting contact ||w|| -> 0 while ||A f + v0|| -> ||b||, which would let
@@ -97,18 +95,6 @@ static void block_error(double* e, const imp_cproblem* p, int blk, const double*
   }
 }
 
-/* ||mu|| over the dry friction rows' bounds: impulses of the problem's data,
-   as ||f|| is one of the answer's (header). Without it a joint held at its
-   limit against its frictionloss, the two impulses cancelling and every
-   speed at rounding level, has no scale but its rounding (Menagerie's
-   google_robot: todorov.c, friction_bound_speed). */
-static double friction_bounds_norm(const imp_cproblem* p) {
-  double s = 0;
-  for (int k = 0; k < p->nblock; k++)
-    if (p->blk_type[k] == IMP_CNSTR_FRICTION) s += p->mu[k] * p->mu[k];
-  return sqrt(s);
-}
-
 /* imp_cresidual from w (in work) on */
 static double residual_of(const imp_cproblem* p, const double* f, double* relative, double* work) {
   int n = p->n;
@@ -123,7 +109,6 @@ static double residual_of(const imp_cproblem* p, const double* f, double* relati
   if (relative) {
     double scale = fmax(sqrt(imp_dot(p->v0, p->v0, n)),
                         fmax(sqrt(imp_dot(f, f, n)), sqrt(imp_dot(w, w, n))));
-    scale = fmax(scale, friction_bounds_norm(p));
     *relative = scale > 0 ? err / scale : err;
   }
   return err;

@@ -240,32 +240,11 @@
 
 /* ---- the solver ---- */
 
-/* The largest velocity a dry-friction row's whole bound would make on its
-   own, A_ii mu_i over IMP_CNSTR_FRICTION blocks: problem data of the same
-   units as v0 and b (a cone is scale-free; a joint's frictionloss is an
-   impulse). Why it belongs in the scale: a joint held at its limit against
-   its frictionloss moves at rounding-level speeds while the two impulses
-   cancel. Menagerie's google_robot, two wheel joints so (A_ii = 9.16, mu =
-   0.004, so 0.037 m/s of friction) and the other rows at 1e-12 to 1e-15:
-   its answers were exact to 9e-16 (common residual) but ||r|| against
-   those speeds stayed above 1e-8, and 1,909 of 2,000 steps ended at
-   maxiter or crept on residuals of 1e-19. */
-static double friction_bound_speed(const imp_cproblem* p) {
-  double v = 0;
-  for (int k = 0; k < p->nblock; k++)
-    if (p->blk_type[k] == IMP_CNSTR_FRICTION) {
-      int i = p->blk_adr[k];
-      v = fmax(v, p->A[(size_t)i * p->n + i] * p->mu[k]);
-    }
-  return v;
-}
-
 /* ||r||_inf relative to the problem's velocities (header's stopping test;
    0 / 0 is 0) for problem p */
 static double relative_residual(const imp_cproblem* p, const double* x, const double* f,
                                 const double* r) {
   double rmax = 0, scale = fmax(imp_tod_max_abs(p->v0, p->n), imp_tod_max_abs(p->b, p->n));
-  scale = fmax(scale, friction_bound_speed(p));
   for (int i = 0; i < p->n; i++) {
     rmax = fmax(rmax, fabs(r[i]));
     scale = fmax(scale, fabs(r[i] + f[i] + x[i] - p->v0[i])); /* (A f)_i */
