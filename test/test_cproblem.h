@@ -41,7 +41,7 @@ static inline int add_block(tprob* t, int type, int dim, double mu) {
 
 /* The problem as a solver sees it (h = 0.01). */
 static inline imp_cproblem view(const tprob* t) {
-  imp_cproblem p = {t->n, t->nblock, t->adr, t->dim, t->type, t->mu, t->A, t->v0, t->b, 0.01, NULL, 0, 0, NULL, NULL};
+  imp_cproblem p = {t->n, t->nblock, t->adr, t->dim, t->type, t->mu, t->A, t->v0, t->b, 0.01, NULL, 0, 0, NULL, NULL, 0};
   return p;
 }
 

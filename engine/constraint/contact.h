@@ -75,6 +75,11 @@ typedef struct imp_cproblem {
   const double* U;
   int rank, U_ld;
   const double *U_rowscale, *U_colweight;
+  /* Optional (0 when absent): a speed below which velocity errors count as
+     resolved, the floor of the relative residuals' scales (todorov's
+     stopping test, imp_cresidual). The stage sets it to |gravity| h, what
+     gravity adds to a speed in one step (contact.c, speed_floor). */
+  double vfloor;
 } imp_cproblem;
 
 /* Why a solver stopped. Ordered from good to bad: the stage reports the

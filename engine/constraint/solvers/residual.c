@@ -18,7 +18,8 @@
  * e = f - clamp(f - w), zero exactly when |f| <= mu and w = 0 inside, w
  * opposite to f on the bound (maximal dissipation in one dimension).
  *
- * The relative residual divides ||e|| by max(||v0||, ||f||, ||w||), with w =
+ * The relative residual divides ||e|| by max(||v0||, ||f||, ||w||, vfloor)
+ * (vfloor: the problem's optional speed floor, contact.h), with w =
  * A f + v0 - b as the issue writes v (contact.h says A f + v0: we follow the
  * issue, because w is the quantity whose complementarity e measures, and at
  * a resting contact ||w|| -> 0 while ||A f + v0|| -> ||b||, which would let
@@ -109,6 +110,7 @@ static double residual_of(const imp_cproblem* p, const double* f, double* relati
   if (relative) {
     double scale = fmax(sqrt(imp_dot(p->v0, p->v0, n)),
                         fmax(sqrt(imp_dot(f, f, n)), sqrt(imp_dot(w, w, n))));
+    scale = fmax(scale, p->vfloor); /* contact.h: speeds below it are resolved */
     *relative = scale > 0 ? err / scale : err;
   }
   return err;

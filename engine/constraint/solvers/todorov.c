@@ -245,6 +245,7 @@
 static double relative_residual(const imp_cproblem* p, const double* x, const double* f,
                                 const double* r) {
   double rmax = 0, scale = fmax(imp_tod_max_abs(p->v0, p->n), imp_tod_max_abs(p->b, p->n));
+  scale = fmax(scale, p->vfloor); /* contact.h, and contact.c's why */
   for (int i = 0; i < p->n; i++) {
     rmax = fmax(rmax, fabs(r[i]));
     scale = fmax(scale, fabs(r[i] + f[i] + x[i] - p->v0[i])); /* (A f)_i */
