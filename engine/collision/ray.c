@@ -25,8 +25,10 @@
  *    a test of the geom's bounding sphere;
  *  - height field: the union of its prisms (collide_hfield.c), each a
  *    convex solid clipped by its five planes (Cyrus and Beck 1978), over
- *    the cells the ray crosses inside the field's box, found row band by
- *    row band; from inside, the ray leaves through the union's surface.
+ *    the cells the ray crosses inside the field's box, walked row band by
+ *    row band in the ray's order up to the nearest hit, passing over bands
+ *    and cells the ray is above; from inside, the ray leaves through the
+ *    union's surface.
  * imp_ray skips, as MuJoCo's rangefinder does, the geoms of one body and
  * the invisible geoms (alpha 0 in the geom's rgba or its material's). */
 #include <math.h>
@@ -236,12 +238,13 @@ static int clip_prism(const double p[3], const double v[3], double tri[3][3], do
   return 1;
 }
 
-/* the field's grid, its data and the ray in its frame */
+/* the field's grid, its data and the ray in its frame; tslack[axis]:
+   hf_t_margin's part that depends on the ray alone */
 typedef struct hf_ray {
   const double* size;
   const float* data;
   int nrow, ncol;
-  double dx, dy, p[3], v[3];
+  double dx, dy, p[3], v[3], tslack[2];
 } hf_ray;
 
 /* the two prisms of cell (r, c), in collide_hfield.c's triangulation */
@@ -267,8 +270,7 @@ static int coord_span(double p, double v, double a, double b, double* lo, double
 
 /* The rows r0..r1 whose bands the ray can cross for t in [t0, t1]: those
    within a row of the ray's y range (the band test itself, clip_slab in
-   hf_cells, decides; this only spares the rows far from the ray, so the
-   rows it visits, and their order, are those of a visit of every row). */
+   hf_cells, decides; this only spares the rows far from the ray). */
 static void hf_rows(const hf_ray* f, double t0, double t1, int* r0, int* r1) {
   *r0 = 0, *r1 = f->nrow - 2;
   double ylo, yhi;
@@ -278,13 +280,18 @@ static void hf_rows(const hf_ray* f, double t0, double t1, int* r0, int* r1) {
   if (hi < *r1) *r1 = hi < 0 ? -1 : (int)floor(hi);
 }
 
+/* the rounding margin of hf_below_ray's test, for the ray's z range
+   [zlo, zhi]: 1e-9 of the field's scale */
+static double hf_z_margin(const hf_ray* f, double zlo, double zhi) {
+  return 1e-9 * (f->size[2] + f->size[3] + fabs(zlo) + fabs(zhi));
+}
+
 /* 1 when the ray, over [a, b] (its stretch in cell (r, c)'s row band),
    passes above every point of the cell's two prisms where it is within
    half a cell of the column: the cell's prisms are below the highest of
-   its four corners, so clip_prism would find nothing there. A margin of
-   1e-9 of the field's scale keeps the rounding of clip_prism's own planes
-   on the side of visiting: a cell skipped here is one whose prisms it
-   rejects, and the answer is that of a visit of every cell. */
+   its four corners, so clip_prism would find nothing there. The margin
+   (hf_z_margin) keeps the rounding of clip_prism's own planes on the side
+   of visiting: a cell skipped here is one whose prisms it rejects. */
 static int hf_cell_below_ray(const hf_ray* f, int r, int c, double a, double b) {
   double xc = f->dx * (c + 0.5) - f->size[0];
   if (!clip_slab(f->p[0] - xc, f->v[0], f->dx, &a, &b)) return 1; /* half a cell away, or more */
@@ -293,32 +300,88 @@ static int hf_cell_below_ray(const hf_ray* f, int r, int c, double a, double b) 
   const float* h0 = f->data + r * f->ncol + c;
   const float* h1 = h0 + f->ncol;
   double top = fmax(fmax(h0[0], h0[1]), fmax(h1[0], h1[1])) * f->size[2];
-  double margin = 1e-9 * (f->size[2] + f->size[3] + fabs(zlo) + fabs(zhi));
-  return zlo > top + margin;
+  return zlo > top + hf_z_margin(f, zlo, zhi);
+}
+
+/* 1 when the ray, over [a, b] (its stretch in row band r, which reaches
+   columns c0..c1), passes above the highest corner of all those cells by
+   twice hf_cell_below_ray's margin: then that test skips every one of
+   them (each cell's stretch lies inside [a, b], so its z range inside
+   this one, whose margin is at least half of any sub-range's), and the
+   band is passed over at the cost of reading its heights, a loop the
+   compiler vectorizes, instead of a test per cell. A ray climbing away
+   over a flat field (dm_control's quadruped) crosses a hundred cells of a
+   band, none near it. */
+static int hf_band_below_ray(const hf_ray* f, int r, int c0, int c1, double a, double b) {
+  double zlo, zhi;
+  if (!coord_span(f->p[2], f->v[2], a, b, &zlo, &zhi)) return 0;
+  const float* h0 = f->data + r * f->ncol;
+  const float* h1 = h0 + f->ncol;
+  float hmax = -INFINITY;
+  for (int c = c0; c <= c1 + 1; c++) {
+    float h = h0[c] > h1[c] ? h0[c] : h1[c];
+    hmax = h > hmax ? h : hmax;
+  }
+  return zlo > hmax * f->size[2] + 2 * hf_z_margin(f, zlo, zhi);
+}
+
+/* A slack on the t at which the ray enters a row band (axis 1) or a
+   column (axis 0), beyond the t of a hit already found, before the walk
+   may stop: a prism of that band or column is entered no earlier than
+   the band or column, up to the rounding of clip_prism's and clip_slab's
+   divisions by the ray's component along the axis, which this bounds
+   with room to spare. Infinite (never stop) for a ray parallel to the
+   axis's lines, whose entry t is then t0 throughout. */
+static double hf_t_margin(const hf_ray* f, int axis, double t) {
+  return 1e-9 * (1 + fabs(t)) + f->tslack[axis];
+}
+
+/* the nearest hit so far, or limit when that is nearer (INFINITY: none) */
+static double hf_bound(double enter, double limit) {
+  return enter >= 0 && enter < limit ? enter : limit;
 }
 
 /* Over the cells the ray crosses for t in [t0, t1]: the nearest entry
    t >= 0 into a prism (*enter, -1 none), and with extend the end of the
    union's stretch that holds t = *exit (moved forward while a prism holds
    it). Rows are visited as bands of y (only those near the ray's y range,
-   hf_rows), each band's columns from the x the ray has in it, and a cell
-   the ray passes above is not clipped (hf_cell_below_ray): rangefinders
+   hf_rows) in the order the ray crosses them, each band's columns from
+   the x the ray has in it, again in the ray's order; a band or a cell the
+   ray passes above is not clipped (hf_band_below_ray, hf_cell_below_ray).
+   Without extend the walk stops at the first band or column the ray
+   enters beyond the nearest hit so far, or beyond limit (the caller needs
+   no hit farther than that): no prism there is entered earlier, so the
+   answer is that of a visit of every crossed cell (the same minimum of
+   the same clip_prism values) whenever it is below limit. Rangefinders
    over a large field (dm_control's quadruped: 201 x 201) looked at every
-   band and clipped every crossed cell's prisms. */
-static void hf_cells(const hf_ray* f, double t0, double t1, double* enter, double* exit,
-                     int extend) {
+   band and every crossed cell. */
+static void hf_cells(const hf_ray* f, double t0, double t1, double limit, double* enter,
+                     double* exit, int extend) {
   int r0, r1;
   hf_rows(f, t0, t1, &r0, &r1);
-  for (int r = r0; r <= r1; r++) {
+  int rstep = f->v[1] < 0 ? -1 : 1, cstep = f->v[0] < 0 ? -1 : 1;
+  for (int k = 0; k <= r1 - r0; k++) {
+    int r = rstep > 0 ? r0 + k : r1 - k;
     double y0 = f->dy * r - f->size[1], y1 = y0 + f->dy;
     double a = t0, b = t1;
     if (!clip_slab(f->p[1] - 0.5 * (y0 + y1), f->v[1], 0.5 * f->dy, &a, &b)) continue;
+    double bound = hf_bound(*enter, limit);
+    if (!extend && bound < INFINITY && a > bound + hf_t_margin(f, 1, bound)) break;
     double xa = f->p[0] + a * f->v[0], xb = f->p[0] + b * f->v[0];
     int c0 = (int)floor((fmin(xa, xb) + f->size[0]) / f->dx);
     int c1 = (int)floor((fmax(xa, xb) + f->size[0]) / f->dx);
     c0 = c0 < 0 ? 0 : c0 > f->ncol - 2 ? f->ncol - 2 : c0;
     c1 = c1 < 0 ? 0 : c1 > f->ncol - 2 ? f->ncol - 2 : c1;
-    for (int c = c0; c <= c1; c++) {
+    if (hf_band_below_ray(f, r, c0, c1, a, b)) continue;
+    for (int j = 0; j <= c1 - c0; j++) {
+      int c = cstep > 0 ? c0 + j : c1 - j;
+      bound = hf_bound(*enter, limit);
+      if (!extend && bound < INFINITY) { /* the t at which the ray enters the column */
+        double ca = a, cb = b, xm = f->dx * (c + 0.5) - f->size[0];
+        if (clip_slab(f->p[0] - xm, f->v[0], 0.5 * f->dx, &ca, &cb) &&
+            ca > bound + hf_t_margin(f, 0, bound))
+          break;
+      }
       if (hf_cell_below_ray(f, r, c, a, b)) continue;
       for (int t = 0; t < 2; t++) {
         double tri[3][3], lo = t0, hi = t1;
@@ -331,16 +394,19 @@ static void hf_cells(const hf_ray* f, double t0, double t1, double* enter, doubl
   }
 }
 
-/* nearest point of the union of height field g's prisms */
+/* nearest point of the union of height field g's prisms; when that is at
+   limit or beyond, any t >= limit or -1 (the caller keeps only nearer
+   hits, and the walk stops sooner) */
 static double ray_hfield(const imp_model* m, const imp_data* d, int g, const double pnt[3],
-                         const double vec[3]) {
+                         const double vec[3], double limit) {
   int h = m->geom_dataid[g];
   if (h < 0) return -1;
   hf_ray f = {m->hfield_size + 4 * h, m->hfield_data + m->hfield_adr[h], m->hfield_nrow[h],
-              m->hfield_ncol[h], 0, 0, {0, 0, 0}, {0, 0, 0}};
+              m->hfield_ncol[h], 0, 0, {0, 0, 0}, {0, 0, 0}, {0, 0}};
   f.dx = 2 * f.size[0] / (f.ncol - 1);
   f.dy = 2 * f.size[1] / (f.nrow - 1);
   to_local(d->geom_xpos + 3 * g, d->geom_xmat + 9 * g, pnt, vec, f.p, f.v);
+  for (int k = 0; k < 2; k++) f.tslack[k] = 1e-12 * (fabs(f.p[k]) + f.size[k]) / fabs(f.v[k]);
   /* the stretch of the ray inside the field's box */
   double t0 = -INFINITY, t1 = INFINITY;
   if (!clip_slab(f.p[0], f.v[0], f.size[0], &t0, &t1) ||
@@ -349,22 +415,24 @@ static double ray_hfield(const imp_model* m, const imp_data* d, int g, const dou
                  &t0, &t1) ||
       t1 < 0)
     return -1;
-  double enter = -1, exit = 0;
-  hf_cells(&f, t0, t1, &enter, &exit, 0);
   /* the start inside a prism: out through the union's surface, the
      stretch grown while another prism holds its end (each pass adds one,
      a stretch crosses at most every cell) */
   int inside = 0;
   {
     double e = -1, x = 0;
-    hf_cells(&f, fmax(t0, 0), fmax(t0, 0), &e, &x, 0);
+    hf_cells(&f, fmax(t0, 0), fmax(t0, 0), INFINITY, &e, &x, 0);
     inside = e == 0 && !(t0 > 0);
   }
-  if (!inside) return enter;
+  double enter = -1, exit = 0;
+  if (!inside) {
+    hf_cells(&f, t0, t1, limit, &enter, &exit, 0);
+    return enter;
+  }
   for (int pass = 0; pass < 2 * f.nrow * f.ncol; pass++) {
     double before = exit;
     double e = -1;
-    hf_cells(&f, t0, t1, &e, &exit, 1);
+    hf_cells(&f, t0, t1, INFINITY, &e, &exit, 1);
     if (!(exit > before)) break;
   }
   return exit;
@@ -392,7 +460,7 @@ double imp_ray(const imp_model* m, const imp_data* d, const double pnt[3], const
     const double *pos = d->geom_xpos + 3 * g, *mat = d->geom_xmat + 9 * g;
     if (type != IMP_GEOM_PLANE && misses_sphere(pos, m->geom_rbound[g], pnt, vec)) continue;
     double t = type == IMP_GEOM_MESH     ? ray_mesh(m, d, g, pnt, vec)
-               : type == IMP_GEOM_HFIELD ? ray_hfield(m, d, g, pnt, vec)
+               : type == IMP_GEOM_HFIELD ? ray_hfield(m, d, g, pnt, vec, best < 0 ? INFINITY : best)
                                          : imp_ray_primitive(type, pos, mat, m->geom_size + 3 * g,
                                                              pnt, vec);
     if (t >= 0 && (best < 0 || t < best)) best = t, hit = g;

@@ -297,6 +297,45 @@ START_TEST(invariant_under_rigid_motion) {
 END_TEST
 
 
+/* A sphere against an equal-axes ellipsoid, from 0.19 deep (the sphere's
+   centre still outside the ellipsoid: measured through the centre alone,
+   sphere_by_centre in collide_convex.c) to 0.25 deep (the centre inside:
+   the general EPA path): the closed form of two spheres, as above. */
+START_TEST(sphere_ellipsoid_is_two_spheres) {
+  int s1 = geom("sphere1"), e2 = geom("ellipsoid2");
+  double r1 = 0.2, r2 = 0.3, margin = 0.05;
+  set_size(s1, r1, 0, 0);
+  set_size(e2, r2, r2, r2);
+  double worst_d = 0, worst_a = 0, worst_p = 0;
+  for (int trial = 0; trial < 200; trial++) {
+    double c1[3], n[3], q1[4], q2[4], c2[3];
+    rand_vec(c1, -1, 1);
+    rand_vec(n, -1, 1);
+    imp_normalize3(n);
+    double dist = imp_test_urand(-0.25, 0.049);
+    imp_copy(c2, c1, 3);
+    imp_add_scl(c2, n, r1 + r2 + dist, 3);
+    imp_test_rand_quat(q1);
+    imp_test_rand_quat(q2);
+    set_pose(s1, c1, q1);
+    set_pose(e2, c2, q2);
+    imp_contact con;
+    ck_assert_int_eq(convex(M, s1, e2, margin, &con), 1);
+    double pos[3];
+    imp_copy(pos, c1, 3);
+    imp_add_scl(pos, n, r1 + 0.5 * dist, 3);
+    worst_d = fmax(worst_d, fabs(con.dist - dist));
+    worst_a = fmax(worst_a, angle_between(con.frame, n));
+    worst_p = fmax(worst_p, imp_max_abs_diff(con.pos, pos, 3));
+  }
+  printf("sphere-ellipsoid=spheres: worst |dist err| %.3g, normal %.3g rad, pos %.3g\n",
+         worst_d, worst_a, worst_p);
+  ck_assert_msg(worst_d <= TOL_DIST, "dist error %g", worst_d);
+  ck_assert_msg(worst_a <= TOL_ANGLE, "normal error %g rad", worst_a);
+  ck_assert_msg(worst_p <= 0.5 * TOL_ANGLE, "pos error %g", worst_p);
+}
+END_TEST
+
 /* gap of g1, g2 along the unit normal n (g1 to g2) from their supports:
    n.s2(-n) - n.s1(n), the distance the contact claims along its normal */
 static double gap_along_normal(const imp_model* m, int g1, int g2, const double n[3]) {
@@ -514,6 +553,7 @@ Suite* collide_convex_suite(void) {
   TCase* tc = tcase_create("pairs");
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, ellipsoid_equal_axes_is_sphere);
+  tcase_add_test(tc, sphere_ellipsoid_is_two_spheres);
   tcase_add_test(tc, capsule_ellipsoid_sphere_closed_form);
   tcase_add_test(tc, cylinder_cylinder_stacked_and_side_by_side);
   tcase_add_test(tc, cylinder_on_box);
