@@ -592,6 +592,30 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   int too_much = imp_guard_injects_too_much(&p, s->g, mass, &s->pat, s->res_work);
   int unfinished = !too_much && imp_guard_unfinished_and_suspect(&p, st, s->g, mass, s->res_work);
   int held_solve = (too_much || unfinished) && imp_guard_hold_corrections(&p, s->b_held);
+  /* an unfinished answer that is no suspect: once more from it with the
+     targets of contacts at rest at 0, which a redundant pile cannot meet
+     (contact_guard.c); with the held solve excluded, an island still does
+     at most the three solves island_work_max allows, and only with its
+     share of the step's budget left for a whole solve */
+  int rested = !too_much && !unfinished && st.exit != IMP_EXIT_CONVERGED &&
+               solver != &imp_solver_pgs &&
+               account.left >= bounded_iterations(solver, n, m->opt.iterations) *
+                                   iteration_work(solver, n) &&
+               imp_guard_resting_targets(d, s->rows, &p, s->b_held);
+  if (rested) {
+    imp_cproblem rest = p;
+    rest.b = s->b_held;
+    imp_csolver_opt ro = o;
+    ro.warmstart = 1;
+    ro.maxiter = budget_iterations(&account, solver, n, m->opt.iterations);
+    imp_copy(s->g_first, s->g, n);
+    imp_csolver_stat sr = imp_guard_solve_checked(solver, &rest, &ro, s->g, s->work, s->res_work);
+    budget_charge(&account, solver, n, sr.iterations);
+    iter += sr.iterations;
+    newton += sr.newton;
+    if (sr.exit == IMP_EXIT_CONVERGED) st = sr, imp_copy(s->b, s->b_held, n);
+    else imp_copy(s->g, s->g_first, n);
+  }
   if (held_solve) {
     /* The corrections cannot be met at a bounded cost, or perhaps not at
        all (header): solve the step that holds every violation where it is
@@ -624,7 +648,8 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   /* the check again only where the held solve changed g or b: it is a
      function of the problem and g alone */
   if (solver != &imp_solver_pgs &&
-      (held_solve ? imp_guard_injects_too_much(&p, s->g, mass, &s->pat, s->res_work) : too_much)) {
+      (held_solve || rested ? imp_guard_injects_too_much(&p, s->g, mass, &s->pat, s->res_work)
+                            : too_much)) {
     /* Still more energy than the corrections justify: this is no solution
        of the step (apollo's first step: todorov's best iterate added 1.6e4
        J to a problem whose solutions dissipate, relative residual 0.03).

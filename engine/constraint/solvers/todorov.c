@@ -193,6 +193,27 @@
  * their cone onto it (228-241), stopping each block of x_N at its first
  * crossing (231-234); the zero-force point as a third start (simulated:
  * cold 278 -> 481 of 2,400 steps).
+ * The restarts run only where every target b is 0 (Table 1's problems,
+ * unstabilized, where they were measured). With targets, a resting pile of
+ * redundant contacts (A singular) has targets no sticking answer meets
+ * (contact_guard.c, imp_guard_resting_targets), and sweeps that give each
+ * block the impulse its own target asks push the impulses along null(A):
+ * balls_cube.xml's step 223, warm, crawled at 3.4e-3 relative with its
+ * largest impulse grown 0.94 -> 1.19 where the solution's is 0.75 (cold,
+ * 7 iterations), and the next ten steps started from there. With the
+ * stage's retry at rest, restarts everywhere -> only at b = 0:
+ * balls_cube.xml 13 -> 1 of 2000 steps not converged (36.1 -> 2.0
+ * iterations a step); 22_humanoids batch (--perturb qpos=0.1,qvel=1.0,
+ * 500 steps) seed 1 x 4 48 -> 51, seed 2 x 8 292 -> 197; terrain 4 -> 3
+ * (24.3 -> 16.5 iterations a step); cloth 66 -> 50; humanoid100 4 -> 8 of
+ * 500; capsule_pile 1504 -> 1561 (74.3 -> 104.7); bench_table1 the same
+ * bits. 8 seeds of balls_cube's scene 111 -> 469, of which seed 3 324
+ * (1 before): from step 1690 on a warm start carries it into a basin no
+ * version leaves in 100 iterations, while 63 of 70 recorded steps converge
+ * from the sticking point. Tried: restarts only at cold starts (Table 1
+ * warm 78 -> 302 of 2,400 steps); a warm solve's restart from the sticking
+ * point before or after the sweeps (balls_cube 9 and 3, at 89.8 and 27.7
+ * iterations a step, terrain 59.8 and 100.9, batch seed 1 91 and 214).
  * Stopping: ||r||_inf <= tol * max(||v0||_inf, ||b||_inf, ||A f||_inf),
  * on the unscaled residual: the velocity error relative to the problem's
  * velocities. A solve also stops, "stalled", with its best iterate when
@@ -750,6 +771,10 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
   keep_best(&s, s.r, &rbest2);
   int scaled = rescale == RESCALE_ALWAYS, done = 0, proxed = 0, prox_ran = 0, valleys = 0;
   int crawls = 0, total_crawls = 0, sweeps = 0;
+  /* the Gauss-Seidel restarts only where every target is 0 (header) */
+  int sweeps_max = GS_RESTARTS;
+  for (int i = 0; i < p->n && sweeps_max > 0; i++)
+    if (p->b[i] != 0) sweeps_max = 0;
   stall_watch watch = {0, rbest2};
   st->exit = IMP_EXIT_MAXITER;
   /* st->iterations, not a count of passes: the sweeps count as iterations */
@@ -783,7 +808,7 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
     if (!progress && !crawled && valleys < MAX_VALLEYS && valley_move(&s, hscale, &l)) {
       valleys++;
       lambda = LAMBDA_INIT;
-    } else if (!progress && sweeps < GS_RESTARTS && st->iterations < o->maxiter) {
+    } else if (!progress && sweeps < sweeps_max && st->iterations < o->maxiter) {
       if (o->monitor) o->monitor(o->monitor_ctx, st->iterations, s.fx);
       l = sweep_restart(&s); /* Section V.A: restart at a different point (header) */
       sweeps++;
