@@ -247,8 +247,12 @@
  * (57 rows, feet sliding at 1e-5 m/s on their cone edges) sat at l = 3e-16,
  * relative residual 2.2e-7, through 3 sweeps and the proximal loop (43
  * iterations), and converges from the sticking point 43 iterations later;
- * humanoid_CMU over 10,000 steps: 317 -> 130 steps not converged, 3.77 ->
- * 3.20 iterations a step; the regression scenes within 3 steps.
+ * humanoid_CMU over 10,000 steps, with the stage's retry at rest
+ * (contact.c): 457 -> 61 steps not converged (4.77 -> 3.23 iterations a
+ * step); the perturbed 22_humanoids batch (500 steps, seed 1 x 4, seed 2 x
+ * 8) 51 -> 62 and 197 -> 138; balls_cube.xml 1 -> 16 of 2,000 (its piles'
+ * restarts end at the iteration limit, and the retry at rest that solved
+ * them from the stalled point fails from there).
  *
  * ---- Initialization (Section III.F) ----
  * Sticking: v = b on normal, limit and equality rows, 0 on friction rows,
