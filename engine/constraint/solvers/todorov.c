@@ -250,9 +250,10 @@
  * humanoid_CMU over 10,000 steps, with the stage's retry at rest
  * (contact.c): 457 -> 61 steps not converged (4.77 -> 3.23 iterations a
  * step); the perturbed 22_humanoids batch (500 steps, seed 1 x 4, seed 2 x
- * 8) 51 -> 62 and 197 -> 138; balls_cube.xml 1 -> 16 of 2,000 (its piles'
- * restarts end at the iteration limit, and the retry at rest that solved
- * them from the stalled point fails from there).
+ * 8) 51 -> 62 and 197 -> 138; balls_cube.xml 1 -> 16 of 2,000 (in those
+ * 16 steps the restarted solve and the stage's retry at rest both end at
+ * their iteration limits; why the retry fails after the restart and not
+ * after the stall is not known).
  *
  * ---- Initialization (Section III.F) ----
  * Sticking: v = b on normal, limit and equality rows, 0 on friction rows,
