@@ -8,43 +8,50 @@
 
 /* ---- pairs through imp_collide_convex ---- */
 
-/* Ellipsoids with equal semi-axes are spheres: dist = |c2 - c1| - r1 - r2,
-   normal along c2 - c1, pos the midpoint c1 + n (r1 + dist / 2). */
-START_TEST(ellipsoid_equal_axes_is_sphere) {
-  int e1 = geom("ellipsoid1"), e2 = geom("ellipsoid2");
-  double r1 = 0.3, r2 = 0.2, margin = 0.05;
-  set_size(e1, r1, r1, r1);
-  set_size(e2, r2, r2, r2);
-  double worst_d = 0, worst_a = 0, worst_p = 0;
+/* Trials of two geoms that are spheres of radii r1, r2 (g1 at a random
+   centre and pose, g2 along a random normal at a gap drawn from [dmin,
+   0.049], inside the margin 0.05) against the closed form: dist = |c2 -
+   c1| - r1 - r2, normal along c2 - c1, pos the midpoint c1 + n (r1 + dist
+   / 2). The worst errors of distance, normal angle and point. */
+static void two_sphere_trials(int g1, int g2, double r1, double r2, double dmin,
+                              double worst[3]) {
+  worst[0] = worst[1] = worst[2] = 0;
   for (int trial = 0; trial < 200; trial++) {
-    double c1[3], n[3], q1[4], q2[4];
+    double c1[3], n[3], q1[4], q2[4], c2[3];
     rand_vec(c1, -1, 1);
     rand_vec(n, -1, 1);
     imp_normalize3(n);
-    /* from 0.2 deep to just inside the margin */
-    double dist = imp_test_urand(-0.2, 0.049);
-    double c2[3];
+    double dist = imp_test_urand(dmin, 0.049);
     imp_copy(c2, c1, 3);
     imp_add_scl(c2, n, r1 + r2 + dist, 3);
     imp_test_rand_quat(q1);
     imp_test_rand_quat(q2);
-    set_pose(e1, c1, q1);
-    set_pose(e2, c2, q2);
+    set_pose(g1, c1, q1);
+    set_pose(g2, c2, q2);
     imp_contact con;
-    ck_assert_int_eq(convex(M, e1, e2, margin, &con), 1);
+    ck_assert_int_eq(convex(M, g1, g2, 0.05, &con), 1);
     double pos[3];
     imp_copy(pos, c1, 3);
     imp_add_scl(pos, n, r1 + 0.5 * dist, 3);
-    worst_d = fmax(worst_d, fabs(con.dist - dist));
-    worst_a = fmax(worst_a, angle_between(con.frame, n));
-    worst_p = fmax(worst_p, imp_max_abs_diff(con.pos, pos, 3));
+    worst[0] = fmax(worst[0], fabs(con.dist - dist));
+    worst[1] = fmax(worst[1], angle_between(con.frame, n));
+    worst[2] = fmax(worst[2], imp_max_abs_diff(con.pos, pos, 3));
   }
-  printf("ellipsoid=sphere: worst |dist err| %.3g, normal %.3g rad, pos %.3g\n", worst_d,
-         worst_a, worst_p);
-  ck_assert_msg(worst_d <= TOL_DIST, "dist error %g", worst_d);
-  ck_assert_msg(worst_a <= TOL_ANGLE, "normal error %g rad", worst_a);
+}
+
+/* Ellipsoids with equal semi-axes are spheres (two_sphere_trials), from
+   0.2 deep to just inside the margin */
+START_TEST(ellipsoid_equal_axes_is_sphere) {
+  int e1 = geom("ellipsoid1"), e2 = geom("ellipsoid2");
+  double r1 = 0.3, r2 = 0.2, w[3];
+  set_size(e1, r1, r1, r1);
+  set_size(e2, r2, r2, r2);
+  two_sphere_trials(e1, e2, r1, r2, -0.2, w);
+  printf("ellipsoid=sphere: worst |dist err| %.3g, normal %.3g rad, pos %.3g\n", w[0], w[1], w[2]);
+  ck_assert_msg(w[0] <= TOL_DIST, "dist error %g", w[0]);
+  ck_assert_msg(w[1] <= TOL_ANGLE, "normal error %g rad", w[1]);
   /* pos is off by the normal error times the lever arm (<= 0.5 m) */
-  ck_assert_msg(worst_p <= 0.5 * TOL_ANGLE, "pos error %g", worst_p);
+  ck_assert_msg(w[2] <= 0.5 * TOL_ANGLE, "pos error %g", w[2]);
 }
 END_TEST
 
@@ -303,36 +310,15 @@ END_TEST
    the general EPA path): the closed form of two spheres, as above. */
 START_TEST(sphere_ellipsoid_is_two_spheres) {
   int s1 = geom("sphere1"), e2 = geom("ellipsoid2");
-  double r1 = 0.2, r2 = 0.3, margin = 0.05;
+  double r1 = 0.2, r2 = 0.3, w[3];
   set_size(s1, r1, 0, 0);
   set_size(e2, r2, r2, r2);
-  double worst_d = 0, worst_a = 0, worst_p = 0;
-  for (int trial = 0; trial < 200; trial++) {
-    double c1[3], n[3], q1[4], q2[4], c2[3];
-    rand_vec(c1, -1, 1);
-    rand_vec(n, -1, 1);
-    imp_normalize3(n);
-    double dist = imp_test_urand(-0.25, 0.049);
-    imp_copy(c2, c1, 3);
-    imp_add_scl(c2, n, r1 + r2 + dist, 3);
-    imp_test_rand_quat(q1);
-    imp_test_rand_quat(q2);
-    set_pose(s1, c1, q1);
-    set_pose(e2, c2, q2);
-    imp_contact con;
-    ck_assert_int_eq(convex(M, s1, e2, margin, &con), 1);
-    double pos[3];
-    imp_copy(pos, c1, 3);
-    imp_add_scl(pos, n, r1 + 0.5 * dist, 3);
-    worst_d = fmax(worst_d, fabs(con.dist - dist));
-    worst_a = fmax(worst_a, angle_between(con.frame, n));
-    worst_p = fmax(worst_p, imp_max_abs_diff(con.pos, pos, 3));
-  }
-  printf("sphere-ellipsoid=spheres: worst |dist err| %.3g, normal %.3g rad, pos %.3g\n",
-         worst_d, worst_a, worst_p);
-  ck_assert_msg(worst_d <= TOL_DIST, "dist error %g", worst_d);
-  ck_assert_msg(worst_a <= TOL_ANGLE, "normal error %g rad", worst_a);
-  ck_assert_msg(worst_p <= 0.5 * TOL_ANGLE, "pos error %g", worst_p);
+  two_sphere_trials(s1, e2, r1, r2, -0.25, w);
+  printf("sphere-ellipsoid=spheres: worst |dist err| %.3g, normal %.3g rad, pos %.3g\n", w[0],
+         w[1], w[2]);
+  ck_assert_msg(w[0] <= TOL_DIST, "dist error %g", w[0]);
+  ck_assert_msg(w[1] <= TOL_ANGLE, "normal error %g rad", w[1]);
+  ck_assert_msg(w[2] <= 0.5 * TOL_ANGLE, "pos error %g", w[2]);
 }
 END_TEST
 
