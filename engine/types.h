@@ -326,6 +326,7 @@ typedef struct imp_model {
   int nmeshvert; /* vertices of all meshes */
   int nmeshface; /* triangles of all meshes */
   int nmeshhull; /* convex-hull vertex indices of all meshes */
+  int nmeshgraph; /* entries of the hulls' vertex adjacency (mesh_graph) */
   int nmeshtexcoord; /* texture coordinates of all meshes (OBJ vt) */
   int nhfield;   /* height fields */
   int nhfielddata; /* elevation values of all height fields */
@@ -436,6 +437,11 @@ typedef struct imp_model {
   double* mesh_vert;     /* nmeshvert x 3 */
   int* mesh_face;        /* nmeshface x 3: vertex indices local to the mesh, outward CCW */
   int* mesh_hull;        /* nmeshhull: indices (local to the mesh) of the hull's vertices */
+  /* the hull's vertex adjacency for support search by hill climbing, -1 when
+     none (a flat hull): at mesh_graph + adr, hull positions p have their
+     neighbours' positions (ascending) at offsets [g[p], g[p + 1]) */
+  int* mesh_graphadr;    /* nmesh */
+  int* mesh_graph;       /* nmeshgraph */
   int* mesh_pathadr;     /* nmesh: offset of the file path in paths */
   /* texture coordinates (MJCF reference: mesh texcoord; OBJ "vt"), per
      face corner since a seam gives one vertex two: corner k of face f of

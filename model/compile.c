@@ -59,6 +59,7 @@
   X(int, mesh_faceadr, nmesh) X(int, mesh_facenum, nmesh) X(int, mesh_hulladr, nmesh)      \
   X(int, mesh_hullnum, nmesh) X(double, mesh_vert, 3 * nmeshvert)                          \
   X(int, mesh_face, 3 * nmeshface) X(int, mesh_hull, nmeshhull) X(int, mesh_pathadr, nmesh) \
+  X(int, mesh_graphadr, nmesh) X(int, mesh_graph, nmeshgraph)                              \
   X(int, mesh_texcoordadr, nmesh) X(int, mesh_texcoordnum, nmesh)                          \
   X(float, mesh_texcoord, 2 * nmeshtexcoord) X(int, mesh_facetexcoord, 3 * nmeshface)      \
   X(int, pair_geom1, npair) X(int, pair_geom2, npair) X(int, pair_dim, npair)              \
@@ -155,6 +156,7 @@ static void allocate(ld_ctx* c, imp_model* m) {
       nsite = m->nsite, ncam = m->ncam, nlight = m->nlight, nmat = m->nmat, ntex = m->ntex,
       nu = m->nu, na = m->na, nkey = m->nkey, nnames = m->nnames, npaths = m->npaths, nmesh = m->nmesh,
       nmeshvert = m->nmeshvert, nmeshface = m->nmeshface, nmeshhull = m->nmeshhull,
+      nmeshgraph = m->nmeshgraph,
       nmeshtexcoord = m->nmeshtexcoord,
       npair = m->npair, nexclude = m->nexclude, neq = m->neq, nsensor = m->nsensor,
       ntendon = m->ntendon, nwrap = m->nwrap, nmocap = m->nmocap, nhfield = m->nhfield,
@@ -699,6 +701,7 @@ imp_model* ld_compile(ld_ctx* c) {
     m->nmeshvert += me->nvert;
     m->nmeshface += me->nface;
     m->nmeshhull += me->nhull;
+    m->nmeshgraph += me->ngraph;
     m->nmeshtexcoord += me->ntexcoord;
   }
   m->nhfield = c->hfields.n;

@@ -316,6 +316,8 @@ typedef struct ld_mesh {
   double* vert;  /* nvert x 3: in the mesh frame once loaded */
   int* face;     /* nface x 3 */
   int* hull;     /* nhull: indices of the convex hull's vertices, ascending */
+  int ngraph;    /* the hull's vertex adjacency (mesh_graph.c), 0 when none */
+  int* graph;    /* ngraph */
   int ntexcoord;      /* OBJ texture coordinates (0: none) */
   float* texcoord;    /* ntexcoord x 2: u, and v from the image's top (MuJoCo's 1 - v) */
   int* facetexcoord;  /* nface x 3: the corners' indices into texcoord; NULL when none */
@@ -504,6 +506,11 @@ typedef struct ld_ctx {
 /* ---- loader_util.c: utilities shared by the loader files ---- */
 
 void* ld_alloc(ld_ctx* c, size_t n);           /* zeroed arena memory */
+/* mesh_graph.c: the adjacency of a closed hull's vertices (positions in hull)
+   from its nface triangles (vertex ids below nvert) into *graph; its length,
+   0 (and NULL) when the hull is not a closed triangulated sphere */
+int ld_mesh_graph(ld_ctx* c, const int* hull, int nhull, const int* face, int nface, int nvert,
+                  int** graph);
 const char* ld_strdup(ld_ctx* c, const char* s);
 void* ld_push(ld_ctx* c, ld_vec* v);           /* new zeroed element */
 #define LD_AT(vec, type, i) (&((type*)(vec).data)[i])

@@ -830,5 +830,6 @@ void ld_mesh_load(ld_ctx* c, ld_mesh* me) {
   me->face = r.face;
   me->nhull = h.nvert;
   me->hull = h.vert;
+  me->ngraph = ld_mesh_graph(c, h.vert, h.nvert, h.face, h.nface, r.nvert, &me->graph);
   to_mesh_frame(me);
 }

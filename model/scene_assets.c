@@ -120,7 +120,7 @@ void ld_put_scene_assets(ld_ctx* c, imp_model* m, const int* mattex) {
   }
 
   /* ---- meshes ---- */
-  int va = 0, fa = 0, ha = 0, ta = 0;
+  int va = 0, fa = 0, ha = 0, ta = 0, ga = 0;
   for (int i = 0; i < m->nmesh; i++) {
     const ld_mesh* me = LD_AT(c->meshes, ld_mesh, i);
     m->mesh_vertadr[i] = va;
@@ -132,6 +132,9 @@ void ld_put_scene_assets(ld_ctx* c, imp_model* m, const int* mattex) {
     imp_copy(m->mesh_vert + 3 * va, me->vert, 3 * me->nvert);
     memcpy(m->mesh_face + 3 * fa, me->face, sizeof(int) * 3 * (size_t)me->nface);
     memcpy(m->mesh_hull + ha, me->hull, sizeof(int) * (size_t)me->nhull);
+    m->mesh_graphadr[i] = me->ngraph ? ga : -1;
+    if (me->ngraph) memcpy(m->mesh_graph + ga, me->graph, sizeof(int) * (size_t)me->ngraph);
+    ga += me->ngraph;
     copy_texcoords(m, me, i, fa, &ta);
     va += me->nvert;
     fa += me->nface;

@@ -83,77 +83,7 @@
    within ~1e-6 rad, which tilts facing supports by ~1e-6 of the size. */
 #define IMP_WITNESS_TANGENT 1e-5
 
-/* ---- support points ---- */
-
-/* Support of geom g's shape in its own frame along the unit local
-   direction u: a point p of the surface maximizing u . p. */
-static void local_support(const imp_model* m, int g, const double u[3], double p[3]) {
-  const double* s = m->geom_size + 3 * g;
-  switch (m->geom_type[g]) {
-    case IMP_GEOM_SPHERE:
-      imp_scl(p, u, s[0], 3);
-      break;
-    case IMP_GEOM_CAPSULE: /* sphere swept along the segment: sum of supports */
-      imp_scl(p, u, s[0], 3);
-      p[2] += u[2] >= 0 ? s[1] : -s[1];
-      break;
-    case IMP_GEOM_ELLIPSOID: {
-      /* maximize u.p on sum p_i^2/a_i^2 = 1: Lagrange gives p_i = a_i^2 u_i / l,
-         the constraint fixes l = |S u| with S = diag(a); l > 0 for unit u */
-      double su[3] = {s[0] * u[0], s[1] * u[1], s[2] * u[2]};
-      double l = imp_norm3(su);
-      for (int i = 0; i < 3; i++) p[i] = s[i] * su[i] / l;
-      break;
-    }
-    case IMP_GEOM_CYLINDER: {
-      /* disk of radius r swept along z: rim point towards u, cap by sign(u_z);
-         along the axis the whole cap supports and its centre is taken */
-      double rho = sqrt(u[0] * u[0] + u[1] * u[1]);
-      p[0] = rho > 0 ? s[0] * u[0] / rho : 0;
-      p[1] = rho > 0 ? s[0] * u[1] / rho : 0;
-      p[2] = u[2] >= 0 ? s[1] : -s[1];
-      break;
-    }
-    case IMP_GEOM_BOX:
-      for (int i = 0; i < 3; i++) p[i] = u[i] >= 0 ? s[i] : -s[i];
-      break;
-    case IMP_GEOM_MESH: {
-      int id = m->geom_dataid[g];
-      const double* vert = m->mesh_vert + 3 * m->mesh_vertadr[id];
-      const int* hull = m->mesh_hull + m->mesh_hulladr[id];
-      int best = hull[0];
-      double dbest = imp_dot(vert + 3 * best, u, 3);
-      for (int i = 1; i < m->mesh_hullnum[id]; i++) {
-        double dv = imp_dot(vert + 3 * hull[i], u, 3);
-        if (dv > dbest) {
-          dbest = dv;
-          best = hull[i];
-        }
-      }
-      imp_copy(p, vert + 3 * best, 3);
-      break;
-    }
-    default: /* plane, hfield: not convex solids; their routines never ask */
-      imp_zero(p, 3);
-  }
-}
-
-void imp_geom_support(const imp_model* m, const imp_data* d, int g, const double dir[3],
-                      double out[3]) {
-  const double* R = d->geom_xmat + 9 * g;
-  double u[3], p[3];
-  imp_mat3T_vec(u, R, dir);
-  /* every surface point is a support of the zero direction: take the one
-     of local +z, deterministically */
-  if (imp_normalize3(u) < IMP_MINVAL) {
-    u[0] = u[1] = 0;
-    u[2] = 1;
-  }
-  local_support(m, g, u, p);
-  imp_mat3_vec(out, R, p);
-  imp_add_scl(out, d->geom_xpos + 3 * g, 1, 3);
-}
-
+/* Support points of single geoms: support.c. */
 
 /* ---- the Minkowski difference C = A - B ---- */
 
@@ -168,12 +98,14 @@ typedef struct pair_ctx {
   int npoly1;
   double c1[3];  /* a point inside side 1: g1's origin, or the points' mean */
   double rb1;    /* side 1's bounding radius about c1 */
+  int* hint;     /* 2: the last support vertex of each side's mesh, where the
+                    next search starts (support.c); NULL: none */
 } pair_ctx;
 
 /* support of side 1 along dir: g1's, or the farthest of the points */
 static void support_1(const pair_ctx* c, const double dir[3], double out[3]) {
   if (!c->poly1) {
-    imp_geom_support(c->m, c->d, c->g1, dir, out);
+    imp_geom_support_hint(c->m, c->d, c->g1, dir, c->hint, out);
     return;
   }
   int best = 0;
@@ -194,7 +126,7 @@ typedef struct mink_pt {
 static void support_c(const pair_ctx* c, const double dir[3], mink_pt* p) {
   double minus[3] = {-dir[0], -dir[1], -dir[2]};
   support_1(c, dir, p->a);
-  imp_geom_support(c->m, c->d, c->g2, minus, p->b);
+  imp_geom_support_hint(c->m, c->d, c->g2, minus, c->hint ? c->hint + 1 : NULL, p->b);
   for (int i = 0; i < 3; i++) p->w[i] = p->a[i] - p->b[i];
 }
 
@@ -796,7 +728,7 @@ static int epa(const pair_ctx* c, const simplex* s, double scale, epa_result* r)
 static double gap_along(const pair_ctx* c, const double n[3], double s1[3], double s2[3]) {
   double minus_n[3] = {-n[0], -n[1], -n[2]};
   support_1(c, n, s1);
-  imp_geom_support(c->m, c->d, c->g2, minus_n, s2);
+  imp_geom_support_hint(c->m, c->d, c->g2, minus_n, c->hint ? c->hint + 1 : NULL, s2);
   return imp_dot(s2, n, 3) - imp_dot(s1, n, 3);
 }
 
@@ -947,8 +879,9 @@ static int sphere_by_centre(const imp_model* m, const imp_data* d, int g1, int g
                             double margin, imp_contact* con) {
   const double* ctr = d->geom_xpos + 3 * g1;
   double r = m->geom_size[3 * g1];
-  pair_ctx whole = {m, d, g1, g2, NULL, 0, {ctr[0], ctr[1], ctr[2]}, m->geom_rbound[g1]};
-  pair_ctx c = {m, d, g1, g2, ctr, 1, {ctr[0], ctr[1], ctr[2]}, 0};
+  int hint[2] = {-1, -1};
+  pair_ctx whole = {m, d, g1, g2, NULL, 0, {ctr[0], ctr[1], ctr[2]}, m->geom_rbound[g1], NULL};
+  pair_ctx c = {m, d, g1, g2, ctr, 1, {ctr[0], ctr[1], ctr[2]}, 0, hint};
   gjk_result res;
   gjk_status st = gjk(&c, margin + r, IMP_GJK_TOL * pair_scale(&whole), &res);
   if (st == GJK_BEYOND_MARGIN) return 0;
@@ -973,7 +906,8 @@ int imp_collide_convex(const imp_model* m, const imp_data* d, int g1, int g2, do
     int n = sphere_by_centre(m, d, g1, g2, margin, con);
     if (n >= 0) return n;
   }
-  pair_ctx c = {m, d, g1, g2, NULL, 0, {0, 0, 0}, m->geom_rbound[g1]};
+  int hint[2] = {-1, -1};
+  pair_ctx c = {m, d, g1, g2, NULL, 0, {0, 0, 0}, m->geom_rbound[g1], hint};
   imp_copy(c.c1, d->geom_xpos + 3 * g1, 3);
   return collide_pair_ctx(&c, margin, con);
 }
@@ -981,7 +915,8 @@ int imp_collide_convex(const imp_model* m, const imp_data* d, int g1, int g2, do
 int imp_collide_polytope_convex(const imp_model* m, const imp_data* d, int g1,
                                 const double* vert, int nvert, int g2, double margin,
                                 imp_contact* con) {
-  pair_ctx c = {m, d, g1, g2, vert, nvert, {0, 0, 0}, 0};
+  int hint[2] = {-1, -1};
+  pair_ctx c = {m, d, g1, g2, vert, nvert, {0, 0, 0}, 0, hint};
   for (int i = 0; i < nvert; i++) imp_add_scl(c.c1, vert + 3 * i, 1.0 / nvert, 3);
   for (int i = 0; i < nvert; i++) {
     double e[3];

@@ -515,30 +515,61 @@ static void collide_listed(const imp_model* m, imp_data* d, const pair_list* pl)
   }
 }
 
+/* Up to this many geoms the broad phase tests every pair of boxes instead
+   of building the tree: a robot of a few dozen geoms (MuJoCo Menagerie's
+   kuka_iiwa_14: 40 spheres on 8 bodies, aloha: 54 meshes and boxes) spent
+   more on building and walking the tree (~50-80k instructions a step)
+   than the ~n^2/2 box tests cost, most of them between geoms of one
+   body, dropped first by a comparison of weld groups. */
+#define IMP_BRUTE_MAXGEOM 128
+
+/* Every pair of idx[0..n) (ascending geom ids) whose boxes overlap and that
+   the filters allow, to the narrow phase in ascending (g1, g2): the tree's
+   pairs in the tree's order, so the same contacts, bit for bit. wid: the
+   geoms' weld groups, in idx's order. */
+static void brute_pairs(const imp_model* m, imp_data* d, const int* idx, const int* wid, int n,
+                        const double* lo, const double* hi) {
+  for (int a = 0; a < n; a++) {
+    int g1 = idx[a], w1 = wid[a];
+    const double *l1 = lo + 3 * g1, *h1 = hi + 3 * g1;
+    for (int b = a + 1; b < n; b++) {
+      int g2 = idx[b];
+      if (wid[b] == w1 || !boxes_overlap(l1, h1, lo + 3 * g2, hi + 3 * g2)) continue;
+      if (!dynamic_pair_allowed(m, g1, g2)) continue;
+      d->npair_broad++;
+      collide_pair(m, d, g1, g2, -1);
+    }
+  }
+}
+
 /* The broad phase over every non-plane geom. */
 static void tree_pairs(const imp_model* m, imp_data* d) {
   int ng = m->ngeom;
   size_t mark = imp_stack_mark(d);
   double* lo = imp_stack_alloc(d, 3 * ng);
   double* hi = imp_stack_alloc(d, 3 * ng);
-  double* key = imp_stack_alloc(d, ng);
   bvh t;
-  int maxnode = 2 * ng + 1;
-  t.lo = imp_stack_alloc(d, 3 * maxnode);
-  t.hi = imp_stack_alloc(d, 3 * maxnode);
-  t.child = imp_stack_alloc_int(d, 2 * maxnode);
-  t.start = imp_stack_alloc_int(d, maxnode);
-  t.end = imp_stack_alloc_int(d, maxnode);
-  t.maxid = imp_stack_alloc_int(d, maxnode);
   t.idx = imp_stack_alloc_int(d, ng);
-  pair_list pl = {imp_stack_alloc_int(d, 2 * IMP_BVH_PAIRS * ng), 0, IMP_BVH_PAIRS * ng};
   int n = 0;
   for (int g = 0; g < ng; g++) {
     if (!can_collide(m, g) || m->geom_type[g] == IMP_GEOM_PLANE) continue;
     world_box(m, d, g, lo + 3 * g, hi + 3 * g);
     t.idx[n++] = g;
   }
-  if (n > 1) {
+  if (n > 1 && n <= IMP_BRUTE_MAXGEOM) {
+    int* wid = imp_stack_alloc_int(d, n);
+    for (int k = 0; k < n; k++) wid[k] = m->body_weldid[m->geom_bodyid[t.idx[k]]];
+    brute_pairs(m, d, t.idx, wid, n, lo, hi);
+  } else if (n > 1) {
+    double* key = imp_stack_alloc(d, ng);
+    int maxnode = 2 * ng + 1;
+    t.lo = imp_stack_alloc(d, 3 * maxnode);
+    t.hi = imp_stack_alloc(d, 3 * maxnode);
+    t.child = imp_stack_alloc_int(d, 2 * maxnode);
+    t.start = imp_stack_alloc_int(d, maxnode);
+    t.end = imp_stack_alloc_int(d, maxnode);
+    t.maxid = imp_stack_alloc_int(d, maxnode);
+    pair_list pl = {imp_stack_alloc_int(d, 2 * IMP_BVH_PAIRS * ng), 0, IMP_BVH_PAIRS * ng};
     bvh_build(&t, lo, hi, key, n);
     if (tree_self_pairs(m, &t, lo, hi, &pl)) {
       imp_heapsort(pl.g, pl.n, 2 * sizeof(int), pair_before, NULL);

@@ -129,10 +129,24 @@ int imp_collide_plane_convex(const imp_model* m, const imp_data* d, int g1, int 
 int imp_collide_hfield(const imp_model* m, const imp_data* d, int g1, int g2, double margin,
                        imp_contact* con);
 
+/* ---- support.c ---- */
+
 /* Support point of geom g in world direction dir (need not be unit): the
    point of the geom's surface farthest along dir. For tests and GJK/EPA. */
 void imp_geom_support(const imp_model* m, const imp_data* d, int g, const double dir[3],
                       double out[3]);
+/* The same with a hint (NULL: none): on a mesh, the hull position where the
+   search starts, updated to the support found. Any hint gives the same
+   point; a near one is faster. */
+void imp_geom_support_hint(const imp_model* m, const imp_data* d, int g, const double dir[3],
+                           int* hint, double out[3]);
+/* Support of geom g in its own frame along the unit local direction u. */
+void imp_local_support(const imp_model* m, int g, const double u[3], int* hint, double p[3]);
+/* Position in mesh id's hull list of the hull vertex of greatest u . v (u
+   unit, in the mesh frame), the first in hull order among equals: the
+   scan's answer, by hill climbing where the hull has a graph. rbound: the
+   largest vertex distance (scales the climb's tolerance). */
+int imp_mesh_support(const imp_model* m, int id, const double u[3], double rbound, int* hint);
 
 /* ray.c: */
 /* Distance along pnt + t vec (t >= 0, units of |vec|) to the surface of a

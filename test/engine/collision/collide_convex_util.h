@@ -117,7 +117,7 @@ static inline void to_world(int g, const double local[3], double world[3]) {
 #define FAKE_MAXG 32
 #define FAKE_MAXV 16
 static int fake_type[FAKE_MAXG], fake_dataid[FAKE_MAXG], fake_hull[FAKE_MAXV];
-static int fake_zero, fake_num;
+static int fake_zero, fake_num, fake_nograph = -1;
 static double fake_vert[3 * FAKE_MAXV], fake_rbound[FAKE_MAXG];
 
 static inline imp_model fake_mesh_model(int g, const double* vert, int nvert) {
@@ -146,6 +146,7 @@ static inline imp_model fake_mesh_model(int g, const double* vert, int nvert) {
   mm.mesh_vertnum = mm.mesh_hullnum = &fake_num;
   mm.mesh_vert = fake_vert;
   mm.mesh_hull = fake_hull;
+  mm.mesh_graphadr = &fake_nograph; /* scanned: no vertex graph */
   return mm;
 }
 
