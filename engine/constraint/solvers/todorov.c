@@ -193,8 +193,12 @@
  * their cone onto it (228-241), stopping each block of x_N at its first
  * crossing (231-234); the zero-force point as a third start (simulated:
  * cold 278 -> 481 of 2,400 steps).
- * The restarts run only where every target b is 0 (Table 1's problems,
- * unstabilized, where they were measured). With targets, a resting pile of
+ * Tried and undone: the restarts only where every target b is 0 (Table 1's
+ * problems, unstabilized, where they were measured). Menagerie over 2,000
+ * steps: trossen_wx250s 2 -> 905 steps not converged, barkour_v0's
+ * scene_barkour 0 -> 598, for what the rest of this paragraph gained (with
+ * the proximal-stall restart below, balls_cube.xml is at 16 with the
+ * restarts everywhere). With targets, a resting pile of
  * redundant contacts (A singular) has targets no sticking answer meets
  * (contact_guard.c, imp_guard_resting_targets), and sweeps that give each
  * block the impulse its own target asks push the impulses along null(A):
@@ -776,10 +780,7 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
   keep_best(&s, s.r, &rbest2);
   int scaled = rescale == RESCALE_ALWAYS, done = 0, proxed = 0, prox_ran = 0, valleys = 0;
   int crawls = 0, total_crawls = 0, sweeps = 0;
-  /* the Gauss-Seidel restarts only where every target is 0 (header) */
-  int sweeps_max = GS_RESTARTS;
-  for (int i = 0; i < p->n && sweeps_max > 0; i++)
-    if (p->b[i] != 0) sweeps_max = 0;
+  int sweeps_max = GS_RESTARTS; /* everywhere, not only at b = 0 (header) */
   stall_watch watch = {0, rbest2};
   st->exit = IMP_EXIT_MAXITER;
   /* st->iterations, not a count of passes: the sweeps count as iterations */
