@@ -780,7 +780,6 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
   keep_best(&s, s.r, &rbest2);
   int scaled = rescale == RESCALE_ALWAYS, done = 0, proxed = 0, prox_ran = 0, valleys = 0;
   int crawls = 0, total_crawls = 0, sweeps = 0;
-  int sweeps_max = GS_RESTARTS; /* everywhere, not only at b = 0 (header) */
   stall_watch watch = {0, rbest2};
   st->exit = IMP_EXIT_MAXITER;
   /* st->iterations, not a count of passes: the sweeps count as iterations */
@@ -790,6 +789,7 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
       break;
     }
     double hscale = 0, lprev = l;
+    int prox_stalled = 0;
     int newton = 0, progress = iterate(&s, &l, &lambda, &newton, &hscale);
     /* a crawl (tiny decreases along a nearly flat valley) is left as a local minimum is */
     int crawl = progress && l > lprev * (1 - VALLEY_CRAWL);
@@ -814,7 +814,7 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
     if (!progress && !crawled && valleys < MAX_VALLEYS && valley_move(&s, hscale, &l)) {
       valleys++;
       lambda = LAMBDA_INIT;
-    } else if (!progress && sweeps < sweeps_max && st->iterations < o->maxiter) {
+    } else if (!progress && sweeps < GS_RESTARTS && st->iterations < o->maxiter) {
       if (o->monitor) o->monitor(o->monitor_ctx, st->iterations, s.fx);
       l = sweep_restart(&s); /* Section V.A: restart at a different point (header) */
       sweeps++;
@@ -831,19 +831,10 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
       if (o->monitor) o->monitor(o->monitor_ctx, st->iterations, s.fx);
       proxed = prox_ran = 1;
       done = prox_phase(&s, o, st, scaled, &rbest2) ? 1 : 2;
-      if (done == 2 && warm && !restarted && st->iterations < o->maxiter) {
-        /* the proximal loop stalled on a warm start: once, from the
-           sticking point, as below (header) */
-        keep_best(&s, s.r, &rbest2);
-        l = restart_sticking(&s);
-        restarted = 1, done = 0, sweeps = valleys = 0, rrun2 = INFINITY;
-        proxed = 0; /* the monitor is the loop's again; prox_ran keeps the best */
-        lambda = LAMBDA_INIT;
-        crawls = total_crawls = 0;
-        watch = (stall_watch){st->iterations, INFINITY};
-        continue;
-      }
-      if (done == 2) st->exit = st->iterations >= o->maxiter ? IMP_EXIT_MAXITER : IMP_EXIT_STALLED;
+      /* stalled on a warm start: the restart below (header) */
+      prox_stalled = done == 2 && warm && !restarted && st->iterations < o->maxiter;
+      if (prox_stalled) done = 0;
+      else if (done == 2) st->exit = st->iterations >= o->maxiter ? IMP_EXIT_MAXITER : IMP_EXIT_STALLED;
     }
     keep_best(&s, s.r, &rbest2);
     rrun2 = fmin(rrun2, imp_dot(s.r, s.r, s.n));
@@ -854,10 +845,13 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
        stalled while it still converges (humanoid_CMU's step 8108: from l =
        1e-5 to 2e-14 in 40 iterations, stopped there; cold, it converges in
        43) */
-    if (stalled(&s, p, o, st, restarted ? rrun2 : rbest2, &watch)) {
+    if (prox_stalled || stalled(&s, p, o, st, restarted ? rrun2 : rbest2, &watch)) {
       if (warm && !restarted) { /* once, from the sticking point (header) */
         l = restart_sticking(&s);
         restarted = 1, rrun2 = INFINITY;
+        /* after the proximal loop, a fresh run: its sweeps, valley moves and
+           monitor (prox_ran keeps the best of both) */
+        if (prox_stalled) sweeps = valleys = proxed = 0;
         lambda = LAMBDA_INIT;
         crawls = total_crawls = 0;
         watch = (stall_watch){st->iterations, INFINITY};
