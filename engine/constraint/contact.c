@@ -593,15 +593,16 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   int unfinished = !too_much && imp_guard_unfinished_and_suspect(&p, st, s->g, mass, s->res_work);
   int held_solve = (too_much || unfinished) && imp_guard_hold_corrections(&p, s->b_held);
   /* an unfinished answer that is no suspect: once more from it with the
-     targets of contacts at rest at 0, which a redundant pile cannot meet
-     (contact_guard.c); with the held solve excluded, an island still does
-     at most the three solves island_work_max allows, and only with its
-     share of the step's budget left for a whole solve */
+     contacts' targets at 0, which a redundant pile or links sunk into each
+     other cannot meet (contact_guard.c; those at rest only below
+     IMP_HOLD_MIN_ITER); with the held solve excluded, at most the three
+     solves island_work_max allows, and only with a whole solve's budget */
+  double within = o.maxiter >= IMP_HOLD_MIN_ITER ? INFINITY : IMP_CONTACT_SLOP;
   int rested = !too_much && !unfinished && st.exit != IMP_EXIT_CONVERGED &&
                solver != &imp_solver_pgs &&
                account.left >= bounded_iterations(solver, n, m->opt.iterations) *
                                    iteration_work(solver, n) &&
-               imp_guard_resting_targets(d, s->rows, &p, s->b_held);
+               imp_guard_contact_targets_held(d, s->rows, &p, within, s->b_held);
   if (rested) {
     imp_cproblem rest = p;
     rest.b = s->b_held;
@@ -626,10 +627,16 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
     imp_csolver_opt cold = o;
     cold.warmstart = 0;
     if (unfinished) imp_copy(s->g_first, s->g, n);
-    /* after an unfinished answer, projected Gauss-Seidel (O(n^2) a sweep):
-       the island's solver already failed on this state, and a second
-       full-cost failure tripled the steps of Menagerie's aloha (276 rows) */
-    const imp_csolver* hs = unfinished ? &imp_solver_pgs : solver;
+    /* after an unfinished answer the island's solver again, warm from it,
+       unless the work bound cut it: the held targets are consistent where
+       the first ones conflicted (Menagerie's barkour_v0 scene_barkour from
+       its keyframe, a foot sunk into a step: 1,893 of 2,000 steps not
+       converged, then 12). Where the bound cut it, projected Gauss-Seidel
+       (O(n^2) a sweep): a second full-cost failure tripled the steps of
+       Menagerie's aloha from qpos0 (276 rows) */
+    int sweep = unfinished && bounded;
+    const imp_csolver* hs = sweep ? &imp_solver_pgs : solver;
+    if (unfinished && !sweep) cold.warmstart = 1;
     bounded |= bounded_iterations(hs, n, m->opt.iterations) < m->opt.iterations;
     cold.maxiter = budget_iterations(&account, hs, n, m->opt.iterations);
     imp_csolver_stat sh = imp_guard_solve_checked(hs, &held, &cold, s->g, s->work, s->res_work);

@@ -145,6 +145,13 @@ typedef enum imp_solver_law {
    converges) gets 2 Todorov iterations and 100 sweeps of the held step.
    Islands cut short are counted (imp_data.solver_bounded). */
 #define IMP_SOLVE_WORK_MAX 4e7
+
+/* The least iteration limit at which an unfinished solve is tried again
+   with every contact's target at 0 (contact.c, contact_guard.c); below it
+   only those of contacts at rest. An answer cut that short is the limit's
+   doing more than the targets': held, two boxes sunk into each other with
+   iterations="2" stayed sunk (each retry converged at f = 0). */
+#define IMP_HOLD_MIN_ITER 10
 #define IMP_SOLVE_MIN_ITER 2
 
 typedef struct imp_csolver {

@@ -626,43 +626,53 @@ int imp_guard_no_worse_than_start(const imp_csolver* solver, const imp_cproblem*
   return 1;
 }
 
-/* Targets a redundant resting pile cannot meet, held for an unfinished
-   solve. Contacts come to rest at pos = 0 with b = -k pos (constraints.c),
-   so those within IMP_CONTACT_SLOP of rest carry targets of rounding's
-   size, +-k slop at most (5e-5 m/s at the default T = 0.02 s). Where the
-   island's contacts hold more rows than its bodies have freedoms, A is
-   singular: a self-equilibrated set of impulses z (K'z = 0, so A z = 0)
-   changes no velocity, and every answer has z'v = z'v0 = 0. Sticking
-   contacts that meet their targets then need z_N'b_N = 0, which such
-   targets, from depths rounding and the last step left, do not give: the
-   answer must make some contact slip or let go at the targets' speed,
-   and finding which means moving the internal impulses along z, across
-   the cones, by up to ten times their size (a 10-ball pile of
-   balls_cube.xml: A of rank 36 in 42 rows, 3e-5 relative residual after
-   100 iterations, 1.2e-9 after 1731). With those targets at 0 the
-   resting answer (every contact sticking at v = 0) is consistent again.
-   So an unfinished solve is tried once more with them at 0: the contacts
-   are held where they rest for the step, a correction of at most a slop
-   put off (the next step's targets ask for it again). Measured on the
-   1,900 islands left unconverged by 8 seeds of balls_cube's scene (2,000
-   steps each) and humanoid100's 38 of 500 steps, re-solved warm with the
-   targets at 0: 1,714 and 33 converged (all targets at 0: 1,868 and 35;
-   min(b, 0) on every row, imp_guard_hold_corrections' law, 112 and 7:
-   the gaps' targets conflict as much as the depths'). Only contact
-   normals: limits and equalities have their own guard for conflicting
-   corrections (imp_guard_consistent_corrections). Fills b_rest with p->b,
-   those targets at 0; 1 when any changed. rows: the island's rows in d
-   (their efc_pos). */
-int imp_guard_resting_targets(const imp_data* d, const int* rows, const imp_cproblem* p,
-                              double* b_rest) {
+/* Contact targets an island cannot meet, held for an unfinished solve.
+   Where the island's contacts hold more rows than its bodies have
+   freedoms, A is singular: a self-equilibrated set of impulses z (K'z = 0,
+   so A z = 0) changes no velocity, and every answer has z'v = z'v0 = 0.
+   Contacts that meet their targets then need z'b = 0, which targets from
+   the depths and gaps of independent contacts do not give.
+    - At rest (pos within IMP_CONTACT_SLOP, b = -k pos of rounding's size)
+      the answer must make some contact slip or let go at the targets'
+      speed, and finding which means moving the internal impulses along z,
+      across the cones, by up to ten times their size (a 10-ball pile of
+      balls_cube.xml: A of rank 36 in 42 rows, 3e-5 relative residual after
+      100 iterations, 1.2e-9 after 1731).
+    - Deep in (links that start inside each other, a foot sunk in a step)
+      the targets can conflict outright: z >= 0 on the normals with z'b > 0
+      asks contacts to part that no motion parts together, and no answer
+      exists (Lemke ray-terminates). Menagerie's aloha from qpos0 at step
+      1500: 74 rows of rank 16, todorov 1.8e-3 after 300 iterations,
+      nsn_fb 8.7e-6 after 1000; pal_tiago scene_position from its keyframe
+      at step 225, 2.2e-3 after 300.
+   With the contacts' targets at 0 the answer that holds each contact
+   where it is (v_N >= 0, no new depth) exists again: those islands then
+   converge in 241 and 3 iterations. So an unfinished solve is tried once
+   more with them at 0, its corrections put off for the step (the next
+   step's targets ask for them again): the contacts within `within` of
+   rest (pos, from rows: the island's rows in d), all of them with
+   within = INFINITY. Measured on the 1,900 islands left unconverged by 8
+   seeds of balls_cube's scene (2,000 steps each) and humanoid100's 38 of
+   500 steps, re-solved warm: 1,868 and 35 converged with every contact's
+   target at 0, 1,714 and 33 with those at rest (min(b, 0) on every row,
+   imp_guard_hold_corrections' law, 112 and 7: the gaps' targets conflict
+   as much as the depths'). Targets brought only as far toward 0 as the
+   unfinished answer's speeds (a problem that answer is feasible for) did
+   worse on Menagerie: pal_tiago scene_position from its keyframe, 1,982
+   of 2,000 steps not converged against 247. Only contact normals: limits
+   and equalities have their own guard for conflicting corrections
+   (imp_guard_consistent_corrections). Fills b_held with p->b, those
+   targets at 0; 1 when any changed. */
+int imp_guard_contact_targets_held(const imp_data* d, const int* rows, const imp_cproblem* p,
+                                   double within, double* b_held) {
   int differs = 0;
-  imp_copy(b_rest, p->b, p->n);
+  imp_copy(b_held, p->b, p->n);
   for (int k = 0; k < p->nblock; k++) {
     int i = p->blk_adr[k];
-    if (p->blk_type[k] != IMP_CNSTR_CONTACT || !(fabs(d->efc_pos[rows[i]]) <= IMP_CONTACT_SLOP) ||
-        b_rest[i] == 0)
+    if (p->blk_type[k] != IMP_CNSTR_CONTACT || !(fabs(d->efc_pos[rows[i]]) <= within) ||
+        b_held[i] == 0)
       continue;
-    b_rest[i] = 0;
+    b_held[i] = 0;
     differs = 1;
   }
   return differs;

@@ -57,8 +57,8 @@ void imp_guard_start_new_rows(const imp_csolver* solver, const imp_cproblem* p, 
 int imp_guard_no_worse_than_start(const imp_csolver* solver, const imp_cproblem* p,
                                   imp_csolver_stat st, double* g, const double* start,
                                   double* work);
-int imp_guard_resting_targets(const imp_data* d, const int* rows, const imp_cproblem* p,
-                              double* b_rest);
+int imp_guard_contact_targets_held(const imp_data* d, const int* rows, const imp_cproblem* p,
+                                   double within, double* b_held);
 int imp_guard_polish_unfinished(const imp_csolver* solver, const imp_cproblem* p,
                              const imp_csolver_opt* o, const imp_csolver_stat* st, double* g,
                              double* g_kept, void* work, double* res_work);
