@@ -65,7 +65,7 @@ static inline imp_csolver_stat tp_solve(const imp_csolver* sv, const tprob* t, d
                                         int maxiter, double tol, int warm, int* calls) {
   imp_cproblem p = view(t);
   tp_calls c = {0};
-  imp_csolver_opt o = {maxiter, tol, warm, tp_count_call, &c};
+  imp_csolver_opt o = {maxiter, tol, warm, tp_count_call, &c, 0};
   imp_csolver_stat s = {-1, -1, NAN, -1};
   size_t bytes = (sv->work_size(t->n, t->nblock) + 15) / 16 * 16;
   void* work = aligned_alloc(16, bytes ? bytes : 16);

@@ -324,7 +324,7 @@ static int solve_one(const imp_cproblem* p, const imp_csolver* sv, const compare
   }
   memset(out, 0, sizeof *out);
   monitor_ctx mc = {p, rw, 0, 0, &out->tr};
-  imp_csolver_opt so = {o->maxiter, o->tol, 0, monitor, &mc};
+  imp_csolver_opt so = {o->maxiter, o->tol, 0, monitor, &mc, 0};
   imp_csolver_stat st = {0, 0, 0, IMP_EXIT_CONVERGED};
   mc.start = cli_now();
   sv->solve(p, &so, f, &st, work);

@@ -580,11 +580,13 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   budget_account account = {d->island_budget[isl], 0, 0};
   int bounded = bounded_iterations(solver, n, m->opt.iterations) < m->opt.iterations;
   int maxiter = budget_iterations(&account, solver, n, m->opt.iterations);
-  imp_csolver_opt o = {maxiter, m->opt.tolerance, warm, NULL, NULL};
+  /* the first solve ends once its impulses pass a suspect answer's bound */
+  imp_csolver_opt o = {maxiter, m->opt.tolerance, warm, NULL, NULL, 0}, first = o;
+  first.fmax = IMP_HOLD_FACTOR * mass * IMP_STAB_VMAX;
   /* rows new to the island start at their own law's impulse (contact_guard.h) */
   if (warm && !bounded) imp_guard_start_new_rows(solver, &p, s->g);
   if (warm) imp_copy(s->g_first, s->g, n); /* the start, for imp_guard_no_worse_than_start */
-  imp_csolver_stat st = imp_guard_solve_checked(solver, &p, &o, s->g, s->work, s->res_work);
+  imp_csolver_stat st = imp_guard_solve_checked(solver, &p, &first, s->g, s->work, s->res_work);
   if (warm) imp_guard_no_worse_than_start(solver, &p, st, s->g, s->g_first, s->res_work);
   budget_charge(&account, solver, n, st.iterations);
   iter += st.iterations;
@@ -627,13 +629,11 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
     imp_csolver_opt cold = o;
     cold.warmstart = 0;
     if (unfinished) imp_copy(s->g_first, s->g, n);
-    /* after an unfinished answer the island's solver again, warm from it,
-       unless the work bound cut it: the held targets are consistent where
-       the first ones conflicted (Menagerie's barkour_v0 scene_barkour from
-       its keyframe, a foot sunk into a step: 1,893 of 2,000 steps not
-       converged, then 12). Where the bound cut it, projected Gauss-Seidel
-       (O(n^2) a sweep): a second full-cost failure tripled the steps of
-       Menagerie's aloha from qpos0 (276 rows) */
+    /* after an unfinished answer the island's solver again, warm from it:
+       the held targets are consistent where the first ones conflicted
+       (barkour_v0 scene_barkour from its key: 1,893 of 2,000 steps not
+       converged, then 12); pgs where the work bound cut it, a second
+       full-cost failure tripled the steps of aloha from qpos0 (276 rows) */
     int sweep = unfinished && bounded;
     const imp_csolver* hs = sweep ? &imp_solver_pgs : solver;
     if (unfinished && !sweep) cold.warmstart = 1;

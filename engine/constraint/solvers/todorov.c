@@ -416,7 +416,7 @@ static double restart_sticking(tod* s) {
    from those impulses made complementary (imp_tod_warm_start_point).
    x, f(x), r(x) and its l; the sweeps' impulses pass through s->fn. */
 static double sweep_restart(tod* s) {
-  imp_csolver_opt o = {s->n, 0, 1, NULL, NULL};
+  imp_csolver_opt o = {s->n, 0, 1, NULL, NULL, 0};
   imp_csolver_stat st = {0, 0, 0, IMP_EXIT_CONVERGED};
   imp_copy(s->fn, s->fx, s->n);
   imp_solver_pgs.solve(s->p, &o, s->fn, &st, NULL);
@@ -589,6 +589,16 @@ static void keep_best(tod* s, const double* r, double* rbest2) {
   imp_copy(s->rk, r, s->n);
 }
 
+/* 1 once f(x) has stayed beyond the caller's bound for IMP_FMAX_ITERS
+   iterations in a row (contact.h): the iterates grow without bound, as on a
+   problem whose targets conflict, and the solve ends IMP_EXIT_DIVERGED */
+static int past_bound(tod* s) {
+  if (!(s->fmax > 0)) return 0;
+  s->beyond = imp_tod_max_abs(s->fx, s->n) > s->fmax ? s->beyond + 1 : 0;
+  if (s->beyond >= IMP_FMAX_ITERS) s->aborted = 1;
+  return s->aborted;
+}
+
 /* ---- the proximal outer loop ----
    prox_phase is described in the header. */
 
@@ -663,6 +673,7 @@ static int prox_inner(tod* s, const imp_cproblem* orig, const imp_csolver_opt* o
     keep_best(s, s->r0, rbest2);
     if (o->monitor) o->monitor(o->monitor_ctx, st->iterations, s->fx);
     if (converged_on(orig, s->x, s->fx, s->r0, o->tol)) return 2;
+    if (past_bound(s)) return 3;
     if (stalled(s, orig, o, st, *rbest2, watch)) return 3;
     if (!progress) return 0;
   }
@@ -765,7 +776,7 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
   if (p->n <= 0) return;
   long evals = 0;
   tod s = {.p = p, .n = p->n, .nb = p->nblock, .evals = &evals,
-           .eval_max = eval_budget(o->maxiter, p->nblock)};
+           .eval_max = eval_budget(o->maxiter, p->nblock), .fmax = o->fmax};
   carve(&s, p->n, p->nblock, work);
   imp_tod_lr_setup(&s);
   for (int k = 0; k < s.nb; k++)
@@ -832,13 +843,18 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
       proxed = prox_ran = 1;
       done = prox_phase(&s, o, st, scaled, &rbest2) ? 1 : 2;
       /* stalled on a warm start: the restart below (header) */
-      prox_stalled = done == 2 && warm && !restarted && st->iterations < o->maxiter;
+      prox_stalled = done == 2 && warm && !restarted && !s.aborted && st->iterations < o->maxiter;
       if (prox_stalled) done = 0;
       else if (done == 2) st->exit = st->iterations >= o->maxiter ? IMP_EXIT_MAXITER : IMP_EXIT_STALLED;
     }
     keep_best(&s, s.r, &rbest2);
     rrun2 = fmin(rrun2, imp_dot(s.r, s.r, s.n));
     if (o->monitor && !proxed) o->monitor(o->monitor_ctx, st->iterations, s.fx);
+    if (s.aborted || (!proxed && past_bound(&s))) {
+      st->exit = IMP_EXIT_DIVERGED;
+      done = 2;
+      break;
+    }
     if (done) break;
     /* after the restart the watch follows the restarted run's own best: the
        best of the first run, which it has not reached yet, would call it

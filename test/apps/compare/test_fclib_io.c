@@ -88,7 +88,7 @@ static imp_csolver_stat solve_with(const char* name, const imp_cproblem* p, doub
   void* work = aligned_alloc(16, (s->work_size(p->n, p->nblock) + 15) / 16 * 16 + 16);
   ck_assert(work != NULL);
   memset(f, 0, sizeof(double) * (size_t)p->n);
-  imp_csolver_opt o = {1000, 1e-12, 0, NULL, NULL};
+  imp_csolver_opt o = {1000, 1e-12, 0, NULL, NULL, 0};
   imp_csolver_stat st = {0, 0, 0, IMP_EXIT_FAILED};
   s->solve(p, &o, f, &st, work);
   free(work);

@@ -25,7 +25,7 @@ static double solve_cold(const imp_csolver* sv, const tprob* t, double* f, imp_c
   size_t ws = sv->work_size(p.n, p.nblock) + 16;
   void* work = aligned_alloc(16, (ws + 15) / 16 * 16);
   ck_assert_ptr_nonnull(work);
-  imp_csolver_opt o = {200, TOL, 0, monitor, ctx};
+  imp_csolver_opt o = {200, TOL, 0, monitor, ctx, 0};
   sv->solve(&p, &o, f, st, work);
   free(work);
   return relative_residual(t, f);

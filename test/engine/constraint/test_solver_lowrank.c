@@ -69,7 +69,7 @@ static double solve_scene(const body_scene* s, int with_factor, double* f, int* 
     p.U = s->U, p.rank = 6, p.U_ld = MAXN;
     p.U_rowscale = s->ones, p.U_colweight = s->ones;
   }
-  imp_csolver_opt o = {200, 1e-10, 0, NULL, NULL};
+  imp_csolver_opt o = {200, 1e-10, 0, NULL, NULL, 0};
   imp_csolver_stat st;
   size_t bytes = imp_solver_todorov.work_size(p.n, p.nblock);
   void* work = aligned_alloc(16, (bytes + 15) / 16 * 16);

@@ -25,7 +25,7 @@ static char g_work[1 << 16] __attribute__((aligned(16)));
 static imp_csolver_stat run_nsn(const tprob* t, double* f, int maxiter, double tol, int warm,
                                 imp_nsn_ncp ncp) {
   imp_cproblem p = view(t);
-  imp_csolver_opt o = {maxiter, tol, warm, NULL, NULL};
+  imp_csolver_opt o = {maxiter, tol, warm, NULL, NULL, 0};
   imp_csolver_stat s;
   size_t bytes = imp_nsn_work_size(t->n, t->nblock);
   ck_assert(bytes <= sizeof g_work);

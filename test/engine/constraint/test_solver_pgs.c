@@ -18,7 +18,7 @@
 /* run pgs; f holds the warm start when warm is set */
 static imp_csolver_stat run_pgs(const tprob* t, double* f, int maxiter, double tol, int warm) {
   imp_cproblem p = view(t);
-  imp_csolver_opt o = {maxiter, tol, warm, NULL, NULL};
+  imp_csolver_opt o = {maxiter, tol, warm, NULL, NULL, 0};
   imp_csolver_stat s;
   ck_assert(imp_solver_pgs.work_size(t->n, t->nblock) == 0);
   imp_solver_pgs.solve(&p, &o, f, &s, NULL);
@@ -322,7 +322,7 @@ START_TEST(test_monitor_every_sweep) {
   stack_problem(&t, mass, 3, 0.1);
   imp_cproblem p = view(&t);
   monitor_log log = {0, -1, 0};
-  imp_csolver_opt o = {100000, 1e-12, 0, count_sweeps, &log};
+  imp_csolver_opt o = {100000, 1e-12, 0, count_sweeps, &log, 0};
   imp_csolver_stat s;
   double f[3];
   imp_solver_pgs.solve(&p, &o, f, &s, NULL);

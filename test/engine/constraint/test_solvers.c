@@ -340,7 +340,7 @@ static imp_csolver_stat run(const imp_csolver* sv, const tprob* t, double* f, in
   if (work) memset(work, 0xff, rounded); /* NaN everywhere: scratch must be written first */
   imp_cproblem p = view(t);
   monitor_count count = {0};
-  imp_csolver_opt o = {set.maxiter, set.tol, warm, count_calls, &count};
+  imp_csolver_opt o = {set.maxiter, set.tol, warm, count_calls, &count, 0};
   imp_csolver_stat s = {-1, -1, NAN, -1};
   sv->solve(&p, &o, f, &s, work);
   free(work);
@@ -682,7 +682,7 @@ START_TEST(test_captured_problems_terminate) {
     void* work = aligned_alloc(16, bytes ? bytes : 16);
     memset(work, 0xff, bytes ? bytes : 16);
     monitor_count count = {0};
-    imp_csolver_opt o = {maxiter, 1e-8, warm, count_calls, &count};
+    imp_csolver_opt o = {maxiter, 1e-8, warm, count_calls, &count, 0};
     imp_csolver_stat st = {-1, -1, NAN, -1};
     sv->solve(&c.p, &o, f, &st, work);
     printf("%-8s %-18s %s: %d iterations, exit %d, |f|inf %.3g\n", sv->name,
@@ -723,7 +723,7 @@ START_TEST(test_apollo_rescue_has_an_answer) {
     double* f = calloc((size_t)n, sizeof *f);
     size_t bytes = (sv->work_size(n, c.p.nblock) + 15) / 16 * 16;
     void* w = aligned_alloc(16, bytes ? bytes : 16);
-    imp_csolver_opt o = {4, 1e-8, 0, NULL, NULL};
+    imp_csolver_opt o = {4, 1e-8, 0, NULL, NULL, 0};
     imp_csolver_stat st = {0, 0, 0, 0};
     sv->solve(&c.p, &o, f, &st, w);
     double scale, dE = imp_cproblem_energy_change(&c.p, f, work, &scale);
