@@ -200,7 +200,7 @@
  * the proximal-stall restart below, balls_cube.xml is at 16 with the
  * restarts everywhere). With targets, a resting pile of
  * redundant contacts (A singular) has targets no sticking answer meets
- * (contact_guard.c, imp_guard_resting_targets), and sweeps that give each
+ * (contact_guard.c, imp_guard_contact_targets_held), and sweeps that give each
  * block the impulse its own target asks push the impulses along null(A):
  * balls_cube.xml's step 223, warm, crawled at 3.4e-3 relative with its
  * largest impulse grown 0.94 -> 1.19 where the solution's is 0.75 (cold,

@@ -2,7 +2,9 @@
  * problem before a solve: imp_guard_start_new_rows gives the unilateral
  * rows a warm start has no impulse for (contacts new this step) the
  * projected Gauss-Seidel update of their row, in block order, and leaves
- * every other impulse, and every impulse given to pgs, as it was. */
+ * every other impulse, and every impulse given to pgs, as it was;
+ * imp_guard_contact_targets_held sets the targets an unfinished solve is
+ * retried with. */
 #include <check.h>
 #include <math.h>
 
@@ -100,6 +102,31 @@ START_TEST(test_pgs_and_other_laws_untouched) {
 }
 END_TEST
 
+/* The retry's targets (imp_guard_contact_targets_held): with within at
+   the slop, only the normal of the contact at rest loses its target; with
+   INFINITY, every contact normal's (depth or gap) does; friction rows,
+   limits and equalities keep theirs; a problem without contact targets is
+   left as it was (0 returned). */
+START_TEST(test_contact_targets_held) {
+  tprob t = mixed_island();
+  imp_cproblem p = view(&t);
+  double pos[11] = {-5e-7, 0, 0, -0.01, 0, 0, 0.05, 0, 0, -0.2, 0.1};
+  int rows[11];
+  for (int i = 0; i < 11; i++) rows[i] = i;
+  imp_data d = {0};
+  d.efc_pos = pos;
+  double held[11];
+  ck_assert_int_eq(imp_guard_contact_targets_held(&d, rows, &p, IMP_CONTACT_SLOP, held), 1);
+  for (int i = 0; i < 11; i++) ck_assert(held[i] == (i == 0 ? 0 : t.b[i]));
+  ck_assert_int_eq(imp_guard_contact_targets_held(&d, rows, &p, INFINITY, held), 1);
+  for (int i = 0; i < 11; i++) ck_assert(held[i] == (i == 0 || i == 3 || i == 6 ? 0 : t.b[i]));
+  t.b[0] = t.b[3] = t.b[6] = 0;
+  p = view(&t);
+  ck_assert_int_eq(imp_guard_contact_targets_held(&d, rows, &p, INFINITY, held), 0);
+  for (int i = 0; i < 11; i++) ck_assert(held[i] == t.b[i]);
+}
+END_TEST
+
 static Suite* contact_guard_suite(void) {
   Suite* s = suite_create("contact_guard");
   TCase* tc = tcase_create("new rows of a warm start");
@@ -107,6 +134,9 @@ static Suite* contact_guard_suite(void) {
   tcase_add_test(tc, test_block_with_friction_impulse_is_carried);
   tcase_add_test(tc, test_pgs_and_other_laws_untouched);
   suite_add_tcase(s, tc);
+  TCase* held = tcase_create("targets of a retry");
+  tcase_add_test(held, test_contact_targets_held);
+  suite_add_tcase(s, held);
   return s;
 }
 

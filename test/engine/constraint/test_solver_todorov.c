@@ -625,6 +625,34 @@ START_TEST(slip_second_derivative_matches_differences) {
 }
 END_TEST
 
+/* Two limits on one dof that both ask to move away at 1 m/s: no answer
+   exists, and the impulses grow along null(A) = (1, 1) with the iterations.
+   With a bound on |f| (imp_csolver_opt.fmax) the solve stops as diverged
+   once they stayed past it for IMP_FMAX_ITERS iterations; without one it
+   runs to its limit. */
+START_TEST(conflicting_targets_stop_past_the_impulse_bound) {
+  prob q;
+  prob_init(&q);
+  add_block(&q, IMP_CNSTR_LIMIT, 1, 0);
+  add_block(&q, IMP_CNSTR_LIMIT, 1, 0);
+  double K[2] = {1, -1}, M[1] = {1}, u0[1] = {0};
+  from_dynamics(&q, K, 1, M, u0);
+  q.b[0] = q.b[1] = 1;
+  double f[2];
+  imp_csolver_stat st = run(&q, f, 1e-10, 100, 0);
+  ck_assert_int_eq(st.iterations, 100);
+  ck_assert_int_ne(st.exit, IMP_EXIT_DIVERGED);
+  ck_assert_msg(f[0] > 1e3, "the impulses did not grow: %g", f[0]);
+  imp_csolver_opt o = {.maxiter = 100, .tol = 1e-10, .fmax = 10};
+  f[0] = f[1] = NAN;
+  imp_solver_todorov.solve(&q.p, &o, f, &st, g_work);
+  ck_assert_int_eq(st.exit, IMP_EXIT_DIVERGED);
+  ck_assert_int_ge(st.iterations, IMP_FMAX_ITERS);
+  ck_assert_int_lt(st.iterations, 50);
+  ck_assert(isfinite(f[0]) && isfinite(f[1]));
+}
+END_TEST
+
 START_TEST(monitor_called_every_iteration) {
   prob q;
   random_problem(&q, 12, 0, 0);
@@ -655,6 +683,7 @@ static Suite* suite(void) {
   tcase_add_test(tc, stalled_warm_start_restarts_at_the_sticking_point);
   tcase_add_test(tc, degenerate_input_gives_no_nan);
   tcase_add_test(tc, monitor_called_every_iteration);
+  tcase_add_test(tc, conflicting_targets_stop_past_the_impulse_bound);
   tcase_add_test(tc, slip_second_derivative_matches_differences);
   suite_add_tcase(s, tc);
   return s;
