@@ -634,7 +634,7 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
        (barkour_v0 scene_barkour from its key: 1,893 of 2,000 steps not
        converged, then 12); pgs where the work bound cut it, a second
        full-cost failure tripled the steps of aloha from qpos0 (276 rows) */
-    int sweep = unfinished && (bounded || o.maxiter < IMP_HOLD_MIN_ITER);
+    int sweep = unfinished && bounded;
     const imp_csolver* hs = sweep ? &imp_solver_pgs : solver;
     if (unfinished && !sweep) cold.warmstart = 1;
     bounded |= bounded_iterations(hs, n, m->opt.iterations) < m->opt.iterations;
