@@ -540,6 +540,27 @@ static double speed_floor(const imp_model* m) {
   return sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * m->opt.timestep;
 }
 
+/* One more solve of the island's problem p with targets b by sv, from g
+   (warm) or from sv's own start: its limit lowered to the work bound (which
+   *bounded records) and to the island's share, charged to the account, its
+   iterations and Newton steps added to *iter and *newton. */
+static imp_csolver_stat solve_again(const imp_model* m, const imp_csolver* sv,
+                                    const imp_cproblem* p, const double* b, int warm,
+                                    budget_account* account, island_scratch* s, int* bounded,
+                                    int* iter, int* newton) {
+  int n = p->n;
+  imp_cproblem q = *p;
+  q.b = b;
+  *bounded |= bounded_iterations(sv, n, m->opt.iterations) < m->opt.iterations;
+  imp_csolver_opt o = {budget_iterations(account, sv, n, m->opt.iterations), m->opt.tolerance,
+                       warm, NULL, NULL, 0};
+  imp_csolver_stat st = imp_guard_solve_checked(sv, &q, &o, s->g, s->work, s->res_work);
+  budget_charge(account, sv, n, st.iterations);
+  *iter += st.iterations;
+  *newton += st.newton;
+  return st;
+}
+
 static void solve_island(const imp_model* m, imp_data* d, int isl, const half_rows* Y,
                          const double* diaginv, island_scratch* s) {
   const imp_csolver* solver = k_solvers[d->solver];
@@ -600,22 +621,15 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
      IMP_HOLD_MIN_ITER); with the held solve excluded, at most the three
      solves island_work_max allows, and only with a whole solve's budget */
   double within = o.maxiter >= IMP_HOLD_MIN_ITER ? INFINITY : IMP_CONTACT_SLOP;
-  int rested = !too_much && !unfinished && st.exit != IMP_EXIT_CONVERGED &&
-               solver != &imp_solver_pgs &&
-               account.left >= bounded_iterations(solver, n, m->opt.iterations) *
-                                   iteration_work(solver, n) &&
-               imp_guard_contact_targets_held(d, s->rows, &p, within, s->b_held);
-  if (rested) {
-    imp_cproblem rest = p;
-    rest.b = s->b_held;
-    imp_csolver_opt ro = o;
-    ro.warmstart = 1;
-    ro.maxiter = budget_iterations(&account, solver, n, m->opt.iterations);
+  int retried = !too_much && !unfinished && st.exit != IMP_EXIT_CONVERGED &&
+                solver != &imp_solver_pgs &&
+                account.left >= bounded_iterations(solver, n, m->opt.iterations) *
+                                    iteration_work(solver, n) &&
+                imp_guard_contact_targets_held(d, s->rows, &p, within, s->b_held);
+  if (retried) {
     imp_copy(s->g_first, s->g, n);
-    imp_csolver_stat sr = imp_guard_solve_checked(solver, &rest, &ro, s->g, s->work, s->res_work);
-    budget_charge(&account, solver, n, sr.iterations);
-    iter += sr.iterations;
-    newton += sr.newton;
+    imp_csolver_stat sr =
+        solve_again(m, solver, &p, s->b_held, 1, &account, s, &bounded, &iter, &newton);
     if (sr.exit == IMP_EXIT_CONVERGED) st = sr, imp_copy(s->b, s->b_held, n);
     else imp_copy(s->g, s->g_first, n);
   }
@@ -624,10 +638,6 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
        all (header): solve the step that holds every violation where it is
        instead. A suspect unfinished answer gives way to the held one unless
        that is suspect too and has the larger impulses. */
-    imp_cproblem held = p;
-    held.b = s->b_held;
-    imp_csolver_opt cold = o;
-    cold.warmstart = 0;
     if (unfinished) imp_copy(s->g_first, s->g, n);
     /* after an unfinished answer the island's solver again, warm from it:
        the held targets are consistent where the first ones conflicted
@@ -635,14 +645,10 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
        converged, then 12); pgs where the work bound cut it, a second
        full-cost failure tripled the steps of aloha from qpos0 (276 rows) */
     int sweep = unfinished && bounded;
-    const imp_csolver* hs = sweep ? &imp_solver_pgs : solver;
-    if (unfinished && !sweep) cold.warmstart = 1;
-    bounded |= bounded_iterations(hs, n, m->opt.iterations) < m->opt.iterations;
-    cold.maxiter = budget_iterations(&account, hs, n, m->opt.iterations);
-    imp_csolver_stat sh = imp_guard_solve_checked(hs, &held, &cold, s->g, s->work, s->res_work);
-    budget_charge(&account, hs, n, sh.iterations);
-    iter += sh.iterations;
-    newton += sh.newton;
+    imp_csolver_stat sh = solve_again(m, sweep ? &imp_solver_pgs : solver, &p, s->b_held,
+                                      unfinished && !sweep, &account, s, &bounded, &iter, &newton);
+    imp_cproblem held = p;
+    held.b = s->b_held;
     if (unfinished && imp_guard_unfinished_and_suspect(&held, sh, s->g, mass, s->res_work) &&
         imp_max_abs_or_inf(s->g_first, n) <= imp_max_abs_or_inf(s->g, n)) {
       imp_copy(s->g, s->g_first, n);
@@ -655,7 +661,7 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   /* the check again only where the held solve changed g or b: it is a
      function of the problem and g alone */
   if (solver != &imp_solver_pgs &&
-      (held_solve || rested ? imp_guard_injects_too_much(&p, s->g, mass, &s->pat, s->res_work)
+      (held_solve || retried ? imp_guard_injects_too_much(&p, s->g, mass, &s->pat, s->res_work)
                             : too_much)) {
     /* Still more energy than the corrections justify: this is no solution
        of the step (apollo's first step: todorov's best iterate added 1.6e4
@@ -664,14 +670,8 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
        answer there took 0.08 J out); the lower-energy answer is kept. */
     double scale, e_first = imp_cproblem_energy_change(&p, s->g, s->res_work, &scale);
     imp_copy(s->g_first, s->g, n);
-    imp_csolver_opt cold = o;
-    cold.warmstart = 0;
-    bounded |= bounded_iterations(&imp_solver_pgs, n, m->opt.iterations) < m->opt.iterations;
-    cold.maxiter = budget_iterations(&account, &imp_solver_pgs, n, m->opt.iterations);
     imp_csolver_stat st2 =
-        imp_guard_solve_checked(&imp_solver_pgs, &p, &cold, s->g, s->work, s->res_work);
-    budget_charge(&account, &imp_solver_pgs, n, st2.iterations);
-    iter += st2.iterations;
+        solve_again(m, &imp_solver_pgs, &p, p.b, 0, &account, s, &bounded, &iter, &newton);
     flags |= IMP_ISLAND_RESCUED;
     if (imp_cproblem_energy_change(&p, s->g, s->res_work, &scale) < e_first) {
       st = st2;

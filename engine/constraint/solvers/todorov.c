@@ -592,9 +592,9 @@ static void keep_best(tod* s, const double* r, double* rbest2) {
 /* 1 once f(x) has stayed beyond the caller's bound for IMP_FMAX_ITERS
    iterations in a row (contact.h): the iterates grow without bound, as on a
    problem whose targets conflict, and the solve ends IMP_EXIT_DIVERGED */
-static int past_bound(tod* s) {
-  if (!(s->fmax > 0)) return 0;
-  s->beyond = imp_tod_max_abs(s->fx, s->n) > s->fmax ? s->beyond + 1 : 0;
+static int past_bound(tod* s, const imp_csolver_opt* o) {
+  if (!(o->fmax > 0)) return 0;
+  s->beyond = imp_tod_max_abs(s->fx, s->n) > o->fmax ? s->beyond + 1 : 0;
   if (s->beyond >= IMP_FMAX_ITERS) s->aborted = 1;
   return s->aborted;
 }
@@ -673,7 +673,7 @@ static int prox_inner(tod* s, const imp_cproblem* orig, const imp_csolver_opt* o
     keep_best(s, s->r0, rbest2);
     if (o->monitor) o->monitor(o->monitor_ctx, st->iterations, s->fx);
     if (converged_on(orig, s->x, s->fx, s->r0, o->tol)) return 2;
-    if (past_bound(s)) return 3;
+    if (past_bound(s, o)) return 3;
     if (stalled(s, orig, o, st, *rbest2, watch)) return 3;
     if (!progress) return 0;
   }
@@ -776,7 +776,7 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
   if (p->n <= 0) return;
   long evals = 0;
   tod s = {.p = p, .n = p->n, .nb = p->nblock, .evals = &evals,
-           .eval_max = eval_budget(o->maxiter, p->nblock), .fmax = o->fmax};
+           .eval_max = eval_budget(o->maxiter, p->nblock)};
   carve(&s, p->n, p->nblock, work);
   imp_tod_lr_setup(&s);
   for (int k = 0; k < s.nb; k++)
@@ -850,7 +850,7 @@ static void solve_with(const imp_cproblem* p, const imp_csolver_opt* o, double* 
     keep_best(&s, s.r, &rbest2);
     rrun2 = fmin(rrun2, imp_dot(s.r, s.r, s.n));
     if (o->monitor && !proxed) o->monitor(o->monitor_ctx, st->iterations, s.fx);
-    if (s.aborted || (!proxed && past_bound(&s))) {
+    if (s.aborted || (!proxed && past_bound(&s, o))) {
       st->exit = IMP_EXIT_DIVERGED;
       done = 2;
       break;

@@ -103,8 +103,8 @@ typedef struct tod {
   double tiny;               /* absolute size below which a block counts as zero */
   long* evals;               /* evaluations of f and r so far (the caller's counter) */
   long eval_max;             /* the most evaluations one solve may take */
-  double fmax;               /* the caller's bound on |f| (imp_csolver_opt), 0: none */
-  int beyond, aborted;       /* iterations in a row past it; 1 once IMP_FMAX_ITERS */
+  int beyond, aborted;       /* iterations in a row past imp_csolver_opt.fmax; 1 once
+                                IMP_FMAX_ITERS of them */
   double* D;                 /* n: residual scaling (Section V.A), ones when off */
   double *x, *fx, *r;        /* the iterate, f(x), r(x) */
   double *xn, *fn, *rn;      /* Newton point */
