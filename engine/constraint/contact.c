@@ -15,12 +15,9 @@
 
 /* ---- the registry: index 0 is the default ---- */
 
-static const imp_csolver* const k_solvers[] = {&imp_solver_todorov, &imp_solver_pgs,
-                                                  &imp_solver_ccp,
-                                                  &imp_solver_lemke,
-                                                  &imp_solver_prox,
-                                                  &imp_solver_minmap,
-                                                  &imp_solver_nsn_fb};
+static const imp_csolver* const k_solvers[] = {
+    &imp_solver_todorov, &imp_solver_pgs,    &imp_solver_ccp,    &imp_solver_lemke,
+    &imp_solver_prox,    &imp_solver_minmap, &imp_solver_nsn_fb, &imp_solver_primal};
 
 int imp_solver_count(void) { return (int)(sizeof k_solvers / sizeof k_solvers[0]); }
 

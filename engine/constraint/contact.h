@@ -203,6 +203,7 @@ extern const imp_csolver imp_solver_lemke;
 extern const imp_csolver imp_solver_nsn_fb;
 extern const imp_csolver imp_solver_minmap;
 extern const imp_csolver imp_solver_prox;
+extern const imp_csolver imp_solver_primal;
 
 /* lemke's friction pyramid: this many unit directions (cos 2 pi k / F,
    sin 2 pi k / F) in the (t1, t2) plane of a contact, plus +-e_r for each
@@ -226,6 +227,16 @@ double imp_cresidual(const imp_cproblem* p, const double* f, double* relative, d
    + v0_i): the same bits, without computing A f again. */
 double imp_cresidual_at(const imp_cproblem* p, const double* f, const double* v, double* relative,
                         double* work);
+
+/* The Euclidean projection of f onto the problem's set K, block by block,
+   in place: cones for friction contacts, R+ for limits and frictionless
+   contacts, [-mu, mu] for dry friction, nothing for equalities. */
+void imp_cproblem_project(const imp_cproblem* p, double* f);
+/* The relative natural-map residual of the cone complementarity relaxation
+   at x with w = A x + v0 - b: ||x - P_K(x - w)|| / max(||v0||, ||x||, ||w||)
+   (DBL_MIN when all are 0); 0 exactly at a CCP solution. The stopping
+   measure of ccp.c and primal.c, so their answers compare. tmp: n. */
+double imp_ccp_residual(const imp_cproblem* p, const double* x, const double* w, double* tmp);
 
 /* Shared checks for solvers: A's diagonal, v0, b and mu all finite (else
    there is nothing to solve); ||f||_inf, or +inf when any entry is not

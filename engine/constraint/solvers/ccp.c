@@ -102,22 +102,6 @@ static void matvec(const imp_cproblem* p, const double* x, double* y) {
   for (int i = 0; i < p->n; i++) y[i] = imp_dot(p->A + (size_t)i * (size_t)p->n, x, p->n);
 }
 
-/* the Euclidean projection onto K, block by block, in place */
-static void project(const imp_cproblem* p, double* f) {
-  for (int k = 0; k < p->nblock; k++) {
-    int adr = p->blk_adr[k], dim = p->blk_dim[k], type = p->blk_type[k];
-    if (type == IMP_CNSTR_EQUALITY) continue; /* R^dim */
-    if (type == IMP_CNSTR_CONTACT && dim > 1) {
-      imp_cone_project(f + adr, dim, p->mu[k]);
-    } else if (type == IMP_CNSTR_FRICTION) {
-      double bound = fmax(p->mu[k], 0.0); /* [-F, F], as residual.c reads it */
-      f[adr] = fmin(fmax(f[adr], -bound), bound);
-    } else {
-      for (int r = 0; r < dim; r++) f[adr + r] = fmax(f[adr + r], 0.0); /* R+ */
-    }
-  }
-}
-
 /* the largest eigenvalue of A (PSD) from below, by POWER_ITERS power steps
    from a fixed generic start; u, v: n doubles */
 static double power_estimate(const imp_cproblem* p, double* u, double* v) {
@@ -135,19 +119,6 @@ static double power_estimate(const imp_cproblem* p, double* u, double* v) {
   /* the largest diagonal is a lower bound too */
   for (int i = 0; i < n; i++) lam = fmax(lam, p->A[(size_t)i * (size_t)n + i]);
   return lam;
-}
-
-/* relative natural-map residual of the CCP at x with w = A x + g; tmp: n */
-static double ccp_residual(const imp_cproblem* p, const double* x, const double* w,
-                           double* tmp) {
-  int n = p->n;
-  for (int i = 0; i < n; i++) tmp[i] = x[i] - w[i];
-  project(p, tmp);
-  double e2 = 0;
-  for (int i = 0; i < n; i++) e2 += (x[i] - tmp[i]) * (x[i] - tmp[i]);
-  double scale = fmax(sqrt(imp_dot(p->v0, p->v0, n)),
-                      fmax(sqrt(imp_dot(x, x, n)), sqrt(imp_dot(w, w, n))));
-  return sqrt(e2) / fmax(scale, DBL_MIN);
 }
 
 /* 1 when x (in K, A x given) certifies, to working precision, that the
@@ -213,7 +184,7 @@ static void ccp_solve(const imp_cproblem* p, const imp_csolver_opt* o, double* f
 
   if (o->warmstart && all_finite(f, n)) imp_copy(x, f, n);
   else imp_zero(x, n);
-  project(p, x);
+  imp_cproblem_project(p, x);
 
   double L = power_estimate(p, Ay, tmp);
   double scale = fmax(sqrt(imp_dot(p->v0, p->v0, n)), sqrt(imp_dot(p->b, p->b, n)));
@@ -223,7 +194,7 @@ static void ccp_solve(const imp_cproblem* p, const imp_csolver_opt* o, double* f
 
   matvec(p, x, Ax);
   for (int i = 0; i < n; i++) tmp[i] = Ax[i] + p->v0[i] - p->b[i]; /* w at x_0 */
-  s->residual = ccp_residual(p, x, tmp, Ay);
+  s->residual = imp_ccp_residual(p, x, tmp, Ay);
   imp_copy(f, x, n);
   if (s->residual <= o->tol) return; /* the warm start is an answer */
 
@@ -237,7 +208,7 @@ static void ccp_solve(const imp_cproblem* p, const imp_csolver_opt* o, double* f
     /* x_k = P_K(y - (A y + g) / L), with backtracking on d'A d <= L d'd */
     for (int bt = 0;; bt++) {
       for (int i = 0; i < n; i++) x[i] = y[i] - (Ay[i] + p->v0[i] - p->b[i]) / L;
-      project(p, x);
+      imp_cproblem_project(p, x);
       matvec(p, x, Ax);
       double dAd = 0, dd = 0;
       for (int i = 0; i < n; i++) {
@@ -267,7 +238,7 @@ static void ccp_solve(const imp_cproblem* p, const imp_csolver_opt* o, double* f
     }
     imp_copy(f, x, n);
     for (int i = 0; i < n; i++) tmp[i] = Ax[i] + p->v0[i] - p->b[i];
-    double res = ccp_residual(p, x, tmp, Ay); /* Ay is rebuilt below */
+    double res = imp_ccp_residual(p, x, tmp, Ay); /* Ay is rebuilt below */
     s->residual = res;
     if (o->monitor) o->monitor(o->monitor_ctx, it, f);
     if (res <= o->tol) {

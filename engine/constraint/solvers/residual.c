@@ -26,6 +26,7 @@
  * the stabilization target inflate the scale). All three terms are velocities
  * or impulses of the same problem, so the ratio is unchanged when f, v0 and
  * b are scaled by one factor (a change of units with A fixed). */
+#include <float.h>
 #include <math.h>
 
 #include "constraint/contact.h"
@@ -144,4 +145,34 @@ double imp_max_abs_or_inf(const double* f, int n) {
     m = fmax(m, fabs(f[i]));
   }
   return m;
+}
+
+/* ---- the cone complementarity relaxation's own measure (ccp.c, primal.c) ---- */
+
+/* the Euclidean projection onto K, block by block, in place */
+void imp_cproblem_project(const imp_cproblem* p, double* f) {
+  for (int k = 0; k < p->nblock; k++) {
+    int adr = p->blk_adr[k], dim = p->blk_dim[k], type = p->blk_type[k];
+    if (type == IMP_CNSTR_EQUALITY) continue; /* R^dim */
+    if (type == IMP_CNSTR_CONTACT && dim > 1) {
+      imp_cone_project(f + adr, dim, p->mu[k]);
+    } else if (type == IMP_CNSTR_FRICTION) {
+      double bound = fmax(p->mu[k], 0.0); /* [-F, F], as residual.c reads it */
+      f[adr] = fmin(fmax(f[adr], -bound), bound);
+    } else {
+      for (int r = 0; r < dim; r++) f[adr + r] = fmax(f[adr + r], 0.0); /* R+ */
+    }
+  }
+}
+
+/* relative natural-map residual of the CCP at x with w = A x + g; tmp: n */
+double imp_ccp_residual(const imp_cproblem* p, const double* x, const double* w, double* tmp) {
+  int n = p->n;
+  for (int i = 0; i < n; i++) tmp[i] = x[i] - w[i];
+  imp_cproblem_project(p, tmp);
+  double e2 = 0;
+  for (int i = 0; i < n; i++) e2 += (x[i] - tmp[i]) * (x[i] - tmp[i]);
+  double scale = fmax(sqrt(imp_dot(p->v0, p->v0, n)),
+                      fmax(sqrt(imp_dot(x, x, n)), sqrt(imp_dot(w, w, n))));
+  return sqrt(e2) / fmax(scale, DBL_MIN);
 }

@@ -106,6 +106,9 @@ static const solver_setting k_settings[] = {
     {"pgs", 1000, 1e-10, LAW_EXACT, NTRIAL},
     {"todorov", 1000, 1e-10, LAW_EXACT, NTRIAL},
     {"ccp", 20000, 1e-9, LAW_CCP, NTRIAL},
+    /* an interior point: its natural map falls like the square root of the
+       duality gap on degenerate contacts, so 1e-10 is past rounding there */
+    {"primal", 100, 1e-8, LAW_CCP, NTRIAL},
     /* pivots, not sweeps: Lemke needs about one per active unknown of the LCP
        (N <= 2n + 4 per friction block), and its own measure is the LCP's
        natural residual after refinement */
