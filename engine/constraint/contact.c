@@ -13,25 +13,6 @@
 #include "core/pool.h"
 #include "core/sort.h"
 
-/* ---- the registry: index 0 is the default ---- */
-
-static const imp_csolver* const k_solvers[] = {
-    &imp_solver_todorov, &imp_solver_pgs,    &imp_solver_ccp,    &imp_solver_lemke,
-    &imp_solver_prox,    &imp_solver_minmap, &imp_solver_nsn_fb, &imp_solver_primal};
-
-int imp_solver_count(void) { return (int)(sizeof k_solvers / sizeof k_solvers[0]); }
-
-const imp_csolver* imp_solver_get(int i) {
-  return i >= 0 && i < imp_solver_count() ? k_solvers[i] : NULL;
-}
-
-int imp_solver_find(const char* name) {
-  if (!name) return -1;
-  for (int i = 0; i < imp_solver_count(); i++)
-    if (!strcmp(k_solvers[i]->name, name)) return i;
-  return -1;
-}
-
 /* ---- the stage ----
  *
  * Per step (DESIGN.md, "constraints" and "contact"):
@@ -195,11 +176,14 @@ static int bounded_iterations(const imp_csolver* s, int n, int maxiter) {
 }
 
 /* The most work an island of n rows may do under the per-solve bound: its
-   solve, the held solve (the solver's or pgs's) and the pgs rescue. */
+   solve, the held solve (the solver's or pgs's), the pgs rescue and, on
+   small islands, the primal rescue. */
 static double island_work_max(const imp_csolver* s, int n, int maxiter) {
   double w = bounded_iterations(s, n, maxiter) * iteration_work(s, n);
   double wp = bounded_iterations(&imp_solver_pgs, n, maxiter) * iteration_work(&imp_solver_pgs, n);
-  return w + fmax(w, wp) + wp;
+  const imp_csolver* pr = &imp_solver_primal; /* the primal rescue of small islands */
+  double wr = n <= IMP_PRIMAL_RESCUE_ROWS ? bounded_iterations(pr, n, maxiter) * iteration_work(pr, n) : 0;
+  return w + fmax(w, wp) + wp + wr;
 }
 
 /* An island's account with the step's budget (contact.h): what is left of
@@ -254,10 +238,14 @@ static size_t piece(size_t count, size_t size) {
   return (count * size + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
 }
 
-/* the solver's work for n rows and nb blocks, and the pgs rescue's */
+/* the solver's work for n rows and nb blocks, the pgs rescue's and the
+   primal rescue's */
 static size_t solver_work_bytes(const imp_csolver* solver, int n, int nb) {
   size_t w = solver->work_size(n, nb), wpgs = imp_solver_pgs.work_size(n, nb);
-  return w > wpgs ? w : wpgs;
+  int np = n < IMP_PRIMAL_RESCUE_ROWS ? n : IMP_PRIMAL_RESCUE_ROWS; /* and the primal rescue's */
+  size_t wp = imp_solver_primal.work_size(np, nb < np ? nb : np);
+  w = w > wpgs ? w : wpgs;
+  return w > wp ? w : wp;
 }
 
 /* ycols' stride: the island's rows rounded up to whole v4d's */
@@ -560,7 +548,7 @@ static imp_csolver_stat solve_again(const imp_model* m, const imp_csolver* sv,
 
 static void solve_island(const imp_model* m, imp_data* d, int isl, const half_rows* Y,
                          const double* diaginv, island_scratch* s) {
-  const imp_csolver* solver = k_solvers[d->solver];
+  const imp_csolver* solver = imp_solver_get(d->solver);
   int nb = d->island_blknum[isl], n = 0, warm = 0, iter = 0, newton = 0, flags = 0;
   const int* blks = d->island_blk + d->island_blkadr[isl];
   for (int i = 0; i < nb; i++) {
@@ -612,6 +600,19 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   int too_much = imp_guard_injects_too_much(&p, s->g, mass, &s->pat, s->res_work);
   int unfinished = !too_much && imp_guard_unfinished_and_suspect(&p, st, s->g, mass, s->res_work);
   int held_solve = (too_much || unfinished) && imp_guard_hold_corrections(&p, s->b_held);
+  /* a cone solve that stopped short on a small island without sliding
+     contacts: the relaxed problem on its primal (IMP_PRIMAL_RESCUE_ROWS),
+     kept when its answer meets the exact law to the tolerance */
+  if (!too_much && !unfinished &&
+      account.left >= bounded_iterations(&imp_solver_primal, n, m->opt.iterations) *
+                          iteration_work(&imp_solver_primal, n) &&
+      imp_guard_primal_may_answer(solver, &p, st, s->g, m->opt.tolerance, s->res_work)) {
+    imp_copy(s->g_first, s->g, n);
+    imp_csolver_stat sp =
+        solve_again(m, &imp_solver_primal, &p, p.b, 0, &account, s, &bounded, &iter, &newton);
+    if (imp_guard_primal_kept(&p, sp, s->g, m->opt.tolerance, mass, &s->pat, s->res_work)) st = sp;
+    else imp_copy(s->g, s->g_first, n);
+  }
   /* an unfinished answer that is no suspect: once more from it with the
      contacts' targets at 0, which a redundant pile or links sunk into each
      other cannot meet (contact_guard.c; those at rest only below
@@ -702,7 +703,7 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
 
 /* a worker's scratch: the largest island the data's solver may be given */
 static size_t worker_work_bytes(const imp_model* m, const imp_data* d) {
-  return solver_work_bytes(k_solvers[d->solver], m->nislandmax, m->nislandmax);
+  return solver_work_bytes(imp_solver_get(d->solver), m->nislandmax, m->nislandmax);
 }
 
 /* the islands' work for the pool: one island per task */
@@ -766,7 +767,7 @@ static void solve_islands(const imp_model* m, imp_data* d, const half_rows* Y,
      64-row islands were factored at once, on a machine not this one;
      OpenBLAS reports CPU-specific, thread-dependent results, e.g. its issue
      #5267). Largest first, so they are the front of the order. */
-  const imp_csolver* solver = k_solvers[d->solver];
+  const imp_csolver* solver = imp_solver_get(d->solver);
   int min_rows = solver->caller_min_rows ? solver->caller_min_rows() : 0, ncaller = 0;
   while (min_rows > 0 && ncaller < d->nisland && sizes[ncaller].rows >= min_rows) ncaller++;
   islands_job job = {m, d, Y, diaginv, scratch, order};
@@ -778,7 +779,7 @@ static void solve_islands(const imp_model* m, imp_data* d, const half_rows* Y,
    in proportion to them. Fixed before any island is solved, from their
    sizes alone, so the same on every thread count. */
 static void share_step_budget(const imp_model* m, imp_data* d) {
-  const imp_csolver* solver = k_solvers[d->solver];
+  const imp_csolver* solver = imp_solver_get(d->solver);
   double total = 0;
   for (int i = 0; i < d->nisland; i++) {
     d->island_budget[i] = island_work_max(solver, island_rows(d, i), m->opt.iterations);
@@ -874,7 +875,7 @@ void imp_contact_stage(const imp_model* m, imp_data* d) {
     d->nefc_dropped += nleft;
   }
   island_scratch s;
-  size_t wbytes = solver_work_bytes(k_solvers[d->solver], nmax, bmax);
+  size_t wbytes = solver_work_bytes(imp_solver_get(d->solver), nmax, bmax);
   size_t sbytes = carve_island_scratch(m, nmax, bmax, wbytes, NULL, &s);
   char* sbase = (char*)imp_stack_alloc(d, (int)((sbytes + SCRATCH_ALIGN) / sizeof(double)));
   sbase += (SCRATCH_ALIGN - (uintptr_t)sbase % SCRATCH_ALIGN) % SCRATCH_ALIGN;
@@ -887,7 +888,7 @@ void imp_contact_stage(const imp_model* m, imp_data* d) {
     if (!d->nwarning_solver)
       imp_warning("contact solver '%s' did not converge at step %lld (exit %d, residual %g); "
                   "the step continues with its best iterate",
-                  k_solvers[d->solver]->name, d->nstep, d->solver_exit, d->solver_residual);
+                  imp_solver_get(d->solver)->name, d->nstep, d->solver_exit, d->solver_residual);
     d->nwarning_solver++;
   }
   /* impulses to generalized forces: qfrc = K' f / h */
@@ -954,7 +955,7 @@ int imp_set_step_budget(imp_data* d, double work) {
 }
 
 int imp_contact_fit_workers(const imp_model* m, imp_data* d, int old) {
-  if (d->nthread > 1 && worker_work_bytes(m, d) > solver_work_bytes(k_solvers[old], m->nislandmax,
+  if (d->nthread > 1 && worker_work_bytes(m, d) > solver_work_bytes(imp_solver_get(old), m->nislandmax,
                                                                     m->nislandmax)) {
     if (make_workers(m, d, d->nthread) != 0) return -1;
   }

@@ -167,6 +167,17 @@ typedef enum imp_solver_law {
    doing more than the targets': held, two boxes sunk into each other with
    iterations="2" stayed sunk (each retry converged at f = 0). */
 #define IMP_HOLD_MIN_ITER 10
+
+/* Islands of at most this many rows whose cone solve stopped short of the
+   tolerance (stalled or at its limit, no guard suspecting it) are solved
+   once more by `primal` (solvers/primal.c), cold, and its answer is kept
+   when the common residual of the exact law is within the tolerance: the
+   relaxed answer is the exact one wherever no contact slides. Measured on
+   Menagerie's i2rt_yam (29 rows, 6 identical gripper pad blocks), where
+   todorov stalls at 1.4e-8 .. 6.2e-8 relative: primal converged on every
+   recorded island in 15-21 iterations, to 1.6e-11 .. 5.6e-9. The bound
+   keeps its scratch (about 13 n^2 doubles) small in every arena. */
+#define IMP_PRIMAL_RESCUE_ROWS 64
 #define IMP_SOLVE_MIN_ITER 2
 
 typedef struct imp_csolver {
@@ -188,7 +199,7 @@ typedef struct imp_csolver {
   int (*caller_min_rows)(void); /* NULL: 0 */
 } imp_csolver;
 
-/* ---- the registry (contact.c) ---- */
+/* ---- the registry (solvers/registry.c) ---- */
 
 /* Number of solvers; solver i; index of a name or -1. Index 0 is the default. */
 int imp_solver_count(void);
@@ -291,8 +302,9 @@ void imp_set_problem_hook(imp_data* d, imp_problem_hook hook, void* ctx);
  * islands are solved in any order on any thread.
  *
  * So a step's solver work is at most the budget plus, per island of n
- * rows, the minimum iterations of its three solves: 3 IMP_SOLVE_MIN_ITER
- * n^3, bounded by the model's size (nislandmax, njmax) whatever the input.
+ * rows, the minimum iterations of its three solves (four on islands of at
+ * most IMP_PRIMAL_RESCUE_ROWS rows): 4 IMP_SOLVE_MIN_ITER n^3, bounded by
+ * the model's size (nislandmax, njmax) whatever the input.
  * The default, 1e9 (a few seconds of one core: test_cli_signals' step of 100 pgs
  * islands at their per-solve bound took 2.6 s with it, 7.9 s without, on
  * a loaded machine), is more than any step of

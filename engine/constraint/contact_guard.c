@@ -2,6 +2,7 @@
  * contact.c, which keeps the registry, the islands and their assembly. */
 #include "constraint/contact_guard.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -676,4 +677,30 @@ int imp_guard_contact_targets_held(const imp_data* d, const int* rows, const imp
     differs = 1;
   }
   return differs;
+}
+
+int imp_guard_primal_may_answer(const imp_csolver* solver, const imp_cproblem* p,
+                                imp_csolver_stat st, const double* g, double tol, double* work) {
+  int n = p->n;
+  if (st.exit == IMP_EXIT_CONVERGED || n > IMP_PRIMAL_RESCUE_ROWS || solver->law != IMP_LAW_CONE ||
+      solver == &imp_solver_pgs)
+    return 0;
+  double* v = work; /* A g + v0, then w = v - b */
+  for (int i = 0; i < n; i++) v[i] = imp_dot(p->A + (size_t)i * (size_t)n, g, n) + p->v0[i];
+  double exact, exact_abs = imp_cresidual_at(p, g, v, &exact, work + n);
+  for (int i = 0; i < n; i++) v[i] -= p->b[i];
+  /* the same scale for both: imp_ccp_residual's has no speed floor */
+  double scale = fmax(fmax(sqrt(imp_dot(p->v0, p->v0, n)), sqrt(imp_dot(g, g, n))),
+                      fmax(sqrt(imp_dot(v, v, n)), DBL_MIN));
+  double relaxed_abs = imp_ccp_residual(p, g, v, work + n) * scale;
+  return exact <= IMP_COMMON_TOL && relaxed_abs <= 10 * fmax(exact_abs, tol * fmax(scale, p->vfloor));
+}
+
+int imp_guard_primal_kept(const imp_cproblem* p, imp_csolver_stat sp, const double* g, double tol,
+                          double mass, imp_guard_pattern* pat, double* work) {
+  double rel = INFINITY;
+  if (sp.exit == IMP_EXIT_CONVERGED &&
+      imp_max_abs_or_inf(g, p->n) <= IMP_HOLD_FACTOR * mass * IMP_STAB_VMAX)
+    imp_cresidual(p, g, &rel, work);
+  return rel <= tol && !imp_guard_injects_too_much(p, g, mass, pat, work);
 }

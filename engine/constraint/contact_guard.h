@@ -45,6 +45,33 @@ void imp_guard_cap_correction_energy(const imp_model* m, const imp_data* d, cons
 void imp_guard_disable_immobile_rows(const imp_cproblem* p, double* b, double* mu);
 int imp_guard_injects_too_much(const imp_cproblem* p, const double* g, double mass,
                                imp_guard_pattern* pat, double* work);
+/* 1 when the primal rescue (IMP_PRIMAL_RESCUE_ROWS) may answer the island
+   after solver's unfinished answer g: an exact-cone solver other than pgs
+   stopped short near its answer (g's common relative residual within
+   IMP_COMMON_TOL), the island is small, and g meets the relaxed law about
+   as well as the exact one (the CCP's absolute residual at g within 10
+   times the common one, or the tolerance), i.e. none of its contacts
+   slides: where one slides the relaxed answer lifts it off and is no
+   answer of the exact law. Measured on Menagerie's pal_tiago
+   scene_position from its key (islands of 35 and 59 rows: sliding wheels
+   and fingers): at todorov's answers of the 35-row islands the CCP
+   residual was 3e-5 .. 1.5e-4 against common ones of 1e-9 .. 5e-8, and
+   primal's answers, converged on the relaxed law, were 2e-5 .. 1.5e-4 off
+   the exact one; the 59-row islands ended at 2e-5 .. 5e-4, far from any
+   answer. Tried on all of them, the rescue was never kept and added 15%
+   to its iterations. work: 3n. */
+int imp_guard_primal_may_answer(const imp_csolver* solver, const imp_cproblem* p,
+                                imp_csolver_stat st, const double* g, double tol, double* work);
+/* 1 when the primal rescue's answer g (stat sp) is kept: converged, no
+   impulse beyond a suspect answer's bound (IMP_HOLD_FACTOR mass
+   IMP_STAB_VMAX, imp_guard_unfinished_and_suspect's), the common residual
+   of the exact law within tol, and no more energy than the corrections
+   justify (imp_guard_injects_too_much). Impulses far beyond the island's
+   velocities set the scale of both the relative residual and the energy's
+   rounding, so without the bound an answer that spins a link can pass
+   both (test_contact_guard.c). work: 6n. */
+int imp_guard_primal_kept(const imp_cproblem* p, imp_csolver_stat sp, const double* g, double tol,
+                          double mass, imp_guard_pattern* pat, double* work);
 int imp_guard_unfinished_and_suspect(const imp_cproblem* p, imp_csolver_stat st, const double* g,
                                   double mass, double* work);
 int imp_guard_consistent_corrections(const imp_cproblem* p, double* b, double mass,

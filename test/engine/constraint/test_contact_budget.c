@@ -27,14 +27,15 @@ static const char* perturbed_pyramid(void) {
 }
 
 /* The most a step may do beyond its budget (contact.h): per island of n
-   rows, IMP_SOLVE_MIN_ITER iterations of its three solves, each at most n^3. */
+   rows, IMP_SOLVE_MIN_ITER iterations of its three solves (four on islands
+   the primal rescue may answer), each at most n^3. */
 static double budget_floor(const imp_data* d) {
   double floor_work = 0;
   for (int i = 0; i < d->nisland; i++) {
     int n = 0;
     for (int j = 0; j < d->island_blknum[i]; j++)
       n += d->blk_dim[d->island_blk[d->island_blkadr[i] + j]];
-    floor_work += 3.0 * IMP_SOLVE_MIN_ITER * pow(n, 3);
+    floor_work += (n <= IMP_PRIMAL_RESCUE_ROWS ? 4.0 : 3.0) * IMP_SOLVE_MIN_ITER * pow(n, 3);
   }
   return floor_work;
 }

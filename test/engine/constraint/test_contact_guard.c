@@ -127,6 +127,81 @@ START_TEST(test_contact_targets_held) {
 }
 END_TEST
 
+/* one contact (A = I, mu = 0.5) with free velocity v0 */
+static tprob one_contact(double vn, double vt) {
+  tprob t = {0};
+  add_block(&t, IMP_CNSTR_CONTACT, 3, 0.5);
+  for (int i = 0; i < 3; i++) t.A[i * 3 + i] = 1;
+  t.v0[0] = vn;
+  t.v0[1] = vt;
+  return t;
+}
+
+/* When the primal rescue may answer (imp_guard_primal_may_answer): after
+   todorov stopped near a sticking answer, yes; at the exact answer of a
+   sliding contact (f = (1, -0.5, 0) for v0 = (-1, 2, 0): w_T = 1.5, which
+   the relaxation would lift off), no; nor after a converged solve, nor
+   after pgs or a relaxed solver, nor far from an answer. */
+START_TEST(test_primal_rescue_only_without_sliding) {
+  double work[3 * MAXN];
+  imp_csolver_stat stalled = {100, 0, 1e-7, IMP_EXIT_STALLED};
+  tprob stick = one_contact(-1, 0.2);
+  imp_cproblem p = view(&stick);
+  double near[3] = {1 + 1e-10, -0.2, 0}; /* the answer (1, -0.2, 0), slightly off */
+  ck_assert_int_eq(imp_guard_primal_may_answer(&imp_solver_todorov, &p, stalled, near, 1e-8, work), 1);
+  imp_csolver_stat done = stalled;
+  done.exit = IMP_EXIT_CONVERGED;
+  ck_assert_int_eq(imp_guard_primal_may_answer(&imp_solver_todorov, &p, done, near, 1e-8, work), 0);
+  ck_assert_int_eq(imp_guard_primal_may_answer(&imp_solver_pgs, &p, stalled, near, 1e-8, work), 0);
+  ck_assert_int_eq(imp_guard_primal_may_answer(&imp_solver_ccp, &p, stalled, near, 1e-8, work), 0);
+  double far[3] = {0.5, 0, 0};
+  ck_assert_int_eq(imp_guard_primal_may_answer(&imp_solver_todorov, &p, stalled, far, 1e-8, work), 0);
+  tprob slide = one_contact(-1, 2);
+  p = view(&slide);
+  double sliding[3] = {1, -0.5, 0};
+  double rel, w2[2 * MAXN];
+  imp_cresidual(&p, sliding, &rel, w2);
+  ck_assert_double_le(rel, 1e-15); /* the exact law's answer */
+  ck_assert_int_eq(imp_guard_primal_may_answer(&imp_solver_todorov, &p, stalled, sliding, 1e-8, work), 0);
+}
+END_TEST
+
+/* Which rescue answers are kept (imp_guard_primal_kept): a converged exact
+   answer, yes; the same said unconverged, or with the common residual
+   above the tolerance, no; and an answer whose impulses are so large that
+   they set the residual's scale, with energy no correction justifies, no. */
+START_TEST(test_primal_rescue_kept) {
+  tprob t = one_contact(-1, 0.2);
+  imp_cproblem p = view(&t);
+  double work[6 * MAXN];
+  int adr[MAXN + 1], col[MAXN * MAXN];
+  imp_guard_pattern pat = {adr, col, MAXN * MAXN, IMP_PATTERN_UNKNOWN};
+  imp_csolver_stat ok = {12, 0, 1e-10, IMP_EXIT_CONVERGED}, stalled = ok;
+  stalled.exit = IMP_EXIT_STALLED;
+  double answer[3] = {1, -0.2, 0}, off[3] = {1.001, -0.2, 0};
+  ck_assert_int_eq(imp_guard_primal_kept(&p, ok, answer, 1e-8, 1.0, &pat, work), 1);
+  ck_assert_int_eq(imp_guard_primal_kept(&p, stalled, answer, 1e-8, 1.0, &pat, work), 0);
+  ck_assert_int_eq(imp_guard_primal_kept(&p, ok, off, 1e-8, 1.0, &pat, work), 0);
+  /* one dof of unit mass at rest with two limits that conflict (J = [1;
+     -1], A = [[1, -1], [-1, 1]], both asking v >= 1: no motion meets
+     both): f = (F + 27, F) leaves the dof at 27 (w = (26, -28)), and with
+     F = 1e12 the relative residual, whose scale F sets, is 4e-11; the
+     energy it adds, 27^2 / 2, no correction of 1 justifies */
+  tprob lim = {0};
+  add_block(&lim, IMP_CNSTR_LIMIT, 1, 0);
+  add_block(&lim, IMP_CNSTR_LIMIT, 1, 0);
+  lim.A[0] = lim.A[3] = 1;
+  lim.A[1] = lim.A[2] = -1;
+  lim.b[0] = lim.b[1] = 1;
+  p = view(&lim);
+  double huge[2] = {1e12 + 27, 1e12}, rel, w2[2 * MAXN];
+  imp_cresidual(&p, huge, &rel, w2);
+  ck_assert_double_le(rel, 1e-8);
+  pat.state = IMP_PATTERN_UNKNOWN;
+  ck_assert_int_eq(imp_guard_primal_kept(&p, ok, huge, 1e-8, 1.0, &pat, work), 0);
+}
+END_TEST
+
 static Suite* contact_guard_suite(void) {
   Suite* s = suite_create("contact_guard");
   TCase* tc = tcase_create("new rows of a warm start");
@@ -137,6 +212,10 @@ static Suite* contact_guard_suite(void) {
   TCase* held = tcase_create("targets of a retry");
   tcase_add_test(held, test_contact_targets_held);
   suite_add_tcase(s, held);
+  TCase* rescue = tcase_create("the primal rescue");
+  tcase_add_test(rescue, test_primal_rescue_only_without_sliding);
+  tcase_add_test(rescue, test_primal_rescue_kept);
+  suite_add_tcase(s, rescue);
   return s;
 }
 
