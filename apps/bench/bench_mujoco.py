@@ -61,7 +61,9 @@ and printed under the table, unless --wasm-factor F gives one measured
 before. --calibrate-wasm measures and prints only the factor, on the
 models given (default: the three samples). Only with Debian's 2.2.2 (not
 with --testspeed). The WebAssembly timing reads performance.now() around
-the stepping loop alone; both sides start with every control at 0.
+the stepping loop alone, after an untimed warm-up of up to 500 steps on a
+second MjData (mujoco_js_speed.mjs says why); both sides start with every
+control at 0.
 
 Build: the table names the Impetus column --label (default "Impetus"), and
 a line above it describes the build from its CMakeCache.txt (build type,
@@ -438,8 +440,9 @@ def speed_table(impetus, testspeed, mj_version, models, pairs, threads, out, key
         both = all_ratios + wasm_ratios
         gm = math.exp(sum(math.log(r) for r in wasm_ratios) / len(wasm_ratios))
         gmb = math.exp(sum(math.log(r) for r in both) / len(both))
-        print("Geometric mean of the %d ratios against %s: %.3f; of all %d: %.3f"
-              % (len(wasm_ratios), WASM_LABEL, gm, len(both), gmb))
+        print("Geometric mean of the %d ratios against %s: %.3f%s"
+              % (len(wasm_ratios), WASM_LABEL, gm,
+                 "; of all %d: %.3f" % (len(both), gmb) if all_ratios else ""))
         print()
         print("%s: MuJoCo 2.2.2 could not load the model; the column is MuJoCo 3.3.8's "
               "WebAssembly build (mujoco-js, nodejs) in steps/s divided by its factor %.3f "
