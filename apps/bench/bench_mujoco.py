@@ -588,7 +588,7 @@ def main():
     if a.steps is not None and a.steps < 1:
         fail("--steps must be at least 1")
     impetus = os.path.join(a.build, "bin", "impetus")
-    if not os.access(impetus, os.X_OK):
+    if not os.access(impetus, os.X_OK) and not a.calibrate_wasm:
         fail("no %s: build first (README)" % impetus)
     models = [(m, a.steps or 1000) for m in a.models]
     if a.corpus:
