@@ -3,7 +3,8 @@
 
     /usr/bin/python3 apps/bench/bench_mujoco.py [--build build] [--pairs 5] [--threads 1]
         [--testspeed PATH] [--models FILE...] [--corpus DIR] [--steps N]
-        [--keyframe] [--scaling] [--out bench-out]
+        [--keyframe] [--scaling] [--out bench-out] [--label NAME]
+        [--mujoco-js DIR [--wasm-factor F] [--calibrate-wasm]]
 
 Speed: for each model, --pairs times in turn `impetus bench MODEL --steps N`
 then `testspeed MODEL N 1 0` (interleaved, so both see the same load on a
@@ -45,6 +46,29 @@ from the installed humanoid.xml into the output folder; one run of each per
 size over 200 steps (the fall and the first contacts), Impetus on one
 thread and, with --threads T > 1, on T threads too. Written as scaling.csv
 and scaling.png (build/bin/bench_plot).
+
+MuJoCo 3.3.8 under WebAssembly (--mujoco-js DIR, DIR holding
+node_modules/mujoco-js, the npm package mujoco-js 0.0.7, run by Debian's
+nodejs through mujoco_js_speed.mjs beside this script): where Debian's
+2.2.2 cannot load a model (Menagerie's newer files), the MuJoCo column
+holds the WebAssembly build's steps/s divided by its factor against native
+2.2.2, marked "3.3.8 wasm (est.)", and the ratio is taken against that
+estimate, pair by pair; such rows also run from keyframe 0 with
+--keyframe. The factor (WebAssembly steps/s over native 2.2.2 steps/s, the
+geometric mean over models both load of the median of interleaved pairs)
+is measured on the three humanoid samples the first time a row needs it
+and printed under the table, unless --wasm-factor F gives one measured
+before. --calibrate-wasm measures and prints only the factor, on the
+models given (default: the three samples). Only with Debian's 2.2.2 (not
+with --testspeed). The WebAssembly timing reads performance.now() around
+the stepping loop alone, after an untimed warm-up of up to 500 steps on a
+second MjData (mujoco_js_speed.mjs says why); both sides start with every
+control at 0.
+
+Build: the table names the Impetus column --label (default "Impetus"), and
+a line above it describes the build from its CMakeCache.txt (build type,
+compiler, IMP_AVX2 and whether AVX2 was used), so that runs of two builds
+(say -DIMP_AVX2=OFF beside the default) say which is which.
 
 Needs python3 and, for the default models and --scaling, Debian's
 libmujoco-samples; for the MuJoCo columns mujoco-testspeed (libmujoco-dev)
@@ -192,19 +216,125 @@ def dominant_stage(kv):
     return "%s (%.0f%%)" % (name, 100.0 * stages[name] / total if total > 0 else 0.0)
 
 
-def measure(impetus, testspeed, model, steps, pairs, threads, out, key=None, mj_model=None):
-    """mj_model: the file testspeed runs, when not MODEL itself"""
+MJS_SPEED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mujoco_js_speed.mjs")
+WASM_LABEL = "3.3.8 wasm (est.)"
+
+
+def mujoco_js_try(node, mjs_dir, model, steps, key=None):
+    """(steps/s, None) of MuJoCo's WebAssembly build (mujoco_js_speed.mjs),
+    or (None, the first line of its error)."""
+    # optimized code for the whole module before the first step: without these,
+    # V8's lazy baseline compile and later tier-up are timed with the steps
+    cmd = [node, "--no-liftoff", "--no-wasm-lazy-compilation", MJS_SPEED, mjs_dir,
+           os.path.abspath(model), str(steps)]
+    if key is not None:
+        cmd.append(str(key))
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    m = re.search(r"^steps_per_second: ([0-9.eE+-]+)$", p.stdout, re.M)
+    if p.returncode != 0 or not m:
+        return None, first_line(p.stderr, p.stdout)
+    return float(m.group(1)), None
+
+
+class Wasm:
+    """MuJoCo 3.3.8 under WebAssembly as the stand-in for 2.2.2, with its
+    factor against native 2.2.2 (given, or measured when first needed)."""
+
+    def __init__(self, node, mjs_dir, testspeed, pairs, out, factor=None):
+        self.node, self.dir, self.testspeed = node, mjs_dir, testspeed
+        self.pairs, self.out, self.factor = pairs, out, factor
+        self.calibration = None  # the lines of the factor's table, once measured
+
+    def steps_per_second(self, model, steps, key=None):
+        sps, err = mujoco_js_try(self.node, self.dir, model, steps, key)
+        if err:
+            fail("mujoco-js on %s: %s" % (model, err))
+        return sps
+
+    def calibrate(self, models):
+        """The factor: per model the median over interleaved pairs of
+        WebAssembly steps/s over native 2.2.2 steps/s, then their geometric
+        mean over the models both load."""
+        lines = ["| model (steps) | MuJoCo 2.2.2 steps/s | MuJoCo 3.3.8 wasm steps/s | "
+                 "wasm / 2.2.2 (median of %d pairs) |" % self.pairs, "|---|---|---|---|"]
+        factors = []
+        for model, steps in models:
+            _, err = mujoco_try(self.testspeed, model, 1, self.out)
+            if not err:
+                _, err = mujoco_js_try(self.node, self.dir, model, 1)
+            if err:
+                lines.append("| %s (%d) | - | - | not loaded by both: %s |"
+                             % (row_name(model), steps, err))
+                continue
+            nat, web, ratio = [], [], []
+            for _ in range(self.pairs):
+                nat.append(mujoco_steps_per_second(self.testspeed, model, steps, self.out))
+                web.append(self.steps_per_second(model, steps))
+                ratio.append(web[-1] / nat[-1])
+            factors.append(statistics.median(ratio))
+            lines.append("| %s (%d) | %.0f | %.0f | %.3f |" % (
+                row_name(model), steps, statistics.median(nat), statistics.median(web),
+                factors[-1]))
+            print("  wasm factor: %s %.3f" % (model, factors[-1]), file=sys.stderr)
+        if not factors:
+            fail("no model loads in both MuJoCo 2.2.2 and mujoco-js: no wasm factor")
+        self.factor = math.exp(sum(math.log(f) for f in factors) / len(factors))
+        lines += ["", "Factor of MuJoCo 3.3.8 wasm against native MuJoCo 2.2.2 (geometric "
+                  "mean of the %d ratios): %.3f" % (len(factors), self.factor)]
+        self.calibration = lines
+        return self.factor
+
+    def estimate(self, model, steps, key=None):
+        """2.2.2's steps/s as estimated from the WebAssembly build"""
+        if self.factor is None:
+            self.calibrate([(os.path.join(SAMPLES, rel), n) for rel, n in MODELS])
+        return self.steps_per_second(model, steps, key) / self.factor
+
+
+def measure(impetus, model, steps, pairs, threads, key=None, other=None):
+    """other: a function of no arguments giving the other side's steps/s
+    (run after each `impetus bench`), or None for Impetus alone"""
     imp, muj, ratio, last = [], [], [], None
     for _ in range(pairs):
         last = impetus_bench(impetus, model, steps, threads, key)
         imp.append(float(last["steps_per_second"]))
-        if testspeed:
-            muj.append(mujoco_steps_per_second(testspeed, mj_model or model, steps, out))
+        if other:
+            muj.append(other())
             ratio.append(imp[-1] / muj[-1])
     return imp, muj, ratio, last
 
 
-def speed_table(impetus, testspeed, mj_version, models, pairs, threads, out, keyframe):
+def row_name(model):
+    # a corpus's files are often all scene.xml: the folder says which
+    return os.path.relpath(model, SAMPLES) if model.startswith(SAMPLES) \
+        else os.path.join(os.path.basename(os.path.dirname(os.path.abspath(model))),
+                          os.path.basename(model))
+
+
+def build_description(build):
+    """One line on how BUILD was configured, from its CMakeCache.txt."""
+    cache = {}
+    try:
+        for line in open(os.path.join(build, "CMakeCache.txt"), errors="replace"):
+            m = re.match(r"([A-Za-z_0-9]+):[A-Z]+=(.*)$", line.strip())
+            if m:
+                cache[m.group(1)] = m.group(2)
+    except OSError:
+        return "%s (no CMakeCache.txt: configuration unknown)" % build
+    avx2 = cache.get("IMP_AVX2", "?")
+    used = {"ON": "yes", "OFF": "no"}.get(avx2)
+    if used is None:  # AUTO: what the configure step found on the building machine
+        used = "yes" if cache.get("IMP_HOST_HAS_AVX2", "") in ("1", "ON", "TRUE") else "no"
+    btype = cache.get("CMAKE_BUILD_TYPE") or "(none)"
+    flags = cache.get("CMAKE_C_FLAGS_" + btype.upper(), "") if btype != "(none)" else ""
+    return "%s: %s %s%s, %s, IMP_AVX2=%s (AVX2 used: %s%s)" % (
+        build, os.path.basename(cache.get("CMAKE_C_COMPILER", "?")), btype,
+        " (%s)" % flags if flags else "", cache.get("CMAKE_C_FLAGS", "").strip() or "no extra flags",
+        avx2, used, ", -mavx2 -ffp-contract=off" if used == "yes" else "")
+
+
+def speed_table(impetus, testspeed, mj_version, models, pairs, threads, out, keyframe,
+                label="Impetus", wasm=None):
     rows, skipped = [], []
     bench_help = subprocess.run([impetus, "help", "bench"], stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True).stdout
@@ -216,8 +346,16 @@ def speed_table(impetus, testspeed, mj_version, models, pairs, threads, out, key
             skipped.append((model, "Impetus", err))
             print("  skipped %s: Impetus: %s" % (model, err), file=sys.stderr)
             continue
+        use_wasm = False
         if testspeed:
             _, err = mujoco_try(testspeed, model, 1, out)
+            if err and wasm:
+                # 2.2.2 cannot load it: MuJoCo 3.3.8 under WebAssembly instead
+                _, werr = mujoco_js_try(wasm.node, wasm.dir, model, 1)
+                if werr:
+                    err += "; MuJoCo 3.3.8 wasm: " + werr
+                else:
+                    err, use_wasm = None, True
             if err:
                 if mj3 and "spacing" in err:
                     err += " (MuJoCo 3 refuses composite spacing)"
@@ -229,13 +367,23 @@ def speed_table(impetus, testspeed, mj_version, models, pairs, threads, out, key
         if mj3 and "test" in keys:
             # 3.3.7's testspeed starts from the keyframe named "test" when there is one
             note = " (MuJoCo from key 'test')"
-        imp, muj, ratio, last = measure(impetus, testspeed, model, steps, pairs, threads, out)
-        rows.append((model, steps, "qpos0" + note, imp, muj, ratio, last))
+        if use_wasm:
+            if wasm.factor is None:  # measured before the first row's pairs, not among them
+                wasm.calibrate([(os.path.join(SAMPLES, rel), n) for rel, n in MODELS])
+            other = lambda: wasm.estimate(model, steps)
+        elif testspeed:
+            other = lambda: mujoco_steps_per_second(testspeed, model, steps, out)
+        else:
+            other = None
+        imp, muj, ratio, last = measure(impetus, model, steps, pairs, threads, other=other)
+        rows.append((model, steps, "qpos0" + note, imp, muj, ratio, last, use_wasm))
         if keyframe and keys:
             why, mj_model = [], None
             if not bench_has_key:
                 why.append("`impetus bench` has no --key")
-            if testspeed and not mj3:
+            if use_wasm:
+                pass  # the WebAssembly build starts from keyframe 0 itself
+            elif testspeed and not mj3:
                 why.append("MuJoCo 2.2.2's testspeed starts only from qpos0")
             elif testspeed and keys[0] != "test":
                 # 3.3.7's testspeed starts only from a key named "test": it
@@ -246,34 +394,38 @@ def speed_table(impetus, testspeed, mj_version, models, pairs, threads, out, key
                                "'test', and " + err)
             why = ("not run: " + "; ".join(why)) if why else None
             if why:
-                rows.append((model, steps, "key #0: " + why, None, None, None, None))
+                rows.append((model, steps, "key #0: " + why, None, None, None, None, False))
             else:
+                if use_wasm:
+                    other = lambda: wasm.estimate(model, steps, key=0)
+                elif testspeed:
+                    other = lambda: mujoco_steps_per_second(testspeed, mj_model or model,
+                                                            steps, out)
                 try:
-                    imp, muj, ratio, last = measure(impetus, testspeed, model, steps, pairs,
-                                                    threads, out, key="#0", mj_model=mj_model)
+                    imp, muj, ratio, last = measure(impetus, model, steps, pairs, threads,
+                                                    key="#0", other=other)
                 finally:
                     if mj_model:
                         os.remove(mj_model)
-                rows.append((model, steps, "key #0", imp, muj, ratio, last))
+                rows.append((model, steps, "key #0", imp, muj, ratio, last, use_wasm))
         print("  measured %s" % model, file=sys.stderr)
-    print("| model (steps) | start | Impetus steps/s | MuJoCo %s steps/s | ratio (median of "
+    print("| model (steps) | start | %s steps/s | MuJoCo %s steps/s | ratio (median of "
           "%d pairs) | not converged | iterations per island: median / p90 / max "
-          "| Impetus's largest stage |" % (mj_version, pairs))
+          "| Impetus's largest stage |" % (label, mj_version, pairs))
     print("|---|---|---|---|---|---|---|---|")
-    all_ratios = []
-    for model, steps, start, imp, muj, ratio, last in rows:
-        # a corpus's files are often all scene.xml: the folder says which
-        name = os.path.relpath(model, SAMPLES) if model.startswith(SAMPLES) \
-            else os.path.join(os.path.basename(os.path.dirname(os.path.abspath(model))),
-                              os.path.basename(model))
+    all_ratios, wasm_ratios = [], []
+    for model, steps, start, imp, muj, ratio, last, use_wasm in rows:
+        name = row_name(model)
         if imp is None:
             print("| %s (%d) | %s | - | - | - | - | - | - |" % (name, steps, start))
             continue
         med_muj = "%.0f" % statistics.median(muj) if muj else "-"
+        if use_wasm:
+            med_muj += ", " + WASM_LABEL
         med_ratio = "-"
         if ratio:
-            all_ratios.append(statistics.median(ratio))
-            med_ratio = "%.3f" % all_ratios[-1]
+            (wasm_ratios if use_wasm else all_ratios).append(statistics.median(ratio))
+            med_ratio = "%.3f" % statistics.median(ratio)
         print("| %s (%d) | %s | %.0f | %s | %s | %s of %d steps | %s / %s / %s | %s |" % (
             name, steps, start, statistics.median(imp), med_muj, med_ratio,
             last["steps_not_converged"], steps, last["island_iterations_median"],
@@ -283,6 +435,20 @@ def speed_table(impetus, testspeed, mj_version, models, pairs, threads, out, key
     if all_ratios:
         gm = math.exp(sum(math.log(r) for r in all_ratios) / len(all_ratios))
         print("Geometric mean of the %d ratios: %.3f" % (len(all_ratios), gm))
+        print()
+    if wasm_ratios:
+        both = all_ratios + wasm_ratios
+        gm = math.exp(sum(math.log(r) for r in wasm_ratios) / len(wasm_ratios))
+        gmb = math.exp(sum(math.log(r) for r in both) / len(both))
+        print("Geometric mean of the %d ratios against %s: %.3f%s"
+              % (len(wasm_ratios), WASM_LABEL, gm,
+                 "; of all %d: %.3f" % (len(both), gmb) if all_ratios else ""))
+        print()
+        print("%s: MuJoCo 2.2.2 could not load the model; the column is MuJoCo 3.3.8's "
+              "WebAssembly build (mujoco-js, nodejs) in steps/s divided by its factor %.3f "
+              "against native 2.2.2%s, an estimate of 2.2.2, not a measurement of it."
+              % (WASM_LABEL, wasm.factor,
+                 " (measured below)" if wasm.calibration else " (--wasm-factor)"))
         print()
     if mj3:
         print("Control noise 0: MuJoCo %s's testspeed sets every control-limited actuator's "
@@ -298,6 +464,11 @@ def speed_table(impetus, testspeed, mj_version, models, pairs, threads, out, key
         print()
         for model, side, err in skipped:
             print("- %s: %s: %s" % (os.path.basename(model), side, err))
+    if wasm and wasm.calibration:
+        print()
+        print("The wasm factor, measured on files both load:")
+        print()
+        print("\n".join(wasm.calibration))
 
 
 def strip_names(elem, prefix):
@@ -401,13 +572,23 @@ def main():
                     help="steps a run (default: 5000/500/300 for the samples, 1000 otherwise)")
     ap.add_argument("--keyframe", action="store_true",
                     help="also run from keyframe 0 where the model has one and both sides can")
+    ap.add_argument("--label", default="Impetus", metavar="NAME",
+                    help="the Impetus column's name, e.g. 'Impetus no-AVX2' (default: Impetus)")
+    ap.add_argument("--mujoco-js", dest="mjs", metavar="DIR",
+                    help="DIR/node_modules/mujoco-js: MuJoCo 3.3.8 under WebAssembly where "
+                         "2.2.2 cannot load a model, divided by its factor against 2.2.2")
+    ap.add_argument("--wasm-factor", type=float, metavar="F",
+                    help="that factor (wasm steps/s over 2.2.2's), measured before; default: "
+                         "measured on the three humanoid samples when first needed")
+    ap.add_argument("--calibrate-wasm", action="store_true",
+                    help="only measure the factor, on the models given (default: the samples)")
     a = ap.parse_args()
     if a.pairs < 1 or not 1 <= a.threads <= 64:
         fail("--pairs must be at least 1 and --threads in 1..64")
     if a.steps is not None and a.steps < 1:
         fail("--steps must be at least 1")
     impetus = os.path.join(a.build, "bin", "impetus")
-    if not os.access(impetus, os.X_OK):
+    if not os.access(impetus, os.X_OK) and not a.calibrate_wasm:
         fail("no %s: build first (README)" % impetus)
     models = [(m, a.steps or 1000) for m in a.models]
     if a.corpus:
@@ -428,8 +609,32 @@ def main():
         if not testspeed:
             print("bench_mujoco: no mujoco-testspeed (libmujoco-dev): Impetus alone",
                   file=sys.stderr)
+    wasm = None
+    if a.mjs or a.calibrate_wasm or a.wasm_factor is not None:
+        if not a.mjs:
+            fail("--wasm-factor and --calibrate-wasm go with --mujoco-js DIR")
+        if a.testspeed:
+            fail("--mujoco-js stands in for Debian's MuJoCo 2.2.2: not with --testspeed")
+        if not testspeed:
+            fail("--mujoco-js needs Debian's mujoco-testspeed (2.2.2) for its factor")
+        if a.wasm_factor is not None and not a.wasm_factor > 0:
+            fail("--wasm-factor must be positive")
+        node = shutil.which("node") or shutil.which("nodejs")
+        if not node:
+            fail("--mujoco-js needs nodejs (apt-get install nodejs)")
+        if not os.path.isdir(os.path.join(a.mjs, "node_modules", "mujoco-js")):
+            fail("no %s/node_modules/mujoco-js (npm install mujoco-js@0.0.7 there)" % a.mjs)
+        os.makedirs(a.out, exist_ok=True)
+        wasm = Wasm(node, os.path.abspath(a.mjs), testspeed, a.pairs, a.out, a.wasm_factor)
     os.makedirs(a.out, exist_ok=True)
-    speed_table(impetus, testspeed, version, models, a.pairs, a.threads, a.out, a.keyframe)
+    if a.calibrate_wasm:
+        wasm.calibrate(models)
+        print("\n".join(wasm.calibration))
+        return
+    print("%s build %s" % (a.label, build_description(a.build)))
+    print()
+    speed_table(impetus, testspeed, version, models, a.pairs, a.threads, a.out, a.keyframe,
+                a.label, wasm)
     if a.scaling:
         scaling(impetus, testspeed, a.threads, a.out, os.path.join(a.build, "bin", "bench_plot"))
 
