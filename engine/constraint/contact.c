@@ -600,10 +600,10 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   int too_much = imp_guard_injects_too_much(&p, s->g, mass, &s->pat, s->res_work);
   int unfinished = !too_much && imp_guard_unfinished_and_suspect(&p, st, s->g, mass, s->res_work);
   int held_solve = (too_much || unfinished) && imp_guard_hold_corrections(&p, s->b_held);
-  /* a cone solve that stopped short on a small island without sliding
-     contacts: the relaxed problem on its primal (IMP_PRIMAL_RESCUE_ROWS),
-     kept when its answer meets the exact law to the tolerance */
-  if (!too_much && !unfinished &&
+  /* a cone solve that stopped short (not the limit's doing: as the retry's)
+     on a small island without sliding contacts: the relaxed problem on its
+     primal (IMP_PRIMAL_RESCUE_ROWS), kept where it meets the exact law */
+  if (!too_much && !unfinished && o.maxiter >= IMP_HOLD_MIN_ITER &&
       account.left >= bounded_iterations(&imp_solver_primal, n, m->opt.iterations) *
                           iteration_work(&imp_solver_primal, n) &&
       imp_guard_primal_may_answer(solver, &p, st, s->g, m->opt.tolerance, s->res_work)) {
