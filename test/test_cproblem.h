@@ -14,6 +14,7 @@
 #include <check.h>
 
 #include "constraint/contact.h"
+#include "core/mathx.h"
 
 #define MAXN 64
 #define MAXB 48
@@ -37,6 +38,39 @@ static inline int add_block(tprob* t, int type, int dim, double mu) {
   t->mu[k] = (type == IMP_CNSTR_CONTACT && dim > 1) || type == IMP_CNSTR_FRICTION ? mu : 0;
   t->n += dim;
   return k;
+}
+
+/* A flat box (half sizes hx, hy, hz; mass m) on z = 0, its 4 bottom corners
+   `copies` times each (coincident contacts, as a gripper's pads give),
+   contacts of condim 3 (rows z, x, y) with friction mu, free velocity u
+   (linear, then angular about the centre): v0 = K u, A = K M^-1 K'. The
+   rows of K go to K when it is not NULL (4 copies x 3 rows x 6 doubles). */
+static inline void tp_box_on_plane(tprob* t, double hx, double hy, double hz, double m,
+                                   double mu, const double u[6], int copies, double* K) {
+  memset(t, 0, sizeof *t);
+  double minv[6] = {1 / m, 1 / m, 1 / m, 3 / (m * (hy * hy + hz * hz)),
+                    3 / (m * (hx * hx + hz * hz)), 3 / (m * (hx * hx + hy * hy))};
+  static double Kown[MAXN * 6];
+  if (!K) K = Kown;
+  const double axes[3][3] = {{0, 0, 1}, {1, 0, 0}, {0, 1, 0}};
+  for (int c = 0; c < 4 * copies; c++) {
+    double r[3] = {c & 1 ? hx : -hx, c & 2 ? hy : -hy, -hz};
+    int adr = t->n;
+    add_block(t, IMP_CNSTR_CONTACT, 3, mu);
+    for (int row = 0; row < 3; row++) {
+      double* k = K + (adr + row) * 6;
+      memcpy(k, axes[row], sizeof axes[row]);
+      imp_cross(k + 3, r, axes[row]);
+    }
+  }
+  for (int i = 0; i < t->n; i++) {
+    for (int j = 0; j < t->n; j++) {
+      double s = 0;
+      for (int d = 0; d < 6; d++) s += K[i * 6 + d] * minv[d] * K[j * 6 + d];
+      t->A[i * t->n + j] = s;
+    }
+    t->v0[i] = imp_dot(K + i * 6, u, 6);
+  }
 }
 
 /* The problem as a solver sees it (h = 0.01). */

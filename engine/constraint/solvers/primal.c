@@ -220,6 +220,11 @@ static void build_cones(ipm* s) {
   s->deg = s->ncone;
 }
 
+/* the factor of G's row in slot a of cone c's row of Gc (cone_rows) */
+static double row_coef(const cone* c, int a) {
+  return (c->kind == CONE_DRY_LO ? 1.0 : -1.0) * (c->kind == CONE_SOC && a > 0 ? c->mu : 1.0);
+}
+
 /* the rows of Gc and h of cone c (header: s = h - Gc z): out dim x nz */
 static void cone_rows(const ipm* s, const cone* c, double* out, double* h) {
   const double* g0 = s->p->v0;
@@ -227,13 +232,12 @@ static void cone_rows(const ipm* s, const cone* c, double* out, double* h) {
   int r = s->r, nz = s->nz;
   for (int a = 0; a < c->dim; a++) {
     int i = c->row + a;
-    double sc = c->kind == CONE_SOC && a > 0 ? c->mu : 1.0;
-    double sign = c->kind == CONE_DRY_LO ? 1.0 : -1.0;
+    double coef = row_coef(c, a);
     double* o = out + (size_t)a * nz;
     for (int j = 0; j < nz; j++) o[j] = 0;
-    for (int l = 0; l < r; l++) o[l] = sign * sc * s->G[(size_t)i * r + l];
+    for (int l = 0; l < r; l++) o[l] = coef * s->G[(size_t)i * r + l];
     if (c->t >= 0) o[c->t] = -1.0;
-    if (h) h[a] = -sign * sc * (g0[i] - b[i]);
+    if (h) h[a] = -coef * (g0[i] - b[i]);
   }
 }
 
@@ -506,10 +510,8 @@ static void gc_mul(const ipm* s, const double* z, double* out) {
   int r = s->r;
   for (int k = 0; k < s->ncone; k++) {
     const cone* c = &s->cones[k];
-    double sign = c->kind == CONE_DRY_LO ? 1.0 : -1.0;
     for (int a = 0; a < c->dim; a++) {
-      double sc = c->kind == CONE_SOC && a > 0 ? c->mu : 1.0;
-      double v = sign * sc * imp_dot(s->G + (size_t)(c->row + a) * r, z, r);
+      double v = row_coef(c, a) * imp_dot(s->G + (size_t)(c->row + a) * r, z, r);
       out[c->off + a] = c->t >= 0 ? v - z[c->t] : v;
     }
   }
@@ -520,11 +522,9 @@ static void gct_mul_add(const ipm* s, const double* lam, double* out) {
   int r = s->r;
   for (int k = 0; k < s->ncone; k++) {
     const cone* c = &s->cones[k];
-    double sign = c->kind == CONE_DRY_LO ? 1.0 : -1.0;
     for (int a = 0; a < c->dim; a++) {
-      double sc = c->kind == CONE_SOC && a > 0 ? c->mu : 1.0;
       double la = lam[c->off + a];
-      imp_sub_scaled(out, s->G + (size_t)(c->row + a) * r, -sign * sc * la, r);
+      imp_sub_scaled(out, s->G + (size_t)(c->row + a) * r, -row_coef(c, a) * la, r);
       if (c->t >= 0) out[c->t] -= la;
     }
   }

@@ -80,35 +80,6 @@ START_TEST(test_sliding_contact_lifts_off) {
 }
 END_TEST
 
-/* A flat box (half sizes hx, hy, hz; mass m) on z = 0, its 4 bottom corners
-   contacts of condim 3 (rows z, x, y), free velocity u: v0 = K u. */
-static void box_on_plane(tprob* t, double hx, double hy, double hz, double m, double mu,
-                         const double u[6]) {
-  memset(t, 0, sizeof *t);
-  double minv[6] = {1 / m, 1 / m, 1 / m, 3 / (m * (hy * hy + hz * hz)),
-                    3 / (m * (hx * hx + hz * hz)), 3 / (m * (hx * hx + hy * hy))};
-  double K[12 * 6] = {0};
-  const double axes[3][3] = {{0, 0, 1}, {1, 0, 0}, {0, 1, 0}};
-  for (int c = 0; c < 4; c++) {
-    double r[3] = {c & 1 ? hx : -hx, c & 2 ? hy : -hy, -hz};
-    int adr = t->n;
-    add_block(t, IMP_CNSTR_CONTACT, 3, mu);
-    for (int row = 0; row < 3; row++) {
-      double* k = K + (adr + row) * 6;
-      memcpy(k, axes[row], sizeof axes[row]);
-      imp_cross(k + 3, r, axes[row]);
-    }
-  }
-  for (int i = 0; i < 12; i++) {
-    for (int j = 0; j < 12; j++) {
-      double s = 0;
-      for (int d = 0; d < 6; d++) s += K[i * 6 + d] * minv[d] * K[j * 6 + d];
-      t->A[i * 12 + j] = s;
-    }
-    t->v0[i] = imp_dot(K + i * 6, u, 6);
-  }
-}
-
 START_TEST(test_box_sliding_lifts_off) {
   /* A box sliding along x at vx0 = 1 on a plane, one step h = 0.01 of
      gravity: u_free = (vx0, 0, -g h, 0, 0, 0). Flat (hx > mu hz: it does not
@@ -123,7 +94,7 @@ START_TEST(test_box_sliding_lifts_off) {
   const double mu = 0.5, h = 0.01, g = 9.81, vx0 = 1;
   const double u[6] = {vx0, 0, -g * h, 0, 0, 0};
   tprob t;
-  box_on_plane(&t, 0.5, 0.3, 0.1, 2.0, mu, u);
+  tp_box_on_plane(&t, 0.5, 0.3, 0.1, 2.0, mu, u, 1, NULL);
   double f[12], w[12], fe[12], we[12];
   imp_csolver_stat s = run_ccp(&t, f, 20000, 1e-12, 0);
   ck_assert_int_eq(s.exit, IMP_EXIT_CONVERGED);
@@ -290,7 +261,7 @@ END_TEST
 START_TEST(test_warm_start_and_maxiter) {
   const double u[6] = {0.7, -0.4, -0.2, 0.1, 0, 0.5};
   tprob t;
-  box_on_plane(&t, 0.3, 0.2, 0.25, 1.0, 1.0, u);
+  tp_box_on_plane(&t, 0.3, 0.2, 0.25, 1.0, 1.0, u, 1, NULL);
   double f[12];
   imp_csolver_stat cold = run_ccp(&t, f, 20000, 1e-10, 0);
   ck_assert_int_eq(cold.exit, IMP_EXIT_CONVERGED);

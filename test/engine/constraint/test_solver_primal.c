@@ -45,35 +45,9 @@ START_TEST(test_sliding_contact_lifts_off) {
 }
 END_TEST
 
-/* A flat box (half sizes hx, hy, hz; mass m) on z = 0: its 4 bottom corners,
-   each `copies` times (coincident contacts, as a gripper's pads give),
-   contacts of condim 3 (rows z, x, y), free velocity u: v0 = K u. */
+/* the box of test_solver_ccp.c (tp_box_on_plane), its corners `copies` times */
 static void box_on_plane(tprob* t, int copies, double mu, const double u[6]) {
-  const double hx = 0.5, hy = 0.3, hz = 0.1, m = 2.0;
-  memset(t, 0, sizeof *t);
-  double minv[6] = {1 / m, 1 / m, 1 / m, 3 / (m * (hy * hy + hz * hz)),
-                    3 / (m * (hx * hx + hz * hz)), 3 / (m * (hx * hx + hy * hy))};
-  static double K[MAXN * 6];
-  memset(K, 0, sizeof K);
-  const double axes[3][3] = {{0, 0, 1}, {1, 0, 0}, {0, 1, 0}};
-  for (int c = 0; c < 4 * copies; c++) {
-    double r[3] = {c & 1 ? hx : -hx, c & 2 ? hy : -hy, -hz};
-    int adr = t->n;
-    add_block(t, IMP_CNSTR_CONTACT, 3, mu);
-    for (int row = 0; row < 3; row++) {
-      double* k = K + (adr + row) * 6;
-      memcpy(k, axes[row], sizeof axes[row]);
-      imp_cross(k + 3, r, axes[row]);
-    }
-  }
-  for (int i = 0; i < t->n; i++) {
-    for (int j = 0; j < t->n; j++) {
-      double s = 0;
-      for (int d = 0; d < 6; d++) s += K[i * 6 + d] * minv[d] * K[j * 6 + d];
-      t->A[i * t->n + j] = s;
-    }
-    t->v0[i] = imp_dot(K + i * 6, u, 6);
-  }
+  tp_box_on_plane(t, 0.5, 0.3, 0.1, 2.0, mu, u, copies, NULL);
 }
 
 START_TEST(test_box_sliding_lifts_off) {
@@ -169,22 +143,14 @@ START_TEST(test_factor_by_dofs_agrees) {
      pivoted Cholesky of A): the same velocities */
   const double u[6] = {0.7, -0.4, -0.2, 0.1, 0, 0.5};
   tprob t;
-  box_on_plane(&t, 2, 1.0, u);
   const double hx = 0.5, hy = 0.3, hz = 0.1, m = 2.0;
   double minv[6] = {1 / m, 1 / m, 1 / m, 3 / (m * (hy * hy + hz * hz)),
                     3 / (m * (hx * hx + hz * hz)), 3 / (m * (hx * hx + hy * hy))};
-  static double U[6 * 24];
+  static double K[24 * 6], U[6 * 24];
+  tp_box_on_plane(&t, hx, hy, hz, m, 1.0, u, 2, K);
   double ones[24];
-  const double axes[3][3] = {{0, 0, 1}, {1, 0, 0}, {0, 1, 0}};
-  for (int c = 0; c < 8; c++) {
-    double r[3] = {c & 1 ? hx : -hx, c & 2 ? hy : -hy, -hz};
-    for (int row = 0; row < 3; row++) {
-      double k[6];
-      memcpy(k, axes[row], sizeof axes[row]);
-      imp_cross(k + 3, r, axes[row]);
-      for (int d = 0; d < 6; d++) U[d * 24 + 3 * c + row] = k[d]; /* column d */
-    }
-  }
+  for (int i = 0; i < 24; i++)
+    for (int d = 0; d < 6; d++) U[d * 24 + i] = K[i * 6 + d]; /* column d */
   for (int i = 0; i < 24; i++) ones[i] = 1;
   imp_cproblem p = view(&t);
   p.U = U;
