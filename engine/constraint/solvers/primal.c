@@ -97,7 +97,7 @@ typedef struct ipm {
   int* erow;          /* neq: the equality rows */
   double *W, *Wi;     /* packed scaling matrices, dim x dim per cone */
   double *Gh, *H, *Z, *SE;
-  double *h, *be, *q;
+  double* q;          /* the cost of z: 0 on x, F on each t */
 } ipm;
 
 static size_t round16(size_t b) { return (b + 15) & ~(size_t)15; }
