@@ -70,7 +70,7 @@ static inline int cfile_read(const char* path, cfile_problem* c) {
     cfile_free(c);
     return -1;
   }
-  c->p = (imp_cproblem){n, nb, c->adr, c->dim, c->type, c->mu, c->A, c->v0, c->b, h, NULL, 0, 0, NULL, NULL, 0};
+  c->p = (imp_cproblem){n, nb, c->adr, c->dim, c->type, c->mu, c->A, c->v0, c->b, h, NULL, 0, 0, NULL, NULL, 0, NULL, NULL};
   return 0;
 }
 

@@ -75,7 +75,7 @@ static inline void tp_box_on_plane(tprob* t, double hx, double hy, double hz, do
 
 /* The problem as a solver sees it (h = 0.01). */
 static inline imp_cproblem view(const tprob* t) {
-  imp_cproblem p = {t->n, t->nblock, t->adr, t->dim, t->type, t->mu, t->A, t->v0, t->b, 0.01, NULL, 0, 0, NULL, NULL, 0};
+  imp_cproblem p = {t->n, t->nblock, t->adr, t->dim, t->type, t->mu, t->A, t->v0, t->b, 0.01, NULL, 0, 0, NULL, NULL, 0, NULL, NULL};
   return p;
 }
 

@@ -459,7 +459,7 @@ static int local_to_cproblem(const struct fclib_local* lp, imp_cproblem* out, vo
   memcpy(v0, lp->q, sizeof(double) * n); /* b stays 0: q = v0 - b */
   memcpy(mu, lp->mu, sizeof(double) * nb);
   for (size_t k = 0; k < nb; k++) adr[k] = 3 * (int)k, dim[k] = 3, type[k] = IMP_CNSTR_CONTACT;
-  *out = (imp_cproblem){(int)n, (int)nb, adr, dim, type, mu, A, v0, b, timestep_of(lp), NULL, 0, 0, NULL, NULL, 0};
+  *out = (imp_cproblem){(int)n, (int)nb, adr, dim, type, mu, A, v0, b, timestep_of(lp), NULL, 0, 0, NULL, NULL, 0, NULL, NULL};
   *mem = blk;
   return 0;
 }

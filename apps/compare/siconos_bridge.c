@@ -296,11 +296,11 @@ static void solve_fb(const imp_cproblem* p, const imp_csolver_opt* o, double* f,
 
 static const imp_csolver k_solvers[] = {
     {"siconos_nsgs", "Siconos nonsmooth Gauss-Seidel (SICONOS_FRICTION_3D_NSGS)", no_work,
-     solve_nsgs, IMP_LAW_CONE, 2, NULL},
+     solve_nsgs, IMP_LAW_CONE, 2, NULL, 0},
     {"siconos_ac", "Siconos Alart-Curnier nonsmooth Newton (SICONOS_FRICTION_3D_NSN_AC)",
-     no_work, solve_ac, IMP_LAW_CONE, 3, NULL},
+     no_work, solve_ac, IMP_LAW_CONE, 3, NULL, 0},
     {"siconos_fb", "Siconos Fischer-Burmeister nonsmooth Newton (SICONOS_FRICTION_3D_NSN_FB)",
-     no_work, solve_fb, IMP_LAW_CONE, 3, NULL},
+     no_work, solve_fb, IMP_LAW_CONE, 3, NULL, 0},
 };
 
 int siconos_bridge_count(void) { return (int)(sizeof k_solvers / sizeof k_solvers[0]); }

@@ -88,7 +88,7 @@ static void record_hook(void* ctx, const imp_cproblem* p, const double* warm) {
   memcpy(a.type, p->blk_type, sizeof(int) * nb);
   rec_problem* q = &r->list[r->n++];
   q->mem = mem;
-  q->p = (imp_cproblem){p->n, p->nblock, a.adr, a.dim, a.type, a.mu, a.A, a.v0, a.b, p->h, NULL, 0, 0, NULL, NULL, p->vfloor};
+  q->p = (imp_cproblem){p->n, p->nblock, a.adr, a.dim, a.type, a.mu, a.A, a.v0, a.b, p->h, NULL, 0, 0, NULL, NULL, p->vfloor, NULL, NULL};
 }
 
 static void recorder_free(recorder* r) {

@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "constraint/contact.h"
+#include "constraint/contact_budget.h"
 #include "constraint/contact_guard.h"
+#include "constraint/contact_sparse.h"
 #include "constraint/contact_warm.h"
 #include "core/mathx.h"
 #include "core/pool.h"
@@ -155,61 +157,6 @@ void imp_set_problem_hook(imp_data* d, imp_problem_hook hook, void* ctx) {
 }
 
 /* ---- one island ---- */
-
-/* The iteration limit of a solve of n rows: maxiter, lowered to keep the
-   solve's work within IMP_SOLVE_WORK_MAX (contact.h), never below
-   IMP_SOLVE_MIN_ITER. */
-/* the work of one iteration of solver s on n rows (contact.h) */
-static double iteration_work(const imp_csolver* s, int n) {
-  /* n^power by products: exact, as pow's correctly rounded result is, for
-     any island the row limits allow (n^3 < 2^53), at a fraction of a
-     call to pow in every island of every step */
-  double w = 1;
-  for (int k = s->work_power > 0 ? s->work_power : 3; k > 0; k--) w *= (double)n;
-  return w;
-}
-
-static int bounded_iterations(const imp_csolver* s, int n, int maxiter) {
-  double allowed = floor(IMP_SOLVE_WORK_MAX / fmax(iteration_work(s, n), 1));
-  if (allowed >= maxiter) return maxiter;
-  return allowed > IMP_SOLVE_MIN_ITER ? (int)allowed : IMP_SOLVE_MIN_ITER;
-}
-
-/* The most work an island of n rows may do under the per-solve bound: its
-   solve, the held solve (the solver's or pgs's), the pgs rescue and, on
-   small islands, the primal rescue. */
-static double island_work_max(const imp_csolver* s, int n, int maxiter) {
-  double w = bounded_iterations(s, n, maxiter) * iteration_work(s, n);
-  double wp = bounded_iterations(&imp_solver_pgs, n, maxiter) * iteration_work(&imp_solver_pgs, n);
-  const imp_csolver* pr = &imp_solver_primal; /* the primal rescue of small islands */
-  double wr = n <= IMP_PRIMAL_RESCUE_ROWS ? bounded_iterations(pr, n, maxiter) * iteration_work(pr, n) : 0;
-  return w + fmax(w, wp) + wp + wr;
-}
-
-/* An island's account with the step's budget (contact.h): what is left of
-   its share, the work done, and whether a solve was cut short by it. */
-typedef struct budget_account {
-  double left, work;
-  int cut;
-} budget_account;
-
-/* The iteration limit of a solve of n rows by s: the per-solve bound,
-   lowered to what is left of the island's share (never below
-   IMP_SOLVE_MIN_ITER); sets a->cut when lowered. */
-static int budget_iterations(budget_account* a, const imp_csolver* s, int n, int maxiter) {
-  int bounded = bounded_iterations(s, n, maxiter);
-  double fit = floor(a->left / fmax(iteration_work(s, n), 1));
-  if (fit >= bounded) return bounded;
-  a->cut = 1;
-  return fit > IMP_SOLVE_MIN_ITER ? (int)fit : IMP_SOLVE_MIN_ITER;
-}
-
-/* charge a solve of `iterations` on n rows by s to the account */
-static void budget_charge(budget_account* a, const imp_csolver* s, int n, int iterations) {
-  double w = iterations * iteration_work(s, n);
-  a->work += w;
-  a->left -= w;
-}
 
 /* One thread's scratch for the islands it solves: sized for nmax rows and
    bmax blocks, carved from one block of island_scratch_bytes. */
@@ -531,16 +478,17 @@ static double speed_floor(const imp_model* m) {
    iterations and Newton steps added to *iter and *newton. */
 static imp_csolver_stat solve_again(const imp_model* m, const imp_csolver* sv,
                                     const imp_cproblem* p, const double* b, int warm,
-                                    budget_account* account, island_scratch* s, int* bounded,
+                                    imp_budget_account* account, island_scratch* s, int* bounded,
                                     int* iter, int* newton) {
   int n = p->n;
+  long long nz = p->A_rowadr ? p->A_rowadr[n] : 0;
   imp_cproblem q = *p;
   q.b = b;
-  *bounded |= bounded_iterations(sv, n, m->opt.iterations) < m->opt.iterations;
-  imp_csolver_opt o = {budget_iterations(account, sv, n, m->opt.iterations), m->opt.tolerance,
-                       warm, NULL, NULL, 0};
+  *bounded |= imp_bounded_iterations(sv, n, nz, m->opt.iterations) < m->opt.iterations;
+  imp_csolver_opt o = {imp_budget_iterations(account, sv, n, nz, m->opt.iterations),
+                       m->opt.tolerance, warm, NULL, NULL, 0};
   imp_csolver_stat st = imp_guard_solve_checked(sv, &q, &o, s->g, s->work, s->res_work);
-  budget_charge(account, sv, n, st.iterations);
+  imp_budget_charge(account, st.iterations * imp_iteration_work(sv, n, nz));
   *iter += st.iterations;
   *newton += st.newton;
   return st;
@@ -570,12 +518,12 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   }
   int rank = assemble_island(m, d, Y, diaginv, s, n);
   imp_cproblem p = {n,    nb,   s->adr, s->dim, s->type, s->mu, s->A, s->v0,
-                    s->b, m->opt.timestep, NULL, 0, 0, NULL, NULL, speed_floor(m)};
+                    s->b, m->opt.timestep, NULL, 0, 0, NULL, NULL, speed_floor(m), NULL, NULL};
   if (rank > 0) {
     p.U = s->ycols, p.rank = rank, p.U_ld = column_stride(n);
     p.U_rowscale = s->scale, p.U_colweight = s->coef;
   }
-  imp_guard_pattern_reset(&s->pat);
+  long long nz = imp_sparse_attach(&p, &s->pat);
   imp_guard_cap_correction_energy(m, d, &p, s->rows, s->b, s->first_dof, s->roots);
   imp_guard_disable_immobile_rows(&p, s->b, s->mu);
   double mass = imp_guard_moving_mass(m, d, s->rows, n, s->first_dof, s->roots);
@@ -583,19 +531,34 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
      (contact_guard.h), so the solver is given a problem with a solution */
   imp_guard_consistent_corrections(&p, s->b, mass, &s->pat, s->res_work);
   if (d->problem_hook) d->problem_hook(d->problem_hook_ctx, &p, warm ? s->g : NULL);
-  budget_account account = {d->island_budget[isl], 0, 0};
-  int bounded = bounded_iterations(solver, n, m->opt.iterations) < m->opt.iterations;
-  int maxiter = budget_iterations(&account, solver, n, m->opt.iterations);
+  imp_budget_account account = {d->island_budget[isl], 0, 0};
+  /* a large sparse island beyond the dense solver's iterations is swept
+     instead, and the paths below take it for pgs's (contact_sparse.h) */
+  int swept = imp_sparse_sweeps_first(solver, &p, m->opt.iterations), cut = 0;
+  imp_csolver_stat st;
+  if (swept) {
+    double done;
+    st = imp_sparse_sweeps(&p, m->opt.tolerance, warm, fmin(IMP_SOLVE_WORK_MAX, account.left),
+                           s->g, s->b_held, s->vel, s->res_work, &done, &cut);
+    imp_budget_charge(&account, done);
+    iter += st.iterations;
+    solver = &imp_solver_pgs;
+  }
+  int bounded = imp_bounded_iterations(solver, n, nz, m->opt.iterations) < m->opt.iterations ||
+                (swept && cut);
+  int maxiter = imp_budget_iterations(&account, solver, n, nz, m->opt.iterations);
   /* the first solve ends once its impulses pass a suspect answer's bound */
   imp_csolver_opt o = {maxiter, m->opt.tolerance, warm, NULL, NULL, 0}, first = o;
   first.fmax = IMP_HOLD_FACTOR * mass * IMP_STAB_VMAX;
-  /* rows new to the island start at their own law's impulse (contact_guard.h) */
-  if (warm && !bounded) imp_guard_start_new_rows(solver, &p, s->g);
-  if (warm) imp_copy(s->g_first, s->g, n); /* the start, for imp_guard_no_worse_than_start */
-  imp_csolver_stat st = imp_guard_solve_checked(solver, &p, &first, s->g, s->work, s->res_work);
-  if (warm) imp_guard_no_worse_than_start(solver, &p, st, s->g, s->g_first, s->res_work);
-  budget_charge(&account, solver, n, st.iterations);
-  iter += st.iterations;
+  if (!swept) {
+    /* rows new to the island start at their own law's impulse (contact_guard.h) */
+    if (warm && !bounded) imp_guard_start_new_rows(solver, &p, s->g);
+    if (warm) imp_copy(s->g_first, s->g, n);
+    st = imp_guard_solve_checked(solver, &p, &first, s->g, s->work, s->res_work);
+    if (warm) imp_guard_no_worse_than_start(solver, &p, st, s->g, s->g_first, s->res_work);
+    imp_budget_charge(&account, st.iterations * imp_iteration_work(solver, n, nz));
+    iter += st.iterations;
+  }
   newton += st.newton;
   int too_much = imp_guard_injects_too_much(&p, s->g, mass, &s->pat, s->res_work);
   int unfinished = !too_much && imp_guard_unfinished_and_suspect(&p, st, s->g, mass, s->res_work);
@@ -604,8 +567,8 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
      on a small island without sliding contacts: the relaxed problem on its
      primal (IMP_PRIMAL_RESCUE_ROWS), kept where it meets the exact law */
   if (!too_much && !unfinished && o.maxiter >= IMP_HOLD_MIN_ITER &&
-      account.left >= bounded_iterations(&imp_solver_primal, n, m->opt.iterations) *
-                          iteration_work(&imp_solver_primal, n) &&
+      account.left >= imp_bounded_iterations(&imp_solver_primal, n, nz, m->opt.iterations) *
+                          imp_iteration_work(&imp_solver_primal, n, nz) &&
       imp_guard_primal_may_answer(solver, &p, st, s->g, m->opt.tolerance, s->res_work)) {
     imp_copy(s->g_first, s->g, n);
     imp_csolver_stat sp =
@@ -621,8 +584,8 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   double within = o.maxiter >= IMP_HOLD_MIN_ITER ? INFINITY : IMP_CONTACT_SLOP;
   int retried = !too_much && !unfinished && st.exit != IMP_EXIT_CONVERGED &&
                 solver != &imp_solver_pgs &&
-                account.left >= bounded_iterations(solver, n, m->opt.iterations) *
-                                    iteration_work(solver, n) &&
+                account.left >= imp_bounded_iterations(solver, n, nz, m->opt.iterations) *
+                                    imp_iteration_work(solver, n, nz) &&
                 imp_guard_contact_targets_held(d, s->rows, &p, within, s->b_held);
   if (retried) {
     imp_copy(s->g_first, s->g, n);
@@ -681,7 +644,7 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
     iter +=
         imp_guard_polish_unfinished(solver, &p, &o, &st, s->g, s->g_first, s->work, s->res_work);
   /* the rows' velocities, for the residual and for efc_vel */
-  for (int i = 0; i < n; i++) s->vel[i] = imp_dot(s->A + (size_t)i * n, s->g, n) + s->v0[i];
+  for (int i = 0; i < n; i++) s->vel[i] = imp_cproblem_row_times(&p, i, s->g) + s->v0[i];
   double rel = 0, abs_res = imp_cresidual_at(&p, s->g, s->vel, &rel, s->res_work);
   if (bounded && st.exit != IMP_EXIT_CONVERGED) flags |= IMP_ISLAND_BOUNDED;
   if (account.cut && st.exit != IMP_EXIT_CONVERGED) flags |= IMP_ISLAND_OVER_BUDGET;
@@ -782,7 +745,7 @@ static void share_step_budget(const imp_model* m, imp_data* d) {
   const imp_csolver* solver = imp_solver_get(d->solver);
   double total = 0;
   for (int i = 0; i < d->nisland; i++) {
-    d->island_budget[i] = island_work_max(solver, island_rows(d, i), m->opt.iterations);
+    d->island_budget[i] = imp_island_work_max(solver, island_rows(d, i), m->opt.iterations);
     total += d->island_budget[i];
   }
   if (total <= d->step_budget) return;

@@ -80,6 +80,12 @@ typedef struct imp_cproblem {
      stopping test, imp_cresidual). The stage sets it to |gravity| h, what
      gravity adds to a speed in one step (contact.c, speed_floor). */
   double vfloor;
+  /* Optional (NULL when absent): A's nonzeros by rows, row i's columns at
+     A_col[A_rowadr[i] .. A_rowadr[i + 1]), ascending; every entry left out
+     is +-0. A product over them (imp_cproblem_row_times) is the same bits
+     as the dense one for a finite vector. The stage gives it to large
+     islands whose A is sparse (contact_sparse.h). */
+  const int *A_rowadr, *A_col;
 } imp_cproblem;
 
 /* Why a solver stopped. Ordered from good to bad: the stage reports the
@@ -197,6 +203,10 @@ typedef struct imp_csolver {
      whose results are not promised to be the same on every thread, so the
      caller's thread makes them those of a one-thread run (contact.c) */
   int (*caller_min_rows)(void); /* NULL: 0 */
+  /* 1 when the solver reads A only by rows' products
+     (imp_cproblem_row_times) and row blocks: an iteration then costs about
+     nnz(A) + n where the problem carries A's pattern (pgs) */
+  int sparse_rows;
 } imp_csolver;
 
 /* ---- the registry (solvers/registry.c) ---- */
@@ -234,6 +244,9 @@ extern const imp_csolver imp_solver_primal;
    three are 0). work: 2n doubles. The measure of
    Siconos' fc3d_compute_error and FCLIB, so numbers compare with theirs. */
 double imp_cresidual(const imp_cproblem* p, const double* f, double* relative, double* work);
+/* (A v)_i, a sequential sum over j as imp_dot's, over A's pattern when p
+   carries one (A_rowadr): the same bits for a finite v */
+double imp_cproblem_row_times(const imp_cproblem* p, int i, const double* v);
 /* The same for a caller that has v = A f + v0 (each v_i imp_dot(A_i, f, n)
    + v0_i): the same bits, without computing A f again. */
 double imp_cresidual_at(const imp_cproblem* p, const double* f, const double* v, double* relative,

@@ -109,7 +109,7 @@ double imp_cproblem_energy_change(const imp_cproblem* p, const double* g, double
   int n = p->n;
   double dE = 0;
   *scale = 0;
-  for (int i = 0; i < n; i++) work[i] = imp_dot(p->A + (size_t)i * n, g, n);
+  for (int i = 0; i < n; i++) work[i] = imp_cproblem_row_times(p, i, g);
   for (int i = 0; i < n; i++) {
     dE += g[i] * (p->v0[i] + 0.5 * work[i]);
     *scale += fabs(g[i] * p->v0[i]) + fabs(g[i] * work[i]);
@@ -134,7 +134,7 @@ double imp_cproblem_energy_change(const imp_cproblem* p, const double* g, double
 
 /* pat from A: its state SPARSE with the pattern, or DENSE when more than a
    quarter of A (or more than pat->cap) is nonzero */
-static void pattern_build(const imp_cproblem* p, imp_guard_pattern* pat) {
+void imp_guard_pattern_build(const imp_cproblem* p, imp_guard_pattern* pat) {
   int n = p->n;
   long long nnz = 0, limit = (long long)n * n / 4;
   if (limit > pat->cap) limit = pat->cap;
@@ -163,7 +163,7 @@ static void pattern_build(const imp_cproblem* p, imp_guard_pattern* pat) {
    and v finite */
 static int pattern_for(const imp_cproblem* p, imp_guard_pattern* pat, const double* v) {
   if (!pat) return 0;
-  if (pat->state == IMP_PATTERN_UNKNOWN) pattern_build(p, pat);
+  if (pat->state == IMP_PATTERN_UNKNOWN) imp_guard_pattern_build(p, pat);
   if (pat->state != IMP_PATTERN_SPARSE) return 0;
   for (int j = 0; j < p->n; j++)
     if (!isfinite(v[j])) return 0;
@@ -503,7 +503,7 @@ imp_csolver_stat imp_guard_solve_checked(const imp_csolver* solver, const imp_cp
    blocks take out. work: n doubles. */
 static double work_against_laws(const imp_cproblem* p, const double* g, double* work) {
   int n = p->n;
-  for (int i = 0; i < n; i++) work[i] = imp_dot(p->A + (size_t)i * n, g, n) + p->v0[i] - p->b[i];
+  for (int i = 0; i < n; i++) work[i] = imp_cproblem_row_times(p, i, g) + p->v0[i] - p->b[i];
   double sum = 0;
   for (int k = 0; k < p->nblock; k++) {
     double w = 0;

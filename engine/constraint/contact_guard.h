@@ -37,6 +37,9 @@ typedef struct imp_guard_pattern {
 static inline void imp_guard_pattern_reset(imp_guard_pattern* pat) {
   pat->state = IMP_PATTERN_UNKNOWN;
 }
+/* pat from A: SPARSE with the pattern, or DENSE when more than a quarter
+   of A (or more than pat->cap ints) is nonzero */
+void imp_guard_pattern_build(const imp_cproblem* p, imp_guard_pattern* pat);
 
 double imp_guard_moving_mass(const imp_model* m, const imp_data* d, const int* rows, int n,
                           int* first_dof, int* roots);

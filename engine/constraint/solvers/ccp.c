@@ -271,4 +271,4 @@ const imp_csolver imp_solver_ccp = {
     "ccp",
     "cone complementarity relaxation (w_N = mu ||w_T|| when sliding): accelerated "
     "projected gradient with gradient restart",
-    ccp_work_size, ccp_solve, IMP_LAW_RELAXED, 2, NULL};
+    ccp_work_size, ccp_solve, IMP_LAW_RELAXED, 2, NULL, 0};

@@ -965,4 +965,4 @@ static void lemke_solve(const imp_cproblem* p, const imp_csolver_opt* o, double*
 const imp_csolver imp_solver_lemke = {
     "lemke",
     "Lemke's complementary pivoting on the Stewart-Trinkle pyramid LCP (8 facets, exact pivots)",
-    lemke_work_size, lemke_solve, IMP_LAW_POLYHEDRAL, 2, NULL};
+    lemke_work_size, lemke_solve, IMP_LAW_POLYHEDRAL, 2, NULL, 0};

@@ -431,4 +431,4 @@ static void mm_solve(const imp_cproblem* p, const imp_csolver_opt* o, double* f,
 const imp_csolver imp_solver_minmap = {
     "minmap",
     "non-smooth Newton on the minimum map, box friction, PGS warm start (Erleben-Ortiz)",
-    mm_work_size, mm_solve, IMP_LAW_POLYHEDRAL, 3, NULL};
+    mm_work_size, mm_solve, IMP_LAW_POLYHEDRAL, 3, NULL, 0};

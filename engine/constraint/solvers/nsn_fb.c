@@ -579,4 +579,4 @@ static void nsn_fb_solve(const imp_cproblem* p, const imp_csolver_opt* o, double
 const imp_csolver imp_solver_nsn_fb = {
     "nsn_fb",
     "non-smooth Newton, Fischer-Burmeister + friction fixed point, PCR (Macklin et al. 2019)",
-    nsn_work_size_impl, nsn_fb_solve, IMP_LAW_CONE, 3, NULL};
+    nsn_work_size_impl, nsn_fb_solve, IMP_LAW_CONE, 3, NULL, 0};

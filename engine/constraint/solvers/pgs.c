@@ -51,7 +51,7 @@ static void block_velocity(const imp_cproblem* p, const double* f, int adr, int 
                            double* w) {
   for (int k = 0; k < dim; k++) {
     int i = adr + k;
-    w[k] = imp_dot(p->A + (size_t)i * (size_t)p->n, f, p->n) + p->v0[i] - p->b[i];
+    w[k] = imp_cproblem_row_times(p, i, f) + p->v0[i] - p->b[i];
   }
 }
 
@@ -307,4 +307,4 @@ static void pgs_solve(const imp_cproblem* p, const imp_csolver_opt* o, double* f
 const imp_csolver imp_solver_pgs = {
     "pgs",
     "projected Gauss-Seidel over blocks, normal then friction on the disk (baseline)",
-    pgs_work_size, pgs_solve, IMP_LAW_CONE, 2, NULL};
+    pgs_work_size, pgs_solve, IMP_LAW_CONE, 2, NULL, 1};

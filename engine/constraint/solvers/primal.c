@@ -811,4 +811,4 @@ const imp_csolver imp_solver_primal = {
     "primal",
     "cone complementarity relaxation on its primal in joint space (min |v - v_f|_M^2, "
     "J v - c in K*): interior point",
-    primal_work_size, primal_solve, IMP_LAW_RELAXED, 3, NULL};
+    primal_work_size, primal_solve, IMP_LAW_RELAXED, 3, NULL, 0};

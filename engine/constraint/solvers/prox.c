@@ -285,4 +285,4 @@ static void prox_solve(const imp_cproblem* p, const imp_csolver_opt* o, double* 
 const imp_csolver imp_solver_prox = {
     "prox",
     "prox (Alart-Curnier) fixed point, Gauss-Seidel, exact cone, r = alpha/A_ii adapted",
-    prox_work_size, prox_solve, IMP_LAW_CONE, 2, NULL};
+    prox_work_size, prox_solve, IMP_LAW_CONE, 2, NULL, 0};

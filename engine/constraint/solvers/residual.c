@@ -66,7 +66,7 @@ void imp_cone_project(double* f, int dim, double mu) {
 /* w = A f + v0 - b, the velocity relative to its target */
 static void relative_velocity(const imp_cproblem* p, const double* f, double* w) {
   for (int i = 0; i < p->n; i++)
-    w[i] = imp_dot(p->A + (size_t)i * (size_t)p->n, f, p->n) + p->v0[i] - p->b[i];
+    w[i] = imp_cproblem_row_times(p, i, f) + p->v0[i] - p->b[i];
 }
 
 /* De Saxce's natural map of one friction block: e = f - P_K(f - w_hat),
@@ -126,6 +126,16 @@ double imp_cresidual_at(const imp_cproblem* p, const double* f, const double* v,
                         double* work) {
   for (int i = 0; i < p->n; i++) work[i] = v[i] - p->b[i]; /* relative_velocity's w */
   return residual_of(p, f, relative, work);
+}
+
+double imp_cproblem_row_times(const imp_cproblem* p, int i, const double* v) {
+  const double* Ai = p->A + (size_t)i * (size_t)p->n;
+  if (!p->A_rowadr) return imp_dot(Ai, v, p->n);
+  /* each left-out term is +-0 for a finite v_j, and adding +-0 leaves a
+     sum started at +0 as it was (it is never -0) */
+  double sum = 0;
+  for (int t = p->A_rowadr[i]; t < p->A_rowadr[i + 1]; t++) sum += Ai[p->A_col[t]] * v[p->A_col[t]];
+  return sum;
 }
 
 int imp_cproblem_is_finite(const imp_cproblem* p) {

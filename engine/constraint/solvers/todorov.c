@@ -899,4 +899,4 @@ static void solve(const imp_cproblem* p, const imp_csolver_opt* o, double* f,
 const imp_csolver imp_solver_todorov = {
     "todorov",
     "Todorov 2010: implicit complementarity, Gauss-Newton with edge-aware dogleg",
-    work_size, solve, IMP_LAW_CONE, 3, imp_tod_caller_min_rows};
+    work_size, solve, IMP_LAW_CONE, 3, imp_tod_caller_min_rows, 0};
