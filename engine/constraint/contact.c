@@ -48,7 +48,7 @@ size_t imp_contact_arena_bytes(const imp_model* m, int solver) {
   size_t doubles = na * na /* A */ + stage_doubles(m) + (size_t)m->nJnnz /* ycols */ +
                    3 * na + 4 /* scale, acc, vel */ + (size_t)m->nv /* coef */;
   size_t ints = (size_t)m->nJnnz /* Y's pattern */ + 8 * n + 7 * (size_t)m->nv +
-                2 * (size_t)m->nbody + 64 + 3 * n /* the pool's island order */ +
+                3 * (size_t)m->nbody /* + trees' row counts */ + 64 + 3 * n /* the pool's island order */ +
                 pattern_cap(m->nislandmax) + na + 1 /* A's pattern */ +
                 2 * na /* rows' trees */;
   /* every allocation may lose up to 64 bytes to alignment */
@@ -741,11 +741,12 @@ static void solve_islands(const imp_model* m, imp_data* d, const half_rows* Y,
    under the per-solve bound when the sum of those fits, else the budget
    in proportion to them. Fixed before any island is solved, from their
    sizes alone, so the same on every thread count. */
-static void share_step_budget(const imp_model* m, imp_data* d) {
+static void share_step_budget(const imp_model* m, imp_data* d, int* count) {
   const imp_csolver* solver = imp_solver_get(d->solver);
   double total = 0;
   for (int i = 0; i < d->nisland; i++) {
-    d->island_budget[i] = imp_island_work_max(solver, island_rows(d, i), m->opt.iterations);
+    int n = island_rows(d, i), sparse = imp_sparse_island_sure(m, d, i, n, count);
+    d->island_budget[i] = imp_island_work_max(solver, n, m->opt.iterations, sparse);
     total += d->island_budget[i];
   }
   if (total <= d->step_budget) return;
@@ -843,7 +844,9 @@ void imp_contact_stage(const imp_model* m, imp_data* d) {
   char* sbase = (char*)imp_stack_alloc(d, (int)((sbytes + SCRATCH_ALIGN) / sizeof(double)));
   sbase += (SCRATCH_ALIGN - (uintptr_t)sbase % SCRATCH_ALIGN) % SCRATCH_ALIGN;
   carve_island_scratch(m, nmax, bmax, wbytes, sbase, &s);
-  share_step_budget(m, d);
+  int* count = imp_stack_alloc_int(d, m->nbody); /* imp_sparse_island_sure's */
+  for (int b = 0; b < m->nbody; b++) count[b] = 0;
+  share_step_budget(m, d, count);
   solve_islands(m, d, &Y, diaginv, &s);
   sum_island_statistics(d);
   d->nstep_over_budget += d->solver_over_budget > 0;

@@ -40,6 +40,13 @@
    nonzeros then, else 0 (p dense). pat: the stage's scratch, reset. */
 long long imp_sparse_attach(imp_cproblem* p, imp_guard_pattern* pat);
 
+/* 1 when island isl (n rows) has A at most a quarter nonzero for sure,
+   before A is assembled: only rows that move a tree in common can have
+   A_ij != 0 (contact.c, assemble_sparse), and the pairs of its rows that
+   share a tree are at most n^2 / 4. So imp_sparse_attach will give it a
+   pattern. count: nbody ints, zero on entry and on return. */
+int imp_sparse_island_sure(const imp_model* m, const imp_data* d, int isl, int n, int* count);
+
 /* 1 when the island p (pattern attached), solved by solver with the
    iteration limit maxiter, is swept first */
 int imp_sparse_sweeps_first(const imp_csolver* solver, const imp_cproblem* p, int maxiter);

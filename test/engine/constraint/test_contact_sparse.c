@@ -153,7 +153,7 @@ START_TEST(test_pgs_same_bits_with_pattern) {
   /* the work of a sweep over the pattern is its nonzeros and rows, of a
      dense sweep n^2 */
   long long nnz = sparse.A_rowadr[p.n];
-  ck_assert_double_eq(imp_iteration_work(&imp_solver_pgs, p.n, nnz), (double)nnz + p.n);
+  ck_assert_double_eq(imp_iteration_work(&imp_solver_pgs, p.n, nnz), (double)nnz + IMP_SWEEP_ROW_WORK * p.n);
   ck_assert_double_eq(imp_iteration_work(&imp_solver_pgs, p.n, 0), (double)p.n * p.n);
   ck_assert_double_eq(imp_iteration_work(&imp_solver_todorov, p.n, nnz),
                       (double)p.n * p.n * p.n);
@@ -212,7 +212,7 @@ START_TEST(test_sweeps_stop_within_their_work) {
   double done;
   int cut;
   /* room for 35 sweeps and their measures: far from 1e-10 */
-  double allowed = 35 * ((double)nnz + n) * 1.1;
+  double allowed = 35 * ((double)nnz + IMP_SWEEP_ROW_WORK * n) * 1.1;
   imp_csolver_stat st = imp_sparse_sweeps(&q, 1e-10, 0, allowed, g, best, vel, res, &done, &cut);
   ck_assert_int_ne(st.exit, IMP_EXIT_CONVERGED);
   ck_assert_int_eq(cut, 1);
@@ -222,12 +222,12 @@ START_TEST(test_sweeps_stop_within_their_work) {
   double rel;
   imp_cresidual(&q, g, &rel, res);
   ck_assert(rel == st.residual);
-  /* a rate that cannot reach the tolerance ends them early: 1e-300 is
-     beyond any rate within IMP_SOLVE_WORK_MAX */
+  /* a tolerance no rate reaches ends them once a quarter of the work is
+     spent (the rate), or once the residual stops falling at rounding */
   imp_zero(g, n);
   st = imp_sparse_sweeps(&q, 1e-300, 0, IMP_SOLVE_WORK_MAX, g, best, vel, res, &done, &cut);
   ck_assert_int_ne(st.exit, IMP_EXIT_CONVERGED);
-  ck_assert_msg(done < 0.1 * IMP_SOLVE_WORK_MAX, "work %g", done);
+  ck_assert_msg(done < 0.3 * IMP_SOLVE_WORK_MAX, "work %g", done);
   free(g), free(best), free(vel), free(res);
   pattern_release(&pm);
   pile_free(&p);
