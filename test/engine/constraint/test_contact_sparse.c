@@ -101,13 +101,20 @@ static void pattern_alloc(pattern_mem* pm, int n) {
 
 static void pattern_release(pattern_mem* pm) { free(pm->pat.adr), free(pm->pat.col); }
 
+/* a pile's problem with its pattern attached; *nnz its nonzeros */
+static imp_cproblem pile_attached(pile* p, pattern_mem* pm, int ncol, int h, long long* nnz) {
+  pile_make(p, ncol, h);
+  imp_cproblem q = pile_view(p);
+  pattern_alloc(pm, p->n);
+  *nnz = imp_sparse_attach(&q, &pm->pat);
+  return q;
+}
+
 START_TEST(test_row_times_same_bits) {
   pile p;
-  pile_make(&p, 20, 8);
-  imp_cproblem q = pile_view(&p);
   pattern_mem pm;
-  pattern_alloc(&pm, p.n);
-  long long nnz = imp_sparse_attach(&q, &pm.pat);
+  long long nnz;
+  imp_cproblem q = pile_attached(&p, &pm, 20, 8, &nnz);
   ck_assert_int_ge(p.n, IMP_SPARSE_MIN_ROWS);
   ck_assert_msg(nnz > 0 && nnz < (long long)p.n * p.n / 20, "nnz %lld of %d^2", nnz, p.n);
   ck_assert_ptr_nonnull(q.A_rowadr);
@@ -165,11 +172,10 @@ END_TEST
 
 START_TEST(test_sweeps_meet_closed_form) {
   pile p;
-  pile_make(&p, 30, 10); /* 30 + 270 + 290 = 590 rows */
-  imp_cproblem q = pile_view(&p);
   pattern_mem pm;
-  pattern_alloc(&pm, p.n);
-  ck_assert(imp_sparse_attach(&q, &pm.pat) > 0);
+  long long nnz;
+  imp_cproblem q = pile_attached(&p, &pm, 30, 10, &nnz); /* 30 + 270 + 290 = 590 rows */
+  ck_assert(nnz > 0);
   ck_assert(imp_sparse_sweeps_first(&imp_solver_todorov, &q, 100));
   int n = p.n;
   double *g = calloc(n, sizeof *g), *best = calloc(n, sizeof *best), *vel = calloc(n, sizeof *vel);
@@ -201,11 +207,9 @@ END_TEST
 
 START_TEST(test_sweeps_stop_within_their_work) {
   pile p;
-  pile_make(&p, 30, 10);
-  imp_cproblem q = pile_view(&p);
   pattern_mem pm;
-  pattern_alloc(&pm, p.n);
-  long long nnz = imp_sparse_attach(&q, &pm.pat);
+  long long nnz;
+  imp_cproblem q = pile_attached(&p, &pm, 30, 10, &nnz);
   int n = p.n;
   double *g = calloc(n, sizeof *g), *best = calloc(n, sizeof *best), *vel = calloc(n, sizeof *vel);
   double* res = calloc(4 * n, sizeof *res);
