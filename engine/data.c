@@ -61,7 +61,7 @@
   X(island_blk, m->njmax) X(island_iter, m->njmax)                     \
   X(island_newton, m->njmax) X(island_exit, m->njmax)                   \
   X(island_flags, m->njmax) X(warm_type, m->njmax) X(warm_id, m->njmax) \
-  X(warm_id2, m->njmax) X(warm_order, m->njmax) X(ten_J_rownnz, m->ntendon) X(ten_J_rowadr, m->ntendon) \
+  X(warm_id2, m->njmax) X(warm_order, m->njmax) X(warm_retarget, m->njmax) X(ten_J_rownnz, m->ntendon) X(ten_J_rowadr, m->ntendon) \
   X(ten_J_colind, (size_t)m->ntendon * m->nJten) X(ten_wrapadr, m->ntendon)  \
   X(ten_wrapnum, m->ntendon) X(wrap_obj, 2 * (size_t)m->nwrap)
 

@@ -74,7 +74,8 @@ enum {
   IMP_ISLAND_HELD = 1,    /* solved again with its corrections held */
   IMP_ISLAND_RESCUED = 2, /* its answer added energy: pgs solved it again */
   IMP_ISLAND_BOUNDED = 4, /* stopped unconverged by the work bound */
-  IMP_ISLAND_OVER_BUDGET = 8 /* stopped unconverged by the step's work budget */
+  IMP_ISLAND_OVER_BUDGET = 8, /* stopped unconverged by the step's work budget */
+  IMP_ISLAND_RETARGETED = 16  /* kept the answer with its contacts' targets at 0 */
 };
 
 /* Actuator transmissions, numbered as MuJoCo numbers them. */
@@ -882,6 +883,8 @@ typedef struct imp_data {
   int* warm_id2;             /* njmax: geom2 for contacts, side for limits */
   int* warm_order;           /* njmax: the saved blocks by (type, id, id2, index),
                                 for match_warm's binary search */
+  int* warm_retarget;        /* njmax: 1 when the block's island was
+                                IMP_ISLAND_RETARGETED */
   double* warm_pos;          /* njmax x 3: contact position */
   double* warm_frame;        /* njmax x 9: contact frame, to carry friction across frames */
   double* warm_impulse;      /* njmax x 6 */

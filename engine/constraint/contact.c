@@ -473,19 +473,19 @@ static double speed_floor(const imp_model* m) {
 }
 
 /* One more solve of the island's problem p with targets b by sv, from g
-   (warm) or from sv's own start: its limit lowered to the work bound (which
-   *bounded records) and to the island's share, charged to the account, its
+   (warm) or from sv's own start: its limit, most iterations, lowered to the
+   work bound (which *bounded records) and to the island's share, charged to the account, its
    iterations and Newton steps added to *iter and *newton. */
 static imp_csolver_stat solve_again(const imp_model* m, const imp_csolver* sv,
                                     const imp_cproblem* p, const double* b, int warm,
                                     imp_budget_account* account, island_scratch* s, int* bounded,
-                                    int* iter, int* newton) {
+                                    int* iter, int* newton, int most) {
   int n = p->n;
   long long nz = p->A_rowadr ? p->A_rowadr[n] : 0;
   imp_cproblem q = *p;
   q.b = b;
-  *bounded |= imp_bounded_iterations(sv, n, nz, m->opt.iterations) < m->opt.iterations;
-  imp_csolver_opt o = {imp_budget_iterations(account, sv, n, nz, m->opt.iterations),
+  *bounded |= imp_bounded_iterations(sv, n, nz, most) < most;
+  imp_csolver_opt o = {imp_budget_iterations(account, sv, n, nz, most),
                        m->opt.tolerance, warm, NULL, NULL, 0};
   imp_csolver_stat st = imp_guard_solve_checked(sv, &q, &o, s->g, s->work, s->res_work);
   imp_budget_charge(account, st.iterations * imp_iteration_work(sv, n, nz));
@@ -498,6 +498,7 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
                          const double* diaginv, island_scratch* s) {
   const imp_csolver* solver = imp_solver_get(d->solver);
   int nb = d->island_blknum[isl], n = 0, warm = 0, iter = 0, newton = 0, flags = 0;
+  int retargeted = 0; /* some block's island kept its targets at 0 last step */
   const int* blks = d->island_blk + d->island_blkadr[isl];
   for (int i = 0; i < nb; i++) {
     int k = blks[i];
@@ -505,7 +506,8 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
     s->dim[i] = d->blk_dim[k];
     s->type[i] = d->blk_type[k];
     s->mu[i] = d->blk_mu[k];
-    if (m->opt.warmstart) warm |= imp_warm_match(m, d, k);
+    int matched = m->opt.warmstart ? imp_warm_match(m, d, k) : 0;
+    warm |= matched & 1, retargeted |= matched >> 1;
     for (int r = 0; r < d->blk_dim[k]; r++) s->rows[n++] = d->blk_efcadr[k] + r;
   }
   for (int i = 0; i < n; i++) {
@@ -550,6 +552,12 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   /* the first solve ends once its impulses pass a suspect answer's bound */
   imp_csolver_opt o = {maxiter, m->opt.tolerance, warm, NULL, NULL, 0}, first = o;
   first.fmax = IMP_HOLD_FACTOR * mass * IMP_STAB_VMAX;
+  /* an island that last step met its contacts' targets only at 0 gets a
+     short first try at them before the retry below (contact.h) */
+  if (retargeted && warm && !swept && maxiter > IMP_HOLD_MIN_ITER) {
+    first.maxiter = IMP_HOLD_MIN_ITER;
+    imp_copy(s->vel, s->g, n); /* last step's answer: the retry starts there */
+  }
   if (!swept) {
     /* rows new to the island start at their own law's impulse (contact_guard.h) */
     if (warm && !bounded) imp_guard_start_new_rows(solver, &p, s->g);
@@ -572,7 +580,8 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
       imp_guard_primal_may_answer(solver, &p, st, s->g, m->opt.tolerance, s->res_work)) {
     imp_copy(s->g_first, s->g, n);
     imp_csolver_stat sp =
-        solve_again(m, &imp_solver_primal, &p, p.b, 0, &account, s, &bounded, &iter, &newton);
+        solve_again(m, &imp_solver_primal, &p, p.b, 0, &account, s, &bounded, &iter, &newton,
+                    m->opt.iterations);
     if (imp_guard_primal_kept(&p, sp, s->g, m->opt.tolerance, mass, &s->pat, s->res_work)) st = sp;
     else imp_copy(s->g, s->g_first, n);
   }
@@ -589,11 +598,25 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
                 imp_guard_contact_targets_held(d, s->rows, &p, within, s->b_held);
   if (retried) {
     imp_copy(s->g_first, s->g, n);
+    if (first.maxiter < o.maxiter) imp_copy(s->g, s->vel, n);
     imp_csolver_stat sr =
-        solve_again(m, solver, &p, s->b_held, 1, &account, s, &bounded, &iter, &newton);
-    if (sr.exit == IMP_EXIT_CONVERGED) st = sr, imp_copy(s->b, s->b_held, n);
-    else imp_copy(s->g, s->g_first, n);
+        solve_again(m, solver, &p, s->b_held, 1, &account, s, &bounded, &iter, &newton,
+                    m->opt.iterations);
+    if (sr.exit == IMP_EXIT_CONVERGED) {
+      st = sr, flags |= IMP_ISLAND_RETARGETED;
+      imp_copy(s->b, s->b_held, n);
+    } else {
+      imp_copy(s->g, s->g_first, n);
+    }
   }
+  /* the short first try, unfinished and not retargeted: the rest of it,
+     within the island's share (no solve beyond the three of contact.h's
+     floor) */
+  if (first.maxiter < o.maxiter && !too_much && !unfinished && !(flags & IMP_ISLAND_RETARGETED) &&
+      st.exit != IMP_EXIT_CONVERGED &&
+      account.left >= (maxiter - first.maxiter) * imp_iteration_work(solver, n, nz))
+    st = solve_again(m, solver, &p, p.b, 1, &account, s, &bounded, &iter, &newton,
+                     maxiter - first.maxiter);
   if (held_solve) {
     /* The corrections cannot be met at a bounded cost, or perhaps not at
        all (header): solve the step that holds every violation where it is
@@ -607,7 +630,8 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
        full-cost failure tripled the steps of aloha from qpos0 (276 rows) */
     int sweep = unfinished && bounded;
     imp_csolver_stat sh = solve_again(m, sweep ? &imp_solver_pgs : solver, &p, s->b_held,
-                                      unfinished && !sweep, &account, s, &bounded, &iter, &newton);
+                                      unfinished && !sweep, &account, s, &bounded, &iter, &newton,
+                    m->opt.iterations);
     imp_cproblem held = p;
     held.b = s->b_held;
     if (unfinished && imp_guard_unfinished_and_suspect(&held, sh, s->g, mass, s->res_work) &&
@@ -632,7 +656,8 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
     double scale, e_first = imp_cproblem_energy_change(&p, s->g, s->res_work, &scale);
     imp_copy(s->g_first, s->g, n);
     imp_csolver_stat st2 =
-        solve_again(m, &imp_solver_pgs, &p, p.b, 0, &account, s, &bounded, &iter, &newton);
+        solve_again(m, &imp_solver_pgs, &p, p.b, 0, &account, s, &bounded, &iter, &newton,
+                    m->opt.iterations);
     flags |= IMP_ISLAND_RESCUED;
     if (imp_cproblem_energy_change(&p, s->g, s->res_work, &scale) < e_first) {
       st = st2;

@@ -80,6 +80,7 @@ void imp_warm_save(const imp_model* m, imp_data* d) {
   for (int k = 0; k < d->nblk; k++) {
     int row = d->blk_efcadr[k];
     d->warm_type[k] = d->blk_type[k];
+    d->warm_retarget[k] = (d->island_flags[d->blk_island[k]] & IMP_ISLAND_RETARGETED) != 0;
     block_key(m, d, k, d->warm_id + k, d->warm_id2 + k);
     imp_zero(d->warm_impulse + 6 * k, 6);
     imp_copy(d->warm_impulse + 6 * k, d->efc_impulse + row, d->blk_dim[k]);
@@ -137,5 +138,5 @@ int imp_warm_match(const imp_model* m, imp_data* d, int k) {
   } else {
     imp_copy(f, w, dim);
   }
-  return 1;
+  return 1 | d->warm_retarget[best] << 1;
 }

@@ -13,7 +13,8 @@
 
 /* save the step's impulses of every block, keyed and sorted */
 void imp_warm_save(const imp_model* m, imp_data* d);
-/* block k's start impulses from the saved ones; 1 when matched */
+/* block k's start impulses from the saved ones; 1 when matched, 3 when
+   the saved block's island kept its contacts' targets at 0 (warm_retarget) */
 int imp_warm_match(const imp_model* m, imp_data* d, int k);
 
 #endif
