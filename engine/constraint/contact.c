@@ -601,7 +601,7 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
                 imp_guard_contact_targets_held(d, s->rows, &p, within, s->b_held);
   if (retried) {
     imp_copy(s->g_first, s->g, n);
-    if (first.maxiter < o.maxiter) imp_copy(s->g, s->vel, n);
+    if (first.maxiter < o.maxiter) imp_guard_nearer_start(&p, s->b_held, s->g, s->vel, s->res_work);
     imp_csolver_stat sr =
         solve_again(m, solver, &p, s->b_held, 1, &account, s, &bounded, &iter, &newton,
                     m->opt.iterations);

@@ -704,3 +704,13 @@ int imp_guard_primal_kept(const imp_cproblem* p, imp_csolver_stat sp, const doub
     imp_cresidual(p, g, &rel, work);
   return rel <= tol && !imp_guard_injects_too_much(p, g, mass, pat, work);
 }
+
+void imp_guard_nearer_start(const imp_cproblem* p, const double* b, double* g, const double* last,
+                            double* work) {
+  imp_cproblem q = *p;
+  q.b = b;
+  double rel_g, rel_last;
+  imp_cresidual(&q, g, &rel_g, work);
+  imp_cresidual(&q, last, &rel_last, work);
+  if (rel_last < rel_g) imp_copy(g, last, p->n);
+}
