@@ -499,6 +499,7 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   const imp_csolver* solver = imp_solver_get(d->solver);
   int nb = d->island_blknum[isl], n = 0, warm = 0, iter = 0, newton = 0, flags = 0;
   int retargeted = 0; /* some block's island kept its targets at 0 last step */
+  int pile = 1;       /* contacts and limits only: no equality, no dry friction */
   const int* blks = d->island_blk + d->island_blkadr[isl];
   for (int i = 0; i < nb; i++) {
     int k = blks[i];
@@ -508,6 +509,7 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
     s->mu[i] = d->blk_mu[k];
     int matched = m->opt.warmstart ? imp_warm_match(m, d, k) : 0;
     warm |= matched & 1, retargeted |= matched >> 1;
+    pile &= d->blk_type[k] == IMP_CNSTR_CONTACT || d->blk_type[k] == IMP_CNSTR_LIMIT;
     for (int r = 0; r < d->blk_dim[k]; r++) s->rows[n++] = d->blk_efcadr[k] + r;
   }
   for (int i = 0; i < n; i++) {
@@ -557,7 +559,7 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
      limit is 5 such tries or more: MuJoCo's cloth (islands of 128 to 271
      rows, limits of 5 to 19) went from 18 to 48 of 300 steps unconverged
      with it at every limit above one try */
-  if (retargeted && warm && !swept && maxiter >= 5 * IMP_HOLD_MIN_ITER) {
+  if (retargeted && pile && warm && !swept && maxiter >= 5 * IMP_HOLD_MIN_ITER) {
     first.maxiter = IMP_HOLD_MIN_ITER;
     imp_copy(s->vel, s->g, n); /* last step's answer: the retry starts there */
   }
