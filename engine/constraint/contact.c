@@ -473,9 +473,10 @@ static double speed_floor(const imp_model* m) {
 }
 
 /* One more solve of the island's problem p with targets b by sv, from g
-   (warm) or from sv's own start: its limit, most iterations, lowered to the
-   work bound (which *bounded records) and to the island's share, charged to the account, its
-   iterations and Newton steps added to *iter and *newton. */
+   (warm) or from sv's own start: its limit, most iterations, lowered to
+   the work bound (which *bounded records) and to the island's share,
+   charged to the account, its iterations and Newton steps added to *iter
+   and *newton. */
 static imp_csolver_stat solve_again(const imp_model* m, const imp_csolver* sv,
                                     const imp_cproblem* p, const double* b, int warm,
                                     imp_budget_account* account, island_scratch* s, int* bounded,
@@ -554,14 +555,15 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   /* the first solve ends once its impulses pass a suspect answer's bound */
   imp_csolver_opt o = {maxiter, m->opt.tolerance, warm, NULL, NULL, 0}, first = o;
   first.fmax = IMP_HOLD_FACTOR * mass * IMP_STAB_VMAX;
-  /* an island that last step met its contacts' targets only at 0 gets a
-     short first try at them before the retry below (contact.h), where its
-     limit is 5 such tries or more: MuJoCo's cloth (islands of 128 to 271
-     rows, limits of 5 to 19) went from 18 to 48 of 300 steps unconverged
-     with it at every limit above one try */
+  /* an island of contacts and limits that last step met its contacts'
+     targets only at 0 gets a short first try at them before the retry
+     below (README.md, "Remembered retries"), where its limit is 5 such
+     tries or more: MuJoCo's cloth (islands of 128 to 271 rows, limits of 5
+     to 19) went from 18 to 48 of 300 steps unconverged with it at every
+     limit above one try */
   if (retargeted && pile && warm && !swept && maxiter >= 5 * IMP_HOLD_MIN_ITER) {
     first.maxiter = IMP_HOLD_MIN_ITER;
-    imp_copy(s->vel, s->g, n); /* last step's answer: the retry starts there */
+    imp_copy(s->vel, s->g, n); /* last step's answer: the retry may start there */
   }
   if (!swept) {
     /* rows new to the island start at their own law's impulse (contact_guard.h) */
