@@ -50,8 +50,8 @@ static int row_trees_of(const imp_model* m, const imp_data* d, int r, int* tree)
   return nt;
 }
 
-/* count[t] += add over the trees of the island's rows; the sum over rows of
-   count[t] before the add, for each of their trees (sum c^2 grows by
+/* count[t] += add over the trees of the island's rows (add = -1 undoes
+   add = 1); for add = 1 the sum of c^2 over trees afterwards (it grows by
    2c + 1 when c grows by 1); -1 when a row moves too many trees */
 static double count_trees(const imp_model* m, const imp_data* d, int isl, int* count, int add) {
   const int* blks = d->island_blk + d->island_blkadr[isl];
@@ -71,14 +71,8 @@ static double count_trees(const imp_model* m, const imp_data* d, int isl, int* c
 int imp_sparse_island_sure(const imp_model* m, const imp_data* d, int isl, int n, int* count) {
   if (n < IMP_SPARSE_MIN_ROWS) return 0;
   double pairs = count_trees(m, d, isl, count, 1);
-  /* undo: every count back to 0 (the same rows; a row of too many trees
-     stops both passes at the same place) */
-  const int* blks = d->island_blk + d->island_blkadr[isl];
-  for (int j = 0; j < d->island_blknum[isl]; j++)
-    for (int k = blks[j], r = d->blk_efcadr[k]; r < d->blk_efcadr[k] + d->blk_dim[k]; r++) {
-      int tree[TREES_MAX], nt = row_trees_of(m, d, r, tree);
-      for (int q = 0; q < nt; q++) count[tree[q]] = 0;
-    }
+  /* every count back to 0: the same rows, stopped at the same place */
+  count_trees(m, d, isl, count, -1);
   return pairs >= 0 && pairs <= (double)n * n / 4;
 }
 
