@@ -9,6 +9,7 @@
 #include "constraint/contact.h"
 #include "constraint/contact_budget.h"
 #include "constraint/contact_guard.h"
+#include "constraint/contact_redundant.h"
 #include "constraint/contact_sparse.h"
 #include "constraint/contact_warm.h"
 #include "core/mathx.h"
@@ -46,11 +47,12 @@ size_t imp_contact_arena_bytes(const imp_model* m, int solver) {
   const imp_csolver* s = imp_solver_get(solver);
   size_t work = s ? solver_work_bytes(s, m->nislandmax, m->nislandmax) : 0;
   size_t doubles = na * na /* A */ + stage_doubles(m) + (size_t)m->nJnnz /* ycols */ +
-                   3 * na + 4 /* scale, acc, vel */ + (size_t)m->nv /* coef */;
+                   3 * na + 4 /* scale, acc, vel */ + (size_t)m->nv /* coef */ +
+                   imp_redundant_doubles(m->nislandmax);
   size_t ints = (size_t)m->nJnnz /* Y's pattern */ + 8 * n + 7 * (size_t)m->nv +
                 3 * (size_t)m->nbody /* + trees' row counts */ + 64 + 3 * n /* the pool's island order */ +
                 pattern_cap(m->nislandmax) + na + 1 /* A's pattern */ +
-                2 * na /* rows' trees */;
+                2 * na /* rows' trees */ + imp_redundant_ints(m->nislandmax);
   /* every allocation may lose up to 64 bytes to alignment */
   return doubles * sizeof(double) + ints * sizeof(int) + work + 64 * 64;
 }
@@ -174,6 +176,7 @@ typedef struct island_scratch {
   int* tree;              /* 2 nmax: the trees of a row (assemble_sparse) */
   int *first_dof, *roots; /* nbody each: imp_guard_moving_mass */
   imp_guard_pattern pat;  /* A's nonzeros for the guards, found once an island */
+  imp_redundant red;      /* the island's dependent equality rows (contact_redundant.h) */
   void* work;
   double* res_work;
 } island_scratch;
@@ -248,7 +251,11 @@ static size_t carve_island_scratch(const imp_model* m, int nmax, int bmax, size_
   PIECE(s->pat.adr, (size_t)nmax + 1);
   s->pat.cap = (long long)pattern_cap(nmax);
   PIECE(s->pat.col, pattern_cap(nmax));
+  PIECE(s->red.W, imp_redundant_doubles(nmax)); /* then y and diag, the cap's rows each */
+  PIECE(s->red.row, imp_redundant_ints(nmax));
 #undef PIECE
+  s->red.y = s->red.W ? s->red.W + imp_redundant_doubles(nmax) - 2 * imp_redundant_ints(nmax) : NULL;
+  s->red.diag = s->red.y ? s->red.y + imp_redundant_ints(nmax) : NULL;
   s->work = base ? base + off : NULL;
   off += piece(work_bytes, 1);
   if (base) {
@@ -535,6 +542,7 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
   /* corrections that conflict lowered to the part the island can meet
      (contact_guard.h), so the solver is given a problem with a solution */
   imp_guard_consistent_corrections(&p, s->b, mass, &s->pat, s->res_work);
+  imp_redundant_reduce(&p, s->A, s->v0, s->b, s->g, warm, m->opt.iterations, &s->red);
   if (d->problem_hook) d->problem_hook(d->problem_hook_ctx, &p, warm ? s->g : NULL);
   imp_budget_account account = {d->island_budget[isl], 0, 0};
   /* a large sparse island beyond the dense solver's iterations is swept
@@ -677,6 +685,7 @@ static void solve_island(const imp_model* m, imp_data* d, int isl, const half_ro
         imp_guard_polish_unfinished(solver, &p, &o, &st, s->g, s->g_first, s->work, s->res_work);
   /* the rows' velocities, for the residual and for efc_vel */
   for (int i = 0; i < n; i++) s->vel[i] = imp_cproblem_row_times(&p, i, s->g) + s->v0[i];
+  imp_redundant_restore(&s->red, s->vel, s->b);
   double rel = 0, abs_res = imp_cresidual_at(&p, s->g, s->vel, &rel, s->res_work);
   if (bounded && st.exit != IMP_EXIT_CONVERGED) flags |= IMP_ISLAND_BOUNDED;
   if (account.cut && st.exit != IMP_EXIT_CONVERGED) flags |= IMP_ISLAND_OVER_BUDGET;
@@ -958,16 +967,6 @@ int imp_contact_fit_workers(const imp_model* m, imp_data* d, int old) {
     if (make_workers(m, d, d->nthread) != 0) return -1;
   }
   return 0;
-}
-
-const char* imp_solver_name(int i) {
-  const imp_csolver* s = imp_solver_get(i);
-  return s ? s->name : NULL;
-}
-
-const char* imp_solver_description(int i) {
-  const imp_csolver* s = imp_solver_get(i);
-  return s ? s->description : NULL;
 }
 
 int imp_contact_impulse(const imp_model* m, const imp_data* d, int i, double impulse[6]) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "constraint/contact.h"
+#include "impetus.h"
 
 static const imp_csolver* const k_solvers[] = {
     &imp_solver_todorov, &imp_solver_pgs,    &imp_solver_ccp,    &imp_solver_lemke,
@@ -20,4 +21,14 @@ int imp_solver_find(const char* name) {
   for (int i = 0; i < imp_solver_count(); i++)
     if (!strcmp(k_solvers[i]->name, name)) return i;
   return -1;
+}
+
+const char* imp_solver_name(int i) {
+  const imp_csolver* s = imp_solver_get(i);
+  return s ? s->name : NULL;
+}
+
+const char* imp_solver_description(int i) {
+  const imp_csolver* s = imp_solver_get(i);
+  return s ? s->description : NULL;
 }
