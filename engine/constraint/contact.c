@@ -251,11 +251,12 @@ static size_t carve_island_scratch(const imp_model* m, int nmax, int bmax, size_
   PIECE(s->pat.adr, (size_t)nmax + 1);
   s->pat.cap = (long long)pattern_cap(nmax);
   PIECE(s->pat.col, pattern_cap(nmax));
-  PIECE(s->red.W, imp_redundant_doubles(nmax)); /* then y and diag, the cap's rows each */
-  PIECE(s->red.row, imp_redundant_ints(nmax));
+  double* red;
+  int* red_rows;
+  PIECE(red, imp_redundant_doubles(nmax));
+  PIECE(red_rows, imp_redundant_ints(nmax));
 #undef PIECE
-  s->red.y = s->red.W ? s->red.W + imp_redundant_doubles(nmax) - 2 * imp_redundant_ints(nmax) : NULL;
-  s->red.diag = s->red.y ? s->red.y + imp_redundant_ints(nmax) : NULL;
+  imp_redundant_carve(&s->red, red, red_rows, nmax);
   s->work = base ? base + off : NULL;
   off += piece(work_bytes, 1);
   if (base) {

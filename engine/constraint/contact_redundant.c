@@ -14,6 +14,15 @@ size_t imp_redundant_doubles(int nmax) {
 
 size_t imp_redundant_ints(int nmax) { return (size_t)capped(nmax); }
 
+void imp_redundant_carve(imp_redundant* r, double* dbl, int* ints, int nmax) {
+  size_t m = (size_t)capped(nmax);
+  r->W = dbl;
+  r->y = dbl ? dbl + m * m : NULL;
+  r->diag = dbl ? dbl + m * m + m : NULL;
+  r->row = ints;
+  r->nk = r->nd = 0;
+}
+
 /* the island's equality rows into row; their count, or 0 past the cap */
 static int equality_rows(const imp_cproblem* p, int* row) {
   int ne = 0;

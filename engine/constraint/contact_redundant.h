@@ -60,9 +60,11 @@ typedef struct imp_redundant {
   double* diag; /* the dependent rows' diagonals of A */
 } imp_redundant;
 
-/* doubles and ints of the scratch for islands of at most nmax rows */
+/* doubles and ints of the scratch for islands of at most nmax rows, and
+   r's arrays set in them (dbl, ints: as many as those) */
 size_t imp_redundant_doubles(int nmax);
 size_t imp_redundant_ints(int nmax);
+void imp_redundant_carve(imp_redundant* r, double* dbl, int* ints, int nmax);
 
 /* The island p (A, v0, b, g its writable arrays, n = p->n; g a warm start
    when warm) reduced as above when maxiter (the file's iterations) is at

@@ -1,0 +1,250 @@
+/* Tests of the stage's reduction of dependent equality rows
+ * (contact_redundant.h): on a hand-made island whose third equality row is
+ * the sum of the first two (J_2 = J_0 + J_1, M = I, so A = J J'), with
+ * targets that disagree, the dependent row is found, made inert, the
+ * targets become their least-squares projection onto the consistent ones
+ * (worked out by hand below), a warm start keeps J'f, todorov then
+ * converges and every equality row, the dependent one too, meets its
+ * target. Islands without dependent rows, and files asking for fewer than
+ * IMP_REDUNDANT_MIN_ITER iterations, are left bit for bit. A double-closed
+ * linkage in MJCF (each rod held by two connects along its hinge axis)
+ * reaches the solver with its dependent rows inert and reports
+ * consistent targets and velocities for all of them. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "constraint/contact.h"
+#include "constraint/contact_redundant.h"
+#include "test_util.h"
+
+#define NV 3
+#define NMAX 5
+
+/* rows of J (M = I): 0, 1 and 3 independent, 2 = 0 + 1; row 4 a limit */
+static const double k_J[NMAX][NV] = {
+    {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {0, 0, 1}, {0, 1, 1}};
+
+typedef struct island {
+  int n, nb, adr[NMAX], dim[NMAX], type[NMAX];
+  double mu[NMAX], A[NMAX * NMAX], v0[NMAX], b[NMAX], g[NMAX];
+  imp_cproblem p;
+} island;
+
+/* rows[0..n) of k_J as an island: equality rows, then a limit row when
+   limit; u_free = (0.1, -0.2, 0.3) */
+static void make_island(island* s, const int* rows, int n, int limit) {
+  static const double u[NV] = {0.1, -0.2, 0.3};
+  memset(s, 0, sizeof *s);
+  s->n = n + (limit ? 1 : 0);
+  for (int i = 0; i < s->n; i++) {
+    int ri = i < n ? rows[i] : 4;
+    s->adr[i] = i, s->dim[i] = 1, s->type[i] = i < n ? IMP_CNSTR_EQUALITY : IMP_CNSTR_LIMIT;
+    for (int j = 0; j < s->n; j++) {
+      int rj = j < n ? rows[j] : 4;
+      double a = 0;
+      for (int k = 0; k < NV; k++) a += k_J[ri][k] * k_J[rj][k];
+      s->A[i * s->n + j] = a;
+    }
+    for (int k = 0; k < NV; k++) s->v0[i] += k_J[ri][k] * u[k];
+  }
+  s->nb = s->n;
+  s->p = (imp_cproblem){s->n, s->nb, s->adr, s->dim, s->type, s->mu, s->A, s->v0,
+                        s->b, 0.002, NULL, 0, 0, NULL, NULL, 0, NULL, NULL};
+}
+
+/* the reduction's scratch for islands of NMAX rows */
+typedef struct scratch {
+  imp_redundant r;
+  double d[IMP_REDUNDANT_MAX_ROWS * IMP_REDUNDANT_MAX_ROWS + 2 * IMP_REDUNDANT_MAX_ROWS];
+  int i[IMP_REDUNDANT_MAX_ROWS];
+} scratch;
+
+static void make_scratch(scratch* s) {
+  ck_assert_uint_le(imp_redundant_doubles(NMAX), sizeof s->d / sizeof s->d[0]);
+  ck_assert_uint_le(imp_redundant_ints(NMAX), sizeof s->i / sizeof s->i[0]);
+  imp_redundant_carve(&s->r, s->d, s->i, NMAX);
+}
+
+/* J'g over the island's rows (rows as in make_island) */
+static void jt_times(const int* rows, int n, const double* g, double* out) {
+  for (int k = 0; k < NV; k++) out[k] = 0;
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < NV; k++) out[k] += k_J[rows[i]][k] * g[i];
+}
+
+START_TEST(dependent_row_made_inert_and_targets_projected) {
+  const int rows[4] = {0, 1, 2, 3};
+  island s;
+  make_island(&s, rows, 4, 1);
+  double A0[NMAX * NMAX];
+  memcpy(A0, s.A, sizeof A0);
+  s.b[0] = 0.01, s.b[1] = 0.02, s.b[2] = 0.05, s.b[3] = 0.004, s.b[4] = -0.003;
+  double warm[NMAX] = {0.1, 0.2, 0.3, -0.05, 0.02};
+  memcpy(s.g, warm, sizeof warm);
+  scratch sc;
+  make_scratch(&sc);
+  ck_assert_int_eq(imp_redundant_reduce(&s.p, s.A, s.v0, s.b, s.g, 1, 100, &sc.r), 1);
+  ck_assert_int_eq(sc.r.nk, 3);
+  /* which of rows 0..2 is dependent is the pivoting's choice: the one now
+     inert (its row and column of A zero but for the diagonal) */
+  int dep = -1;
+  for (int i = 0; i < 3; i++) {
+    int inert = s.A[i * s.n + i] == A0[i * s.n + i];
+    for (int j = 0; j < s.n; j++)
+      if (j != i) inert &= s.A[i * s.n + j] == 0 && s.A[j * s.n + i] == 0;
+    if (inert) dep = i;
+  }
+  ck_assert_int_ge(dep, 0);
+  ck_assert(s.v0[dep] == 0 && s.b[dep] == 0 && s.g[dep] == 0);
+  /* the targets of row 3 (independent) and 4 (the limit) untouched, and
+     their rows of A but in the dependent row's column */
+  ck_assert(s.b[3] == 0.004 && s.b[4] == -0.003);
+  for (int i = 3; i < 5; i++)
+    for (int j = 0; j < s.n; j++)
+      if (j != dep) ck_assert(s.A[i * s.n + j] == A0[i * s.n + j]);
+  /* the warm start's J'f is kept */
+  double before[NV], after[NV];
+  jt_times(rows, 4, warm, before);
+  jt_times(rows, 4, s.g, after);
+  for (int k = 0; k < NV; k++) ck_assert_double_eq_tol(after[k], before[k], 1e-15);
+  ck_assert(s.g[4] == warm[4]);
+  /* the projection: min |y - (0.01, 0.02, 0.05)| with y2 = y0 + y1 gives
+     2 y0 + y1 = 0.06 and y0 + 2 y1 = 0.07 */
+  double vel[NMAX];
+  const imp_csolver* sv = imp_solver_get(imp_solver_find("todorov"));
+  void* work = aligned_alloc(64, (sv->work_size(s.n, s.nb) + 63) / 64 * 64);
+  imp_csolver_opt o = {100, 1e-10, 1, NULL, NULL, 0};
+  imp_csolver_stat st;
+  sv->solve(&s.p, &o, s.g, &st, work);
+  free(work);
+  ck_assert_int_eq(st.exit, IMP_EXIT_CONVERGED);
+  ck_assert(s.g[dep] == 0);
+  for (int i = 0; i < s.n; i++) {
+    vel[i] = s.v0[i];
+    for (int j = 0; j < s.n; j++) vel[i] += s.A[i * s.n + j] * s.g[j];
+  }
+  imp_redundant_restore(&sc.r, vel, s.b);
+  ck_assert_double_eq_tol(s.b[0], 0.05 / 3, 1e-15);
+  ck_assert_double_eq_tol(s.b[1], 0.08 / 3, 1e-15);
+  ck_assert_double_eq_tol(s.b[2], 0.13 / 3, 1e-15);
+  /* every equality row meets its target, and the dependent row's velocity
+     is J_dep u+ from the original A */
+  for (int i = 0; i < 4; i++) ck_assert_double_eq_tol(vel[i], s.b[i], 1e-12);
+  double v_dep = 0.1 * k_J[dep][0] - 0.2 * k_J[dep][1] + 0.3 * k_J[dep][2];
+  for (int j = 0; j < s.n; j++) v_dep += A0[dep * s.n + j] * s.g[j];
+  ck_assert_double_eq_tol(vel[dep], v_dep, 1e-15);
+}
+END_TEST
+
+START_TEST(independent_rows_and_few_iterations_left_alone) {
+  scratch sc;
+  make_scratch(&sc);
+  /* no dependent row */
+  const int rows[3] = {0, 1, 3};
+  island s, t;
+  make_island(&s, rows, 3, 1);
+  s.b[0] = 0.01, s.b[1] = 0.02, s.b[2] = 0.03, s.g[0] = 0.5;
+  t = s;
+  ck_assert_int_eq(imp_redundant_reduce(&s.p, s.A, s.v0, s.b, s.g, 1, 100, &sc.r), 0);
+  ck_assert(memcmp(s.A, t.A, sizeof s.A) == 0 && memcmp(s.b, t.b, sizeof s.b) == 0);
+  ck_assert(memcmp(s.v0, t.v0, sizeof s.v0) == 0 && memcmp(s.g, t.g, sizeof s.g) == 0);
+  /* dependent rows, but a file asking for fewer iterations */
+  const int dep[4] = {0, 1, 2, 3};
+  make_island(&s, dep, 4, 0);
+  s.b[2] = 0.05;
+  t = s;
+  ck_assert_int_eq(
+      imp_redundant_reduce(&s.p, s.A, s.v0, s.b, s.g, 0, IMP_REDUNDANT_MIN_ITER - 1, &sc.r), 0);
+  ck_assert(memcmp(s.A, t.A, sizeof s.A) == 0 && memcmp(s.b, t.b, sizeof s.b) == 0);
+  imp_redundant_restore(&sc.r, s.v0, s.b); /* nothing to restore: nd = 0 */
+  ck_assert(memcmp(s.b, t.b, sizeof s.b) == 0);
+}
+END_TEST
+
+/* A planar linkage: a head on a pitch hinge, a plate on it, and two rods
+   hanging from the plate, each rod's tip held to the base by two connects
+   0.1 m apart along the hinge axis (y): their rows in x and z are the same
+   rows twice, and the y rows move nothing. */
+static const char* k_loop =
+    "<mujoco><option timestep='0.002'/>"
+    "<default><joint axis='0 1 0' damping='0.01' frictionloss='0.01'/>"
+    "<geom contype='0' conaffinity='0'/></default><worldbody>"
+    "<body name='base' pos='0 0 0.1'>"
+    "<site name='g_front' pos='0.00725 0 0.12193'/><site name='g_front_y' pos='0.00725 0.1 0.12193'/>"
+    "<site name='g_back' pos='-0.00725 0 0.11804'/><site name='g_back_y' pos='-0.00725 0.1 0.11804'/>"
+    "<body name='head' pos='0 0 0.12'><joint name='pitch'/>"
+    "<inertial pos='-0.01 0 0.045' mass='0.15' diaginertia='1e-4 1.2e-4 1e-4'/>"
+    "<body name='plate' pos='-0.027 0 0.0326'><joint name='act' armature='0.005'/>"
+    "<inertial pos='0 0 0' mass='0.002' diaginertia='6e-8 6e-8 1e-7'/>"
+    "<body name='rod_front' pos='0.00724 0 0.00197'><joint name='front'/>"
+    "<inertial pos='0.0135 0 -0.0165' mass='0.003' diaginertia='1e-6 2e-8 1e-6'/>"
+    "<site name='r_front' pos='0.02701 0 -0.03264'/><site name='r_front_y' pos='0.02701 0.1 -0.03264'/>"
+    "</body><body name='rod_back' pos='-0.00724 0 -0.00197'><joint name='back'/>"
+    "<inertial pos='0.0135 0 -0.0165' mass='0.003' diaginertia='1e-6 2e-8 1e-6'/>"
+    "<site name='r_back' pos='0.02699 0 -0.03259'/><site name='r_back_y' pos='0.02699 0.1 -0.03259'/>"
+    "</body></body></body></body></worldbody><equality>"
+    "<connect site1='r_front' site2='g_front'/><connect site1='r_front_y' site2='g_front_y'/>"
+    "<connect site1='r_back' site2='g_back'/><connect site1='r_back_y' site2='g_back_y'/>"
+    "</equality></mujoco>";
+
+typedef struct seen {
+  int problems, inert;
+} seen;
+
+/* counts the equality rows handed to the solver inert (row and column of
+   A zero but for the diagonal, target 0) */
+static void count_inert(void* ctx, const imp_cproblem* p, const double* warm) {
+  (void)warm;
+  seen* c = ctx;
+  c->problems++;
+  for (int k = 0; k < p->nblock; k++) {
+    if (p->blk_type[k] != IMP_CNSTR_EQUALITY) continue;
+    for (int t = 0, i = p->blk_adr[k]; t < p->blk_dim[k]; t++, i++) {
+      int inert = p->b[i] == 0 && p->v0[i] == 0;
+      for (int j = 0; j < p->n; j++)
+        if (j != i) inert &= p->A[(size_t)i * p->n + j] == 0;
+      c->inert += inert;
+    }
+  }
+}
+
+START_TEST(double_closed_linkage_reaches_the_solver_reduced) {
+  imp_model* m = imp_test_load_string_nowarn(k_loop);
+  imp_data* d = imp_make_data(m);
+  seen c = {0, 0};
+  imp_set_problem_hook(d, count_inert, &c);
+  for (int s = 0; s < 200; s++) {
+    imp_step(m, d);
+    ck_assert_int_eq(d->nisland, 1);
+    ck_assert_int_eq(d->island_exit[0], IMP_EXIT_CONVERGED);
+    /* 12 equality rows of rank 4 (two planar loops): 8 inert each step */
+    ck_assert_int_eq(c.inert, 8 * c.problems);
+    /* the targets reported are consistent: each connect's x and z rows
+       (rows 0 and 2 of its block) equal to its twin's, which moves the
+       same rod along the same directions */
+    for (int q = 0; q < 2; q++)
+      for (int t = 0; t < 3; t += 2) {
+        int r1 = 6 * q + t, r2 = 6 * q + 3 + t;
+        ck_assert_int_eq(d->efc_type[r1], IMP_CNSTR_EQUALITY);
+        ck_assert_double_eq_tol(d->efc_b[r1], d->efc_b[r2], 1e-12);
+        ck_assert_double_eq_tol(d->efc_vel[r1], d->efc_vel[r2], 1e-12);
+        ck_assert_double_eq_tol(d->efc_vel[r1], d->efc_b[r1], 1e-9);
+      }
+  }
+  ck_assert_int_gt(c.problems, 0);
+  imp_free_data(d);
+  imp_free_model(m);
+}
+END_TEST
+
+int main(void) {
+  Suite* s = suite_create("contact_redundant");
+  TCase* tc = tcase_create("redundant");
+  tcase_add_test(tc, dependent_row_made_inert_and_targets_projected);
+  tcase_add_test(tc, independent_rows_and_few_iterations_left_alone);
+  tcase_add_test(tc, double_closed_linkage_reaches_the_solver_reduced);
+  suite_add_tcase(s, tc);
+  return imp_test_run_suite(s);
+}
