@@ -7,8 +7,8 @@
  * converges and every equality row, the dependent one too, meets its
  * target. Islands without dependent rows, and files asking for fewer than
  * IMP_REDUNDANT_MIN_ITER iterations, are left bit for bit. A double-closed
- * linkage in MJCF (each rod held by two connects along its hinge axis)
- * reaches the solver with its dependent rows inert and reports
+ * linkage in MJCF (light_loop.h: each rod held by two connects along its
+ * hinge axis) reaches the solver with its dependent rows inert and reports
  * consistent targets and velocities for all of them. */
 #include <check.h>
 #include <math.h>
@@ -17,6 +17,7 @@
 
 #include "constraint/contact.h"
 #include "constraint/contact_redundant.h"
+#include "light_loop.h"
 #include "test_util.h"
 
 #define NV 3
@@ -163,32 +164,6 @@ START_TEST(independent_rows_and_few_iterations_left_alone) {
 }
 END_TEST
 
-/* A planar linkage: a head on a pitch hinge, a plate on it, and two rods
-   hanging from the plate, each rod's tip held to the base by two connects
-   0.1 m apart along the hinge axis (y): their rows in x and z are the same
-   rows twice, and the y rows move nothing. */
-static const char* k_loop =
-    "<mujoco><option timestep='0.002'/>"
-    "<default><joint axis='0 1 0' damping='0.01' frictionloss='0.01'/>"
-    "<geom contype='0' conaffinity='0'/></default><worldbody>"
-    "<body name='base' pos='0 0 0.1'>"
-    "<site name='g_front' pos='0.00725 0 0.12193'/><site name='g_front_y' pos='0.00725 0.1 0.12193'/>"
-    "<site name='g_back' pos='-0.00725 0 0.11804'/><site name='g_back_y' pos='-0.00725 0.1 0.11804'/>"
-    "<body name='head' pos='0 0 0.12'><joint name='pitch'/>"
-    "<inertial pos='-0.01 0 0.045' mass='0.15' diaginertia='1e-4 1.2e-4 1e-4'/>"
-    "<body name='plate' pos='-0.027 0 0.0326'><joint name='act' armature='0.005'/>"
-    "<inertial pos='0 0 0' mass='0.002' diaginertia='6e-8 6e-8 1e-7'/>"
-    "<body name='rod_front' pos='0.00724 0 0.00197'><joint name='front'/>"
-    "<inertial pos='0.0135 0 -0.0165' mass='0.003' diaginertia='1e-6 2e-8 1e-6'/>"
-    "<site name='r_front' pos='0.02701 0 -0.03264'/><site name='r_front_y' pos='0.02701 0.1 -0.03264'/>"
-    "</body><body name='rod_back' pos='-0.00724 0 -0.00197'><joint name='back'/>"
-    "<inertial pos='0.0135 0 -0.0165' mass='0.003' diaginertia='1e-6 2e-8 1e-6'/>"
-    "<site name='r_back' pos='0.02699 0 -0.03259'/><site name='r_back_y' pos='0.02699 0.1 -0.03259'/>"
-    "</body></body></body></body></worldbody><equality>"
-    "<connect site1='r_front' site2='g_front'/><connect site1='r_front_y' site2='g_front_y'/>"
-    "<connect site1='r_back' site2='g_back'/><connect site1='r_back_y' site2='g_back_y'/>"
-    "</equality></mujoco>";
-
 typedef struct seen {
   int problems, inert;
 } seen;
@@ -211,7 +186,9 @@ static void count_inert(void* ctx, const imp_cproblem* p, const double* warm) {
 }
 
 START_TEST(double_closed_linkage_reaches_the_solver_reduced) {
-  imp_model* m = imp_test_load_string_nowarn(k_loop);
+  char xml[4096];
+  ck_assert_int_lt(imp_test_light_loop_xml(xml, sizeof xml, 0, 100), (int)sizeof xml);
+  imp_model* m = imp_test_load_string_nowarn(xml);
   imp_data* d = imp_make_data(m);
   seen c = {0, 0};
   imp_set_problem_hook(d, count_inert, &c);
