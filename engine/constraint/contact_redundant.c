@@ -150,6 +150,16 @@ int imp_redundant_reduce(const imp_cproblem* p, double* A, double* v0, double* b
   r->nk = nk, r->nd = ne - nk;
   dependence(W, ne, nk);
   project_targets(r, ne, b);
+  /* nothing is changed unless every coefficient and target is finite (a
+     non-finite row of A leaves the island to the solvers' own checks) */
+  int finite = 1;
+  for (int i = 0; i < ne; i++) finite &= isfinite(r->y[i]) != 0;
+  for (int d = nk; d < ne; d++)
+    for (int k = 0; k < nk; k++) finite &= isfinite(W[(size_t)d * ne + k]) != 0;
+  if (!finite) {
+    r->nk = r->nd = 0;
+    return 0;
+  }
   for (int i = 0; i < ne; i++) b[r->row[i]] = r->y[i];
   /* the warm impulses of a dependent row moved onto the rows it depends
      on: J_d' f_d = sum_k c_dk J_k' f_d */
