@@ -48,7 +48,7 @@
    the reduced problem's one Gauss-Newton iteration let a double-closed
    linkage slide through its joints' dry friction
    (test_joint_friction.c's light loop: 4.3 rad/s after 2,000 steps,
-   against 3e-3 as given), while toddlerbot's MJX scenes stop at their
+   against 9.6e-3 as given), while toddlerbot's MJX scenes stop at their
    limit either way. */
 #define IMP_REDUNDANT_MIN_ITER 10
 
