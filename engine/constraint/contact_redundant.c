@@ -9,7 +9,7 @@ static int capped(int nmax) { return nmax < IMP_REDUNDANT_MAX_ROWS ? nmax : IMP_
 
 size_t imp_redundant_doubles(int nmax) {
   size_t m = (size_t)capped(nmax);
-  return m * m + 2 * m;
+  return m * m + m;
 }
 
 size_t imp_redundant_ints(int nmax) { return (size_t)capped(nmax); }
@@ -18,7 +18,6 @@ void imp_redundant_carve(imp_redundant* r, double* dbl, int* ints, int nmax) {
   size_t m = (size_t)capped(nmax);
   r->W = dbl;
   r->y = dbl ? dbl + m * m : NULL;
-  r->diag = dbl ? dbl + m * m + m : NULL;
   r->row = ints;
   r->nk = r->nd = 0;
 }
@@ -172,9 +171,9 @@ int imp_redundant_reduce(const imp_cproblem* p, double* A, double* v0, double* b
   /* inert: w_d = A_dd f_d, target 0, so f_d = 0 in every answer */
   for (int d = nk; d < ne; d++) {
     int i = r->row[d];
-    r->diag[d - nk] = A[(size_t)i * n + i];
+    double aii = A[(size_t)i * n + i];
     for (int j = 0; j < n; j++) A[(size_t)i * n + j] = A[(size_t)j * n + i] = 0;
-    A[(size_t)i * n + i] = r->diag[d - nk];
+    A[(size_t)i * n + i] = aii;
     v0[i] = b[i] = g[i] = 0;
   }
   return r->nd;

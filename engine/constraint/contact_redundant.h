@@ -57,7 +57,6 @@ typedef struct imp_redundant {
   int* row;     /* the island's equality rows, kept first (pivot order) */
   double* W;    /* IMP_REDUNDANT_MAX_ROWS^2: the factor, then c_d by rows */
   double* y;    /* the projected targets, kept then dependent */
-  double* diag; /* the dependent rows' diagonals of A */
 } imp_redundant;
 
 /* doubles and ints of the scratch for islands of at most nmax rows, and
