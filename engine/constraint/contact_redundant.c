@@ -9,16 +9,18 @@ static int capped(int nmax) { return nmax < IMP_REDUNDANT_MAX_ROWS ? nmax : IMP_
 
 size_t imp_redundant_doubles(int nmax) {
   size_t m = (size_t)capped(nmax);
-  return m * m + m;
+  return m * m + 2 * m;
 }
 
-size_t imp_redundant_ints(int nmax) { return (size_t)capped(nmax); }
+size_t imp_redundant_ints(int nmax) { return 2 * (size_t)capped(nmax); }
 
 void imp_redundant_carve(imp_redundant* r, double* dbl, int* ints, int nmax) {
   size_t m = (size_t)capped(nmax);
   r->W = dbl;
   r->y = dbl ? dbl + m * m : NULL;
+  r->col = dbl ? dbl + m * m + m : NULL;
   r->row = ints;
+  r->perm = ints ? ints + m : NULL;
   r->nk = r->nd = 0;
 }
 
@@ -33,49 +35,28 @@ static int equality_rows(const imp_cproblem* p, int* row) {
   return ne;
 }
 
-/* swap rows and columns k and q of the symmetric ne x ne W, and row[k], row[q] */
-static void swap_pivot(double* W, int ne, int* row, int k, int q) {
-  for (int j = 0; j < ne; j++) {
-    double t = W[(size_t)k * ne + j];
-    W[(size_t)k * ne + j] = W[(size_t)q * ne + j];
-    W[(size_t)q * ne + j] = t;
-  }
-  for (int i = 0; i < ne; i++) {
-    double t = W[(size_t)i * ne + k];
-    W[(size_t)i * ne + k] = W[(size_t)i * ne + q];
-    W[(size_t)i * ne + q] = t;
-  }
-  int t = row[k];
-  row[k] = row[q];
-  row[q] = t;
-}
-
-/* Pivoted Cholesky of W (ne x ne, symmetric, full): L in the lower
-   triangle of the first rank columns (rows in pivot order, row[] with
-   them), the rest of W the trailing Schur complement; stops at the first
-   pivot below IMP_REDUNDANT_TOL of the largest diagonal. Returns the rank. */
-static int pivoted_factor(double* W, int ne, int* row) {
+/* Pivoted Cholesky of the equality block W (ne x ne, its lower triangle)
+   by imp_pivoted_cholesky (core/mathx.h; the sticking point's, so the two
+   cannot drift apart): L in the lower triangle of the first rank columns,
+   rows in pivot order and row[] with them; stops at the first pivot below
+   IMP_REDUNDANT_TOL of the largest diagonal. Returns the rank, or ne (the
+   block left alone) when no diagonal is positive or the first pivot left
+   out is not finite. */
+static int pivoted_factor(double* W, int ne, imp_redundant* r) {
   double dmax = 0;
   for (int i = 0; i < ne; i++) dmax = fmax(dmax, W[(size_t)i * ne + i]);
   if (!(dmax > 0) || !isfinite(dmax)) return ne; /* nothing to tell apart: left alone */
-  for (int k = 0; k < ne; k++) {
-    int q = k;
-    for (int i = k + 1; i < ne; i++)
-      if (W[(size_t)i * ne + i] > W[(size_t)q * ne + q]) q = i;
-    double dq = W[(size_t)q * ne + q];
+  int nk = imp_pivoted_cholesky(W, ne, r->perm, r->col, IMP_REDUNDANT_TOL);
+  if (nk < ne) { /* the pivot the factor stopped at, as it chose it */
+    double dq = W[(size_t)nk * ne + nk];
+    for (int i = nk + 1; i < ne; i++)
+      if (W[(size_t)i * ne + i] > dq) dq = W[(size_t)i * ne + i];
     if (!isfinite(dq)) return ne;
-    if (!(dq > IMP_REDUNDANT_TOL * dmax)) return k;
-    if (q != k) swap_pivot(W, ne, row, k, q);
-    double l = sqrt(dq);
-    W[(size_t)k * ne + k] = l;
-    for (int i = k + 1; i < ne; i++) W[(size_t)i * ne + k] /= l;
-    for (int i = k + 1; i < ne; i++)
-      for (int j = k + 1; j <= i; j++) {
-        double v = W[(size_t)i * ne + j] - W[(size_t)i * ne + k] * W[(size_t)j * ne + k];
-        W[(size_t)i * ne + j] = W[(size_t)j * ne + i] = v;
-      }
   }
-  return ne;
+  /* row[] in pivot order (col, free now, holds the row numbers exactly) */
+  for (int k = 0; k < ne; k++) r->col[k] = r->row[r->perm[k]];
+  for (int k = 0; k < ne; k++) r->row[k] = (int)r->col[k];
+  return nk;
 }
 
 /* c_d = L11^-T l_d in place over row nk + d's first nk entries (l_d, its
@@ -93,44 +74,79 @@ static void dependence(double* W, int ne, int nk) {
   }
 }
 
-/* The targets the rows meet together are (y, C y), y in R^nk: the
-   projection of b is y = (I + C'C)^-1 (b_K + C' b_D), into r->y (kept,
-   then dependent C y). G = I + C'C overwrites the first nk rows of W
-   (L11 is no longer needed; C lives in the rows below). */
-static void project_targets(imp_redundant* r, int ne, const double* b) {
-  int nk = r->nk;
-  double *W = r->W, *y = r->y;
-  for (int i = 0; i < nk; i++) {
-    double s = b[r->row[i]];
-    for (int d = nk; d < ne; d++) s += W[(size_t)d * ne + i] * b[r->row[d]];
-    y[i] = s;
-    for (int j = 0; j <= i; j++) {
-      double g = i == j ? 1 : 0;
-      for (int d = nk; d < ne; d++) g += W[(size_t)d * ne + i] * W[(size_t)d * ne + j];
-      W[(size_t)i * ne + j] = g;
-    }
-  }
-  /* G's Cholesky in place (definite: I + a Gram matrix), then the solve */
-  for (int k = 0; k < nk; k++) {
-    double dk = W[(size_t)k * ne + k];
-    for (int j = 0; j < k; j++) dk -= W[(size_t)k * ne + j] * W[(size_t)k * ne + j];
+/* Cholesky L L' of the k x k matrix in W's top-left corner (row stride
+   ne, lower triangle; definite: I plus a Gram matrix), in place */
+static void corner_cholesky(double* W, int ne, int k) {
+  for (int c = 0; c < k; c++) {
+    double dk = W[(size_t)c * ne + c];
+    for (int j = 0; j < c; j++) dk -= W[(size_t)c * ne + j] * W[(size_t)c * ne + j];
     double l = sqrt(dk);
-    W[(size_t)k * ne + k] = l;
-    for (int i = k + 1; i < nk; i++) {
-      double s = W[(size_t)i * ne + k];
-      for (int j = 0; j < k; j++) s -= W[(size_t)i * ne + j] * W[(size_t)k * ne + j];
-      W[(size_t)i * ne + k] = s / l;
+    W[(size_t)c * ne + c] = l;
+    for (int i = c + 1; i < k; i++) {
+      double s = W[(size_t)i * ne + c];
+      for (int j = 0; j < c; j++) s -= W[(size_t)i * ne + j] * W[(size_t)c * ne + j];
+      W[(size_t)i * ne + c] = s / l;
     }
   }
-  for (int i = 0; i < nk; i++) {
+}
+
+/* y = (L L')^-1 y with L the corner's factor (corner_cholesky) */
+static void corner_solve(const double* W, int ne, int k, double* y) {
+  for (int i = 0; i < k; i++) {
     double s = y[i];
     for (int j = 0; j < i; j++) s -= W[(size_t)i * ne + j] * y[j];
     y[i] = s / W[(size_t)i * ne + i];
   }
-  for (int i = nk - 1; i >= 0; i--) {
+  for (int i = k - 1; i >= 0; i--) {
     double s = y[i];
-    for (int j = i + 1; j < nk; j++) s -= W[(size_t)j * ne + i] * y[j];
+    for (int j = i + 1; j < k; j++) s -= W[(size_t)j * ne + i] * y[j];
     y[i] = s / W[(size_t)i * ne + i];
+  }
+}
+
+/* The targets the rows meet together are (y, C y), y in R^nk: the
+   projection of b is y = (I + C'C)^-1 u, u = b_K + C' b_D, into r->y
+   (kept, then dependent C y). C lives in W's rows nk.. ; L11 is no
+   longer needed, so W's top-left corner is free. With few dependent rows
+   (Menagerie's iit_softfoot: 60 equality rows of rank 55) the Woodbury
+   identity (I + C'C)^-1 = I - C'(I + CC')^-1 C works on nd x nd instead:
+   nk nd^2 / 2 + nd^3 / 6 multiply-adds against nk^2 nd / 2 + nk^3 / 6
+   (on softfoot the direct route was a third of the reduction's cost),
+   chosen where it costs less than half as much and the direct route
+   more than REDUNDANT_DIRECT_WORK; elsewhere (toddlerbot: 12 kept, 9
+   dependent; cassie's loops) the direct route, as before: there the
+   choice saves a few hundred multiply-adds and would only move the
+   trajectories by rounding. */
+#define REDUNDANT_DIRECT_WORK 4096
+static void project_targets(imp_redundant* r, int ne, const double* b) {
+  int nk = r->nk, nd = ne - nk;
+  double *W = r->W, *y = r->y;
+  for (int i = 0; i < nk; i++) { /* u */
+    double s = b[r->row[i]];
+    for (int d = nk; d < ne; d++) s += W[(size_t)d * ne + i] * b[r->row[d]];
+    y[i] = s;
+  }
+  double direct = (double)nk * nk * nd / 2 + (double)nk * nk * nk / 6;
+  double woodbury = (double)nk * nd * nd / 2 + (double)nd * nd * nd / 6;
+  if (nd <= nk && 2 * woodbury < direct && direct > REDUNDANT_DIRECT_WORK) {
+    double* t = r->col; /* C u, then (I + CC')^-1 C u */
+    for (int d = 0; d < nd; d++) t[d] = imp_dot(W + (size_t)(nk + d) * ne, y, nk);
+    for (int d = 0; d < nd; d++) /* I + CC' into the corner (nd <= nk) */
+      for (int e = 0; e <= d; e++)
+        W[(size_t)d * ne + e] = (d == e) + imp_dot(W + (size_t)(nk + d) * ne,
+                                                   W + (size_t)(nk + e) * ne, nk);
+    corner_cholesky(W, ne, nd);
+    corner_solve(W, ne, nd, t);
+    for (int d = 0; d < nd; d++) imp_sub_scaled(y, W + (size_t)(nk + d) * ne, t[d], nk);
+  } else {
+    for (int i = 0; i < nk; i++) /* G = I + C'C into the corner */
+      for (int j = 0; j <= i; j++) {
+        double g = i == j ? 1 : 0;
+        for (int d = nk; d < ne; d++) g += W[(size_t)d * ne + i] * W[(size_t)d * ne + j];
+        W[(size_t)i * ne + j] = g;
+      }
+    corner_cholesky(W, ne, nk);
+    corner_solve(W, ne, nk, y);
   }
   for (int d = nk; d < ne; d++) y[d] = imp_dot(W + (size_t)d * ne, y, nk);
 }
@@ -143,8 +159,8 @@ int imp_redundant_reduce(const imp_cproblem* p, double* A, double* v0, double* b
   if (ne < 2) return 0;
   double* W = r->W;
   for (int i = 0; i < ne; i++)
-    for (int j = 0; j < ne; j++) W[(size_t)i * ne + j] = A[(size_t)r->row[i] * n + r->row[j]];
-  int nk = pivoted_factor(W, ne, r->row);
+    for (int j = 0; j <= i; j++) W[(size_t)i * ne + j] = A[(size_t)r->row[i] * n + r->row[j]];
+  int nk = pivoted_factor(W, ne, r);
   if (nk == ne) return 0;
   r->nk = nk, r->nd = ne - nk;
   dependence(W, ne, nk);

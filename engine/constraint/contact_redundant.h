@@ -57,6 +57,8 @@ typedef struct imp_redundant {
   int* row;     /* the island's equality rows, kept first (pivot order) */
   double* W;    /* IMP_REDUNDANT_MAX_ROWS^2: the factor, then c_d by rows */
   double* y;    /* the projected targets, kept then dependent */
+  int* perm;    /* IMP_REDUNDANT_MAX_ROWS: the factor's pivot order */
+  double* col;  /* IMP_REDUNDANT_MAX_ROWS: the factor's column scratch */
 } imp_redundant;
 
 /* doubles and ints of the scratch for islands of at most nmax rows, and

@@ -84,3 +84,56 @@ int imp_eig3(double eigval[3], double quat[4], const double A[9]) {
   imp_mat2quat(quat, R);
   return sweeps;
 }
+
+/* Swap indices k < q of the symmetric W held in its lower triangle
+   (row-major, W(i, j) for j <= i): rows and columns k and q at once. */
+static void swap_lower(double* W, int n, int k, int q) {
+  double t;
+#define SWAP(a, b) (t = (a), (a) = (b), (b) = t)
+  for (int j = 0; j < k; j++) SWAP(W[(size_t)k * n + j], W[(size_t)q * n + j]);
+  SWAP(W[(size_t)k * n + k], W[(size_t)q * n + q]);
+  for (int j = k + 1; j < q; j++) SWAP(W[(size_t)j * n + k], W[(size_t)q * n + j]);
+  for (int i = q + 1; i < n; i++) SWAP(W[(size_t)i * n + k], W[(size_t)i * n + q]);
+#undef SWAP
+}
+
+double imp_pivot_start(const double* W, int n, int* perm) {
+  double dmax = 0;
+  for (int i = 0; i < n; i++) {
+    perm[i] = i;
+    dmax = fmax(dmax, W[(size_t)i * n + i]);
+  }
+  return dmax;
+}
+
+double imp_pivot_take(double* W, int n, int k, int* perm, double dmax, double tol) {
+  int piv = k;
+  double dk = W[(size_t)k * n + k];
+  for (int i = k + 1; i < n; i++) {
+    double wi = W[(size_t)i * n + i];
+    if (wi > dk) piv = i, dk = wi;
+  }
+  if (!(dk > tol * dmax) || !isfinite(dk)) return 0;
+  if (piv != k) {
+    swap_lower(W, n, k, piv);
+    int t = perm[k];
+    perm[k] = perm[piv];
+    perm[piv] = t;
+  }
+  double l = sqrt(W[(size_t)k * n + k]);
+  W[(size_t)k * n + k] = l;
+  return l;
+}
+
+int imp_pivoted_cholesky(double* W, int n, int* perm, double* col, double tol) {
+  double dmax = imp_pivot_start(W, n, perm);
+  int rank = 0;
+  for (int k = 0; k < n; k++) {
+    double l = imp_pivot_take(W, n, k, perm, dmax, tol);
+    if (l == 0) break;
+    for (int i = k + 1; i < n; i++) col[i] = W[(size_t)i * n + k] /= l;
+    for (int i = k + 1; i < n; i++) imp_sub_scaled(W + (size_t)i * n + k + 1, col + k + 1, col[i], i - k);
+    rank = k + 1;
+  }
+  return rank;
+}

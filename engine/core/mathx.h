@@ -107,6 +107,26 @@ void imp_mat3_mat3(double res[9], const double A[9], const double B[9]);
 /* res = A' B */
 void imp_mat3T_mat3(double res[9], const double A[9], const double B[9]);
 
+/* Rank-revealing pivoted Cholesky A = P L L' P' of the symmetric n x n W
+   held in its lower triangle (row-major, W(i, j) for j <= i; the upper
+   triangle is neither read nor written), in place: diagonal pivoting (the
+   largest remaining diagonal, the first of equals), stopped at the first
+   pivot not above tol times the largest diagonal of A, or not finite.
+   L(i, k) = W(i, k) for i >= k and k < rank; perm[k] is the index in A of
+   pivot k; col: n doubles of scratch. The update of step k runs along rows
+   (col holds column k), so each entry sees the operations of the textbook
+   column form in their order: the bits do not depend on the vector width.
+   Returns the rank. Shared by the sticking point of todorov
+   (solvers/todorov_search.c) and the dependent equality rows
+   (constraint/contact_redundant.c). */
+int imp_pivoted_cholesky(double* W, int n, int* perm, double* col, double tol);
+/* its steps, for variants that skip work (todorov_search.c's sparse
+   factor): perm = identity, returning the largest diagonal of W; and step
+   k's pivot swapped to k and its root L(k, k) written, returning the root,
+   or 0 when it is not above tol dmax or not finite (the rank is then k) */
+double imp_pivot_start(const double* W, int n, int* perm);
+double imp_pivot_take(double* W, int n, int k, int* perm, double dmax, double tol);
+
 /* Eigen-decomposition of a symmetric 3x3 matrix by Jacobi rotations:
    A = R diag(eigval) R', R returned as the quaternion of its rotation,
    eigenvalues in decreasing order. Returns the number of sweeps. */

@@ -188,70 +188,7 @@ void imp_tod_search_segment(tod* s, const double* P, const double* rP, double lP
 
 /* ---- initialization (Section III.F) ---- */
 
-/* Swap indices k < q of the symmetric W held in its lower triangle
-   (row-major, W(i, j) for j <= i): rows and columns k and q at once. */
-static void swap_lower(double* W, int n, int k, int q) {
-  double t;
-#define SWAP(a, b) (t = (a), (a) = (b), (b) = t)
-  for (int j = 0; j < k; j++) SWAP(W[(size_t)k * n + j], W[(size_t)q * n + j]);
-  SWAP(W[(size_t)k * n + k], W[(size_t)q * n + q]);
-  for (int j = k + 1; j < q; j++) SWAP(W[(size_t)j * n + k], W[(size_t)q * n + j]);
-  for (int i = q + 1; i < n; i++) SWAP(W[(size_t)i * n + k], W[(size_t)i * n + q]);
-#undef SWAP
-}
-
-/* perm = identity; returns the largest diagonal of W */
-static inline double pivot_start(const double* W, int n, int* perm) {
-  double dmax = 0;
-  for (int i = 0; i < n; i++) {
-    perm[i] = i;
-    dmax = fmax(dmax, W[(size_t)i * n + i]);
-  }
-  return dmax;
-}
-
-/* Step k's pivot: the largest remaining diagonal (first of equals) swapped
-   to k, its root L(k, k) written; returns the root, or 0 when that
-   diagonal is below RANK_TOL of dmax or not finite (the rank is k). */
-static inline double pivot_take(double* W, int n, int k, int* perm, double dmax) {
-  int piv = k;
-  double dk = W[(size_t)k * n + k];
-  for (int i = k + 1; i < n; i++) {
-    double wi = W[(size_t)i * n + i];
-    if (wi > dk) piv = i, dk = wi;
-  }
-  if (!(dk > RANK_TOL * dmax) || !isfinite(dk)) return 0;
-  if (piv != k) {
-    swap_lower(W, n, k, piv);
-    int t = perm[k];
-    perm[k] = perm[piv];
-    perm[piv] = t;
-  }
-  double l = sqrt(W[(size_t)k * n + k]);
-  W[(size_t)k * n + k] = l;
-  return l;
-}
-
-/* Pivoted Cholesky A = P L L' P' of W = A, in its lower triangle (L(i, k)
-   = W(i, k) for i >= k, k < rank): diagonal pivoting, stopped at the first
-   pivot below RANK_TOL of the largest diagonal (rank-revealing). The
-   update of step k runs along rows (col holds column k), so each entry
-   sees the same operations in the same order as the textbook column
-   form. Returns the rank. */
-static int pivoted_cholesky(double* W, int n, int* perm, double* col) {
-  double dmax = pivot_start(W, n, perm);
-  int rank = 0;
-  for (int k = 0; k < n; k++) {
-    double l = pivot_take(W, n, k, perm, dmax);
-    if (l == 0) break;
-    for (int i = k + 1; i < n; i++) col[i] = W[(size_t)i * n + k] /= l;
-    for (int i = k + 1; i < n; i++) imp_sub_scaled(W + (size_t)i * n + k + 1, col + k + 1, col[i], i - k);
-    rank = k + 1;
-  }
-  return rank;
-}
-
-/* pivoted_cholesky for a sparse A, the same bits; *finite: 1 when every
+/* imp_pivoted_cholesky (core/mathx.h) for a sparse A, the same bits; *finite: 1 when every
    column of L is finite. A row i whose L(i, k) is 0 is left out of step
    k's update while column k is finite: it would subtract col_j * (+-0) =
    +-0 from each entry, which changes no value and at most a zero's sign
@@ -260,16 +197,16 @@ static int pivoted_cholesky(double* W, int n, int* perm, double* col) {
    sum of the caller starts at +0, so a +-0 term leaves it as it was).
    Why: the island of MuJoCo's hammock, 180 rows of tendon equalities on a
    particle grid, has 96% of A and 75% of L zero even in pivot order. A
-   dense A keeps pivoted_cholesky: the tests cost MuJoCo's cloth (64 rows,
+   dense A keeps imp_pivoted_cholesky: the tests cost MuJoCo's cloth (64 rows,
    no zero) a few percent. Not inlined, nor is gram_row_list: inlined, they
    cost that dense path 3% (callgrind, cloth.xml 100 steps) in the code
    the compiler then made of it. */
 __attribute__((noinline)) static int pivoted_cholesky_sparse(double* W, int n, int* perm, double* col, int* finite) {
-  double dmax = pivot_start(W, n, perm);
+  double dmax = imp_pivot_start(W, n, perm);
   int rank = 0;
   *finite = 1;
   for (int k = 0; k < n; k++) {
-    double l = pivot_take(W, n, k, perm, dmax);
+    double l = imp_pivot_take(W, n, k, perm, dmax, RANK_TOL);
     if (l == 0) break;
     int colfinite = 1;
     for (int i = k + 1; i < n; i++) {
@@ -383,14 +320,14 @@ static void pseudo_inverse_solve(tod* s, const double* c, double* f) {
   if (n >= 64 && 2 * zeros >= n)
     rank = pivoted_cholesky_sparse(W, n, perm, s->g, &finite);
   else
-    rank = pivoted_cholesky(W, n, perm, s->g);
+    rank = imp_pivoted_cholesky(W, n, perm, s->g, RANK_TOL);
   imp_zero(f, n);
   if (rank == 0) return;
   for (int i = 0; i < n && finite; i++) finite &= isfinite(c[i]) != 0;
   /* z = L' P'c and the lower triangle of G = L'L; each sum runs over i =
      k, k + 1, ... in order, less the rows whose L(i, k) is 0 when A is
      sparse and L and c are finite (each left-out term is +-0, which leaves
-     a sum started at +0 as it was: the same bits, pivoted_cholesky) */
+     a sum started at +0 as it was: the same bits, imp_pivoted_cholesky) */
   double *z = s->tmp, *G = s->H;
   int* rows = (int*)(void*)s->g;
   for (int k = 0; k < rank; k++) {

@@ -59,7 +59,7 @@ static void make_island(island* s, const int* rows, int n, int limit) {
 typedef struct scratch {
   imp_redundant r;
   double d[IMP_REDUNDANT_MAX_ROWS * IMP_REDUNDANT_MAX_ROWS + 2 * IMP_REDUNDANT_MAX_ROWS];
-  int i[IMP_REDUNDANT_MAX_ROWS];
+  int i[2 * IMP_REDUNDANT_MAX_ROWS];
 } scratch;
 
 static void make_scratch(scratch* s) {
@@ -136,6 +136,56 @@ START_TEST(dependent_row_made_inert_and_targets_projected) {
   double v_dep = 0.1 * k_J[dep][0] - 0.2 * k_J[dep][1] + 0.3 * k_J[dep][2];
   for (int j = 0; j < s.n; j++) v_dep += A0[dep * s.n + j] * s.g[j];
   ck_assert_double_eq_tol(vel[dep], v_dep, 1e-15);
+}
+END_TEST
+
+/* Many rows kept and few dependent take the Woodbury route
+   (contact_redundant.c, project_targets): 40 unit rows e_k of J (M = I)
+   and two more, e_0 + e_1 and e_2 - e_3. The consistent targets are
+   (u, u_0 + u_1, u_2 - u_3), and the nearest to b is, by hand, u_k = b_k
+   for k >= 4, u_0,1 = b_0,1 - s with s = (b_0 + b_1 - b_40) / 3, u_2 =
+   b_2 - t and u_3 = b_3 + t with t = (b_2 - b_3 - b_41) / 3, whichever
+   rows the pivoting keeps. */
+#define WB_NV 40
+#define WB_N (WB_NV + 2)
+
+START_TEST(many_rows_few_dependent_projected_by_woodbury) {
+  static double J[WB_N][WB_NV], A[WB_N * WB_N], v0[WB_N], b[WB_N], g[WB_N], vel[WB_N];
+  static int adr[WB_N], dim[WB_N], type[WB_N];
+  static double mu[WB_N];
+  memset(J, 0, sizeof J);
+  for (int k = 0; k < WB_NV; k++) J[k][k] = 1;
+  J[WB_NV][0] = J[WB_NV][1] = 1;
+  J[WB_NV + 1][2] = 1, J[WB_NV + 1][3] = -1;
+  for (int i = 0; i < WB_N; i++) {
+    adr[i] = i, dim[i] = 1, type[i] = IMP_CNSTR_EQUALITY, mu[i] = 0;
+    v0[i] = g[i] = 0;
+    b[i] = 0.001 * ((i * 7) % 11) - 0.004; /* targets that disagree */
+    for (int j = 0; j < WB_N; j++) {
+      double a = 0;
+      for (int k = 0; k < WB_NV; k++) a += J[i][k] * J[j][k];
+      A[i * WB_N + j] = a;
+    }
+  }
+  double b0[WB_N];
+  memcpy(b0, b, sizeof b0);
+  imp_cproblem p = {WB_N, WB_N, adr, dim, type, mu, A, v0, b, 0.002,
+                    NULL, 0, 0, NULL, NULL, 0, NULL, NULL};
+  scratch sc;
+  ck_assert_uint_le(imp_redundant_doubles(WB_N), sizeof sc.d / sizeof sc.d[0]);
+  ck_assert_uint_le(imp_redundant_ints(WB_N), sizeof sc.i / sizeof sc.i[0]);
+  imp_redundant_carve(&sc.r, sc.d, sc.i, WB_N);
+  ck_assert_int_eq(imp_redundant_reduce(&p, A, v0, b, g, 0, 100, &sc.r), 2);
+  ck_assert_int_eq(sc.r.nk, WB_NV);
+  for (int i = 0; i < WB_N; i++) vel[i] = 0;
+  imp_redundant_restore(&sc.r, vel, b);
+  double s = (b0[0] + b0[1] - b0[WB_NV]) / 3, t = (b0[2] - b0[3] - b0[WB_NV + 1]) / 3;
+  double want[WB_N];
+  memcpy(want, b0, sizeof want);
+  want[0] = b0[0] - s, want[1] = b0[1] - s, want[2] = b0[2] - t, want[3] = b0[3] + t;
+  want[WB_NV] = want[0] + want[1], want[WB_NV + 1] = want[2] - want[3];
+  for (int i = 0; i < WB_N; i++) ck_assert_double_eq_tol(b[i], want[i], 1e-15);
+  ck_assert(fabs(s) > 1e-4 && fabs(t) > 1e-4); /* the targets did disagree */
 }
 END_TEST
 
@@ -220,6 +270,7 @@ int main(void) {
   Suite* s = suite_create("contact_redundant");
   TCase* tc = tcase_create("redundant");
   tcase_add_test(tc, dependent_row_made_inert_and_targets_projected);
+  tcase_add_test(tc, many_rows_few_dependent_projected_by_woodbury);
   tcase_add_test(tc, independent_rows_and_few_iterations_left_alone);
   tcase_add_test(tc, double_closed_linkage_reaches_the_solver_reduced);
   suite_add_tcase(s, tc);
